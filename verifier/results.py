@@ -1,0 +1,101 @@
+"""Result types of the engine, shaped like spec 2.1 (validation result) and 2.2 (check result).
+
+These are plain frozen dataclasses so that every layer (CLI, web, workers, the SMTP prober) can build and
+read them without importing anything else from the engine. Check names and metadata keys are kept in the
+spec's own camelCase spelling, so ``to_dict()`` is a straight copy and a reader can grep one name from the
+JSON down to the code that sets it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TypeAlias
+
+JsonValue: TypeAlias = bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"] | None
+Metadata: TypeAlias = Mapping[str, JsonValue]
+
+VALID_FROM = 70
+WARNING_FROM = 40
+
+
+class Severity(StrEnum):
+    """Severity class of spec 2.1, derived from the score only."""
+
+    VALID = "valid"
+    WARNING = "warning"
+    INVALID = "invalid"
+
+    @classmethod
+    def from_score(cls, score: int) -> Severity:
+        """70-100 valid, 40-69 warning, 0-39 invalid (spec 2.1)."""
+        if score >= VALID_FROM:
+            return cls.VALID
+        if score >= WARNING_FROM:
+            return cls.WARNING
+        return cls.INVALID
+
+
+class CheckName(StrEnum):
+    """Check names as they appear as keys of ``checks`` (spec 2.2)."""
+
+    SYNTAX = "syntax"
+    DOMAIN = "domain"
+    DISPOSABLE = "disposable"
+    ROLE_BASED = "roleBased"
+    SMTP = "smtp"
+    CATCH_ALL = "catchAll"
+    FREE_EMAIL = "freeEmail"
+    CORPORATE_EMAIL = "corporateEmail"
+    TYPO_SUGGESTION = "typoSuggestion"
+    MAILBOX_PROVIDER = "mailboxProvider"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """One check's outcome; ``status`` and ``reason`` appear only on failed batch items (spec 2.2)."""
+
+    check: str
+    passed: bool
+    message: str
+    metadata: Metadata = field(default_factory=dict)
+    status: str | None = None
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        """The spec 2.2 JSON object; optional fields are left out rather than sent as null."""
+        body: dict[str, JsonValue] = {
+            "check": self.check,
+            "passed": self.passed,
+            "message": self.message,
+            "metadata": dict(self.metadata),
+        }
+        if self.status is not None:
+            body["status"] = self.status
+        if self.reason is not None:
+            body["reason"] = self.reason
+        return body
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationResult:
+    """The engine's verdict on one address (spec 2.1 without the request ``metadata``, which the web adds)."""
+
+    email: str
+    is_valid: bool
+    score: int
+    severity: Severity
+    checks: Mapping[str, CheckResult]
+    recommendations: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        """The spec 2.1 JSON object in camelCase, checks in the order they were run."""
+        return {
+            "isValid": self.is_valid,
+            "email": self.email,
+            "score": self.score,
+            "severity": self.severity.value,
+            "checks": {name: check.to_dict() for name, check in self.checks.items()},
+            "recommendations": list(self.recommendations),
+        }
