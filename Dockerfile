@@ -1,0 +1,11 @@
+# One image for every process type; docker-compose.yml picks the Procfile command per service.
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+WORKDIR /app
+COPY requirements.txt .
+RUN pip install --no-cache-dir -r requirements.txt
+COPY . .
+RUN useradd --create-home verimail
+USER verimail
+EXPOSE 8000 5555
+CMD ["gunicorn", "--config", "gunicorn.conf.py", "web:create_app()"]

@@ -1,0 +1,29 @@
+# One target per developer action. The two set-up commands in the README are bin/run and bin/test.
+.PHONY: help run test lint fmt types migrate bench lab
+
+help:  ## list the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
+
+run:  ## run web, worker, beat and Flower (after migrations)
+	bin/run
+
+test:  ## lint, types and the whole test suite on real Postgres/Redis/mail lab
+	bin/test
+
+lint:  ## ruff
+	.venv/bin/ruff check .
+
+fmt:  ## ruff format and import sorting
+	.venv/bin/ruff check --fix --select I . && .venv/bin/ruff format .
+
+types:  ## mypy (strict)
+	.venv/bin/mypy .
+
+migrate:  ## apply Alembic migrations to DATABASE_URL
+	.venv/bin/alembic -c models/alembic.ini upgrade head
+
+bench:  ## run the benchmarks under bench/ (figures go to docs/benchmarks.md)
+	for b in bench/*.py; do .venv/bin/python $$b || exit 1; done
+
+lab:  ## start the mail lab (DNS + SMTP servers on loopback) in the foreground
+	.venv/bin/python -m maillab

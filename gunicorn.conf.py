@@ -1,0 +1,21 @@
+"""gunicorn settings for the web process type (read automatically by gunicorn from the working directory).
+
+Threads, not more processes: a web request only waits on Postgres, Redis and (for a synchronous batch)
+the worker's answer, never on SMTP, so a few processes with threads each keep memory flat while a slow
+wait does not block other requests.
+"""
+
+import os
+
+from settings import get_settings
+
+bind = f"0.0.0.0:{get_settings().port}"
+workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+worker_class = "gthread"
+threads = int(os.environ.get("WEB_THREADS", "8"))
+timeout = 60
+graceful_timeout = 20
+accesslog = "-"
+# The access log must never carry a secret: the api_key query parameter is dropped from the logged line.
+access_log_format = '%(h)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(L)ss rid=%({x-request-id}o)s'
+forwarded_allow_ips = "127.0.0.1"
