@@ -1,0 +1,8 @@
+"""SQLAlchemy 2 typed models; the schema itself is owned by the Alembic migrations in ``migrations/``."""
+
+from models.accounts import Account
+from models.audit import AuditEntry
+from models.base import Base
+from models.keys import ApiKey, KeyStatus
+
+__all__ = ["Account", "ApiKey", "AuditEntry", "Base", "KeyStatus"]

@@ -1,0 +1,35 @@
+"""Accounts: who pays, on which tier, since when; optionally under a reseller (Enterprise Plus)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from sqlalchemy import BigInteger, CheckConstraint, ForeignKey, Identity, String, Text
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from models.base import Base, Timestamped
+from services.plans import Tier
+
+if TYPE_CHECKING:
+    from models.keys import ApiKey
+
+TIER_VALUES = ", ".join(f"'{tier.value}'" for tier in Tier)
+
+
+class Account(Timestamped, Base):
+    __tablename__ = "accounts"
+    __table_args__ = (CheckConstraint(f"tier IN ({TIER_VALUES})", name="tier_known"),)
+
+    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    owner_email: Mapped[str] = mapped_column(String(254))
+    name: Mapped[str | None] = mapped_column(Text)
+    tier: Mapped[str] = mapped_column(String(32))
+    # The instant monthly periods are counted from (quota resets, usage periods): the day the plan started.
+    billing_anchor: Mapped[datetime]
+    # Set for a sub-user of an Enterprise Plus reseller; the reseller work builds on it.
+    parent_account_id: Mapped[int | None] = mapped_column(
+        BigInteger, ForeignKey("accounts.id", ondelete="RESTRICT"), index=True
+    )
+
+    keys: Mapped[list[ApiKey]] = relationship(back_populates="account", passive_deletes=True)

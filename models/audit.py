@@ -1,0 +1,47 @@
+"""The audit log: security-sensitive events, who did them, from where, when; never a secret."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import BigInteger, ForeignKey, Identity, Index, String, Text, func
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import Mapped, mapped_column
+
+from models.base import Base
+from services import clock
+
+
+class AuditEvent(StrEnum):
+    KEY_CREATED = "key.created"
+    KEY_UPDATED = "key.updated"
+    KEY_DELETED = "key.deleted"
+    KEY_ROTATED = "key.rotated"
+    KEY_DEACTIVATED = "key.deactivated"
+    KEYS_REVOKED_ALL = "keys.revoked_all"
+    AUTH_FAILED = "auth.failed"
+    SCOPE_DENIED = "auth.scope_denied"
+    IP_DENIED = "auth.ip_denied"
+    RATE_LIMITED = "rate_limit.exceeded"
+
+
+class AuditEntry(Base):
+    __tablename__ = "audit_log"
+    # Pages are read newest-first by id within an account; the type/time filters use the second index.
+    __table_args__ = (
+        Index("ix_audit_log_account_id_id", "account_id", "id"),
+        Index("ix_audit_log_account_event_time", "account_id", "event", "occurred_at"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    # NULL for failures that name no account (a key that matches nothing); operators still see them.
+    account_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey("accounts.id", ondelete="CASCADE"))
+    # Deliberately not a foreign key: the trail of a key must outlive the key's deletion.
+    key_id: Mapped[int | None] = mapped_column(BigInteger)
+    event: Mapped[str] = mapped_column(String(64))
+    ip: Mapped[str | None] = mapped_column(String(64))
+    user_agent: Mapped[str | None] = mapped_column(Text)
+    details: Mapped[dict[str, Any]] = mapped_column(JSONB, server_default="{}")
+    occurred_at: Mapped[datetime] = mapped_column(default=clock.now, server_default=func.now())

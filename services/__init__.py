@@ -1,0 +1,1 @@
+"""Business rules and transactions: views call these, these call ``models/``; nothing here knows HTTP."""

@@ -1,0 +1,50 @@
+"""The six tiers of spec 8.1 and their limits, in one place.
+
+The limits work (rate limits, quotas) reads per-minute/per-day/monthly numbers from here and will add
+per-tier features beside them; key management reads ``key_limit``. Tier identifiers are the lowercase
+names the API returns (``growth``, ..., ``enterprise_plus``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Tier(StrEnum):
+    GROWTH = "growth"
+    PRO = "pro"
+    BUSINESS = "business"
+    SCALE = "scale"
+    ENTERPRISE = "enterprise"
+    ENTERPRISE_PLUS = "enterprise_plus"
+
+
+@dataclass(frozen=True)
+class Plan:
+    tier: Tier
+    name: str
+    requests_per_minute: int
+    requests_per_day: int
+    monthly_volume: int
+    key_limit: int | None  # None: unlimited (Enterprise Plus)
+    monthly_price_usd: int
+
+
+# Spec 8.1 also quotes 694/minute for Enterprise once; the table value (2,000) is the one we use.
+PLANS: dict[Tier, Plan] = {
+    plan.tier: plan
+    for plan in (
+        Plan(Tier.GROWTH, "Growth", 10, 167, 5_000, 2, 19),
+        Plan(Tier.PRO, "Pro", 23, 333, 10_000, 3, 49),
+        Plan(Tier.BUSINESS, "Business", 93, 1_333, 40_000, 5, 149),
+        Plan(Tier.SCALE, "Scale", 289, 4_167, 125_000, 8, 399),
+        Plan(Tier.ENTERPRISE, "Enterprise", 2_000, 60_000, 1_800_000, 20, 799),
+        Plan(Tier.ENTERPRISE_PLUS, "Enterprise Plus", 5_000, 150_000, 4_500_000, None, 2_499),
+    )
+}
+
+
+def plan_for(tier: str) -> Plan:
+    """The plan of a stored tier identifier; an unknown one is a data error, so it raises KeyError."""
+    return PLANS[Tier(tier)]

@@ -1,0 +1,36 @@
+"""The scopes of spec 5.3 and the one rule for matching them.
+
+A granted scope ``area:action`` covers a required ``area:action``; ``area:*`` covers every action of
+its area (``bulk:*``); ``*:*`` covers everything. Nothing else is a wildcard: ``*:read`` is not a scope.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+ADMIN = "*:*"
+SCOPES: tuple[str, ...] = (
+    "validate:read",
+    "validate:write",
+    "bulk:*",
+    "webhooks:read",
+    "webhooks:write",
+    "analytics:read",
+    "keys:write",
+    ADMIN,
+)
+# Least privilege: a key created without ``scopes`` can validate and read results, nothing more.
+DEFAULT_SCOPES: tuple[str, ...] = ("validate:read", "validate:write")
+
+
+def grants(granted: str, required: str) -> bool:
+    """Whether one granted scope covers one required scope."""
+    if granted in (ADMIN, required):
+        return True
+    area, _, action = granted.partition(":")
+    return action == "*" and required.partition(":")[0] == area
+
+
+def allows(granted: Iterable[str], required: str) -> bool:
+    """Whether any of the granted scopes covers ``required``."""
+    return any(grants(scope, required) for scope in granted)
