@@ -1,0 +1,98 @@
+"""Authentication (who is calling) and authorization (may they do this), with their audit entries.
+
+``authenticate`` turns a presented key into an ``AuthContext`` or raises MISSING/INVALID_API_KEY or
+IP_NOT_ALLOWED; ``authorize`` checks one required scope. The web tier keeps the context on ``g.auth``
+for the request, and later capabilities (validation, usage, webhooks, limits) read the same object.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NoReturn
+
+from sqlalchemy import select
+from sqlalchemy.orm import joinedload
+
+from models.accounts import Account
+from models.audit import AuditEvent
+from models.keys import ApiKey
+from models.session import transaction
+from services import allowlist, audit, key_secrets, scopes
+from services.errors import InsufficientPermissions, InvalidApiKey, IpNotAllowed, MissingApiKey
+
+INVALID_MESSAGE = "The API key is not valid: it may be mistyped, revoked or deactivated."
+
+
+@dataclass(frozen=True)
+class AuthContext:
+    """The authenticated caller: its account, its key row (a detached snapshot) and where it called from."""
+
+    account: Account
+    key: ApiKey
+    is_publishable: bool
+    origin: audit.Origin
+
+    @property
+    def scopes(self) -> list[str]:
+        return list(self.key.scopes)
+
+
+def authenticate(credential: str | None, origin: audit.Origin) -> AuthContext:
+    """Find the key behind ``credential`` and check it may be used from ``origin.ip``."""
+    if not credential:
+        raise MissingApiKey("No API key supplied. Send it in the X-API-Key header.")
+    is_publishable = credential.startswith(key_secrets.PUBLISHABLE_PREFIX)
+    key = _find_key(credential, is_publishable)
+    if key is None or not key.is_usable:
+        reason = "unknown key" if key is None else f"key {key.status}"
+        _record(AuditEvent.AUTH_FAILED, key, origin, reason=reason)
+        raise InvalidApiKey(INVALID_MESSAGE)
+    if not allowlist.permits(key.allowed_ips, origin.ip):
+        _record(AuditEvent.IP_DENIED, key, origin, clientIp=origin.ip)
+        raise IpNotAllowed(
+            f"Requests with this key must come from an allowed IP address; {origin.ip} is not one.",
+            client_ip=origin.ip,
+            allowed=key.allowed_ips,
+        )
+    return AuthContext(account=key.account, key=key, is_publishable=is_publishable, origin=origin)
+
+
+def _find_key(credential: str, is_publishable: bool) -> ApiKey | None:
+    """One indexed lookup: by plaintext for publishable keys, by SHA-256 for secret keys."""
+    stmt = select(ApiKey).options(joinedload(ApiKey.account))
+    if is_publishable:
+        stmt = stmt.where(ApiKey.publishable_key == credential)
+    elif credential.startswith(key_secrets.SECRET_PREFIX):
+        stmt = stmt.where(ApiKey.secret_hash == key_secrets.hash_secret(credential))
+    else:
+        return None
+    with transaction() as session:
+        key = session.scalars(stmt).one_or_none()
+    if key is not None and not is_publishable and not key_secrets.matches(credential, key.secret_hash):
+        return None
+    return key
+
+
+def authorize(auth: AuthContext, required: str, *, publishable_ok: bool = False) -> None:
+    """Raise INSUFFICIENT_PERMISSIONS unless the caller's key covers ``required``.
+
+    Publishable keys live in browsers and apps where anyone can read them, so they pass only where a
+    route opted in (``publishable_ok``, read-only routes) and never for creating, rotating, revoking or
+    validating, whatever scopes their key row carries.
+    """
+    if auth.is_publishable and not publishable_ok:
+        deny(auth, required, "Publishable keys are read-only and cannot be used here; use the secret key.")
+    if not scopes.allows(auth.scopes, required):
+        deny(auth, required, f"This key lacks the {required} scope needed for this request.")
+
+
+def deny(auth: AuthContext, required: str, message: str) -> NoReturn:
+    """Record a scope violation and raise it (also used by rules such as 'only admins grant *:*')."""
+    _record(AuditEvent.SCOPE_DENIED, auth.key, auth.origin, requiredScope=required)
+    raise InsufficientPermissions(message, required=required, granted=auth.scopes)
+
+
+def _record(event: AuditEvent, key: ApiKey | None, origin: audit.Origin, **details: object) -> None:
+    """An entry in its own transaction: the request is about to fail, the trail must stay."""
+    account_id, key_id = (key.account_id, key.id) if key is not None else (None, None)
+    audit.record(event, account_id=account_id, key_id=key_id, origin=origin, details=details)
