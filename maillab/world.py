@@ -1,0 +1,126 @@
+"""The lab world, declared once: domains -> DNS records -> SMTP servers (127.0.0.x) -> behaviours.
+
+Tests, benchmarks and the offline demo all use these names, so "greylist.test" means the same thing
+everywhere. Every name here is answered only by the lab DNS server; provider-looking MX host names
+(``mta5.am0.yahoodns.net``, ``*.olc.protection.outlook.com``, ``*.mail.protection.outlook.com``) exist so
+the prober's provider rules, which key on MX host names, can be exercised without the real providers.
+"""
+
+from __future__ import annotations
+
+from maillab.model import Answer, Behaviour, DomainSpec, Greeting, SmtpServerSpec, Tls, World
+
+MAILBOXES = frozenset({"alice", "bob", "carol", "dave", "erin"})
+DEAD_IP = "127.0.0.2"  # nothing listens here: connection refused
+SPAMHAUS = "554 5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org"
+PROOFPOINT = "554 Blocked - see https://ipcheck.proofpoint.com/?ip=127.0.0.1"
+REVERSE_HOSTNAME = "550 Client host rejected: cannot find your reverse hostname, [127.0.0.1]"
+M365_DENIED = (
+    "550 5.4.1 Recipient address rejected: Access denied. AS(201806281) [lab.prod.protection.outlook.com]"
+)
+LOOKUP_FAILURE = "451 4.3.0 <recipient>: Temporary lookup failure"
+
+SERVERS: tuple[SmtpServerSpec, ...] = (
+    SmtpServerSpec("mailbox", "127.0.0.11", Behaviour(mailboxes=MAILBOXES)),
+    SmtpServerSpec("catchall", "127.0.0.12", Behaviour(catch_all=True)),
+    SmtpServerSpec(
+        "full",
+        "127.0.0.13",
+        Behaviour(mailboxes=MAILBOXES, full=frozenset({"full"}), over_quota=frozenset({"quota"})),
+    ),
+    SmtpServerSpec("disabled", "127.0.0.14", Behaviour(mailboxes=MAILBOXES, disabled=frozenset({"gone"}))),
+    SmtpServerSpec("greylist", "127.0.0.15", Behaviour(mailboxes=MAILBOXES, greylist_seconds=1.0)),
+    SmtpServerSpec("slow", "127.0.0.16", Behaviour(mailboxes=MAILBOXES, reply_delay=1.5)),
+    SmtpServerSpec("tarpit", "127.0.0.17", Behaviour(greeting=Greeting.SILENT)),
+    SmtpServerSpec("busy", "127.0.0.18", Behaviour(greeting=Greeting.REFUSE)),
+    SmtpServerSpec("tls", "127.0.0.19", Behaviour(mailboxes=MAILBOXES, tls=Tls.OFFERED)),
+    SmtpServerSpec("tls-required", "127.0.0.20", Behaviour(mailboxes=MAILBOXES, tls=Tls.REQUIRED)),
+    SmtpServerSpec(
+        "helo-only", "127.0.0.21", Behaviour(mailboxes=MAILBOXES, ehlo=False, tls=Tls.REQUIRED_UNADVERTISED)
+    ),
+    SmtpServerSpec("utf8", "127.0.0.22", Behaviour(mailboxes=MAILBOXES | {"jörg"}, smtputf8=True)),
+    SmtpServerSpec("spamhaus", "127.0.0.23", Behaviour(mailboxes=MAILBOXES, rcpt_reply=SPAMHAUS)),
+    SmtpServerSpec("proofpoint", "127.0.0.24", Behaviour(mailboxes=MAILBOXES, mail_reply=PROOFPOINT)),
+    SmtpServerSpec("reverse-hostname", "127.0.0.25", Behaviour(rcpt_reply=REVERSE_HOSTNAME)),
+    SmtpServerSpec("outlook", "127.0.0.26", Behaviour(mailboxes=MAILBOXES, max_rcpt_per_session=1)),
+    SmtpServerSpec("m365", "127.0.0.27", Behaviour(mailboxes=MAILBOXES, unknown_reply=M365_DENIED)),
+    SmtpServerSpec("yahoo", "127.0.0.28", Behaviour(catch_all=True)),
+    SmtpServerSpec("too-many", "127.0.0.29", Behaviour(mailboxes=MAILBOXES, max_rcpt_per_session=2)),
+    SmtpServerSpec(
+        "inconclusive", "127.0.0.30", Behaviour(mailboxes=MAILBOXES, unknown_reply=LOOKUP_FAILURE)
+    ),
+)
+
+
+def host(name: str, *ips: str, ttl: int = 300) -> DomainSpec:
+    """An MX host name with its A records."""
+    return DomainSpec(name, a=ips, ttl=ttl)
+
+
+def mail_domain(name: str, ip: str) -> tuple[DomainSpec, DomainSpec]:
+    """A domain with one MX ``mx.<name>`` pointing at the server on ``ip``."""
+    return DomainSpec(name, mx=((10, f"mx.{name}"),)), host(f"mx.{name}", ip)
+
+
+def _simple_domains() -> tuple[DomainSpec, ...]:
+    """``<server>.test`` for every scripted server, plus ``dead.test`` whose only MX refuses connections."""
+    pairs = [mail_domain(f"{spec.name}.test", spec.ip) for spec in SERVERS if spec.name not in _PROVIDERS]
+    pairs.append(mail_domain("dead.test", DEAD_IP))
+    return tuple(record for pair in pairs for record in pair)
+
+
+_PROVIDERS = {"outlook", "m365", "yahoo"}
+
+_PROVIDER_DOMAINS: tuple[DomainSpec, ...] = (
+    DomainSpec("outlook.test", mx=((5, "outlook-test.olc.protection.outlook.com"),)),
+    host("outlook-test.olc.protection.outlook.com", "127.0.0.26"),
+    DomainSpec("m365.test", mx=((0, "m365-test.mail.protection.outlook.com"),)),
+    host("m365-test.mail.protection.outlook.com", "127.0.0.27"),
+    DomainSpec("yahoo.test", mx=((1, "mta5.am0.yahoodns.net"), (1, "mta6.am0.yahoodns.net"))),
+    host("mta5.am0.yahoodns.net", "127.0.0.28"),
+    host("mta6.am0.yahoodns.net", "127.0.0.28"),
+)
+
+_DNS_CASES: tuple[DomainSpec, ...] = (
+    # A dead first MX and a working second one: the prober must move on.
+    DomainSpec("backup.test", mx=((20, "mx2.backup.test"), (10, "mx1.backup.test"))),
+    host("mx1.backup.test", DEAD_IP),
+    host("mx2.backup.test", "127.0.0.11"),
+    DomainSpec("implicit.test", a=("127.0.0.11",)),  # no MX: RFC 5321 5.1 implicit MX
+    DomainSpec("v6only.test", aaaa=("::1",)),
+    DomainSpec("nullmx.test", mx=((0, "."),)),  # RFC 7505
+    DomainSpec("nohost.test", mx=((10, "mx.missing.test"),)),  # MX target does not exist
+    DomainSpec("nodata.test", txt=("v=spf1 -all",)),  # exists, no MX and no address
+    DomainSpec("servfail.test", answer=Answer.SERVFAIL),
+    DomainSpec("timeout.test", answer=Answer.TIMEOUT),
+    DomainSpec("mxtimeout.test", mx=((10, "mx.timeout.test"),)),
+    DomainSpec("mx.timeout.test", answer=Answer.TIMEOUT),
+    DomainSpec("xn--mnchen-3ya.test", mx=((10, "mx.xn--mnchen-3ya.test"),)),  # münchen.test
+    host("mx.xn--mnchen-3ya.test", "127.0.0.22"),
+    DomainSpec("ttl.test", mx=((10, "mx.ttl.test"),), ttl=120),
+    host("mx.ttl.test", "127.0.0.11", ttl=45),
+    # 80 MX records do not fit a UDP answer: the resolver must retry over TCP.
+    DomainSpec("big.test", mx=tuple((i, f"mx{i:02d}.big.test") for i in range(80))),
+    host("mx00.big.test", "127.0.0.11"),
+)
+
+
+def standard_world() -> World:
+    """The world the test suite runs against."""
+    return World(_simple_domains() + _PROVIDER_DOMAINS + _DNS_CASES, SERVERS, dead_ips=(DEAD_IP,))
+
+
+BENCH_MAILBOXES = frozenset(f"user{i:02d}" for i in range(50))
+
+
+def bench_world(domains: int = 10, servers: int = 5) -> World:
+    """``bench-NNN.test`` domains spread over a handful of servers on 127.0.0.101+ (mailboxes user00-49)."""
+    behaviour = Behaviour(BENCH_MAILBOXES)
+    specs = tuple(SmtpServerSpec(f"bench{i}", f"127.0.0.{101 + i}", behaviour) for i in range(servers))
+    pairs = [mail_domain(bench_domain(i), specs[i % servers].ip) for i in range(domains)]
+    return World(tuple(record for pair in pairs for record in pair), specs)
+
+
+def bench_domain(index: int) -> str:
+    """Name of the ``index``-th benchmark domain."""
+    return f"bench-{index:03d}.test"

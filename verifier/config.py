@@ -1,0 +1,157 @@
+"""Engine configuration (DNS and SMTP probing), read once from the environment with strict parsing.
+
+The engine must not depend on the service's ``settings.py``, so it parses its own variables here. A value
+that cannot be used is an error at start-up (``EngineConfigError``), never a silent default: a mistyped
+timeout that became "no timeout" would let a gevent worker hang on a tarpit for ever.
+
+Variables (defaults in brackets):
+
+- ``DNS_NAMESERVERS`` [empty = system resolver]: comma-separated ``host[:port]``; IPv6 as ``[::1]:53``.
+- ``DNS_TIMEOUT`` [3.0]: seconds for one whole lookup (all servers and retries).
+- ``DNS_CACHE_MAX_TTL`` [3600]: upper bound on how long a DNS answer is cached, whatever its TTL.
+- ``DNS_NEGATIVE_TTL`` [300]: cache time of NXDOMAIN/no-data answers that carry no SOA.
+- ``SMTP_PROBE_PORT`` [25]: port of every MX host (the lab puts all its servers on one port).
+- ``SMTP_HELO_HOST`` [localhost]: name sent in EHLO/HELO; production sets an FQDN with a matching PTR.
+- ``SMTP_MAIL_FROM`` [verify@localhost]: envelope sender of probes; production sets a real mailbox.
+- ``SMTP_TIMEOUT`` [10.0]: seconds to wait for the reply to one command.
+- ``SMTP_CONNECT_TIMEOUT`` [5.0]: seconds to establish TCP to one MX address.
+- ``SMTP_BANNER_TIMEOUT`` [15.0]: seconds to wait for the 220 greeting (tarpits never send one).
+- ``SMTP_DEADLINE`` [60.0]: overall bound for probing one domain group, all sessions together.
+- ``SMTP_MAX_RCPT_PER_SESSION`` [20]: recipients per connection before a new one is opened.
+- ``SMTP_MAX_MX_ATTEMPTS`` [3]: MX addresses tried, in preference order, before a group is unreachable.
+- ``SMTP_GREYLIST_RETRY_AFTER`` [300]: retry-after (seconds) for a greylisted reply naming no delay.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TypeVar
+
+DEFAULT_DNS_PORT = 53
+_T = TypeVar("_T")
+
+
+class EngineConfigError(ValueError):
+    """An engine configuration value that cannot be used."""
+
+
+@dataclass(frozen=True, slots=True)
+class Nameserver:
+    """One DNS server to ask: an IP address literal and a port."""
+
+    host: str
+    port: int = DEFAULT_DNS_PORT
+
+    def __str__(self) -> str:
+        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+
+
+def parse_nameservers(raw: str) -> tuple[Nameserver, ...]:
+    """Parse ``host[:port],...``; an empty string means "use the system resolver"."""
+    return tuple(_parse_nameserver(item.strip()) for item in raw.split(",") if item.strip())
+
+
+def _parse_nameserver(item: str) -> Nameserver:
+    if item.startswith("["):  # [v6]:port
+        host, _, rest = item[1:].partition("]")
+        port = rest.removeprefix(":") or str(DEFAULT_DNS_PORT)
+    elif item.count(":") == 1:
+        host, port = item.split(":")
+    else:  # bare IPv4, name, or bare IPv6 without port
+        host, port = item, str(DEFAULT_DNS_PORT)
+    number = _port("DNS_NAMESERVERS port", port)
+    if not host:
+        raise EngineConfigError(f"DNS_NAMESERVERS entry {item!r} is not host[:port]")
+    return Nameserver(host, number)
+
+
+def _parse_int(name: str, raw: str, *, minimum: int) -> int:
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise EngineConfigError(f"{name} must be a whole number, got {raw!r}") from None
+    if value < minimum:
+        raise EngineConfigError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+def _parse_seconds(name: str, raw: str) -> float:
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        raise EngineConfigError(f"{name} must be a number of seconds, got {raw!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise EngineConfigError(f"{name} must be a positive, finite number of seconds, got {raw!r}")
+    return value
+
+
+def _parse_text(name: str, raw: str) -> str:
+    value = raw.strip()
+    if not value or any(ch.isspace() or ch in "<>" for ch in value):
+        raise EngineConfigError(f"{name} must be a non-empty value without spaces or <>, got {raw!r}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class EngineConfig:
+    """Everything the DNS resolver and the SMTP prober need; immutable and picklable."""
+
+    dns_nameservers: tuple[Nameserver, ...] = ()
+    dns_timeout: float = 3.0
+    dns_cache_max_ttl: int = 3600
+    dns_negative_ttl: int = 300
+    smtp_probe_port: int = 25
+    smtp_helo_host: str = "localhost"
+    smtp_mail_from: str = "verify@localhost"
+    smtp_timeout: float = 10.0
+    smtp_connect_timeout: float = 5.0
+    smtp_banner_timeout: float = 15.0
+    smtp_deadline: float = 60.0
+    smtp_max_rcpt_per_session: int = 20
+    smtp_max_mx_attempts: int = 3
+    smtp_greylist_retry_after: int = 300
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> EngineConfig:
+        """Build the config from ``env`` (default ``os.environ``); bad values raise ``EngineConfigError``."""
+        env = os.environ if env is None else env
+        d = cls()
+
+        def read(name: str, parse: Callable[[str, str], _T], default: object) -> _T:
+            return parse(name, env.get(name, str(default)))
+
+        return cls(
+            dns_nameservers=parse_nameservers(env.get("DNS_NAMESERVERS", "")),
+            dns_timeout=read("DNS_TIMEOUT", _parse_seconds, d.dns_timeout),
+            dns_cache_max_ttl=read("DNS_CACHE_MAX_TTL", _count, d.dns_cache_max_ttl),
+            dns_negative_ttl=read("DNS_NEGATIVE_TTL", _count, d.dns_negative_ttl),
+            smtp_probe_port=read("SMTP_PROBE_PORT", _port, d.smtp_probe_port),
+            smtp_helo_host=read("SMTP_HELO_HOST", _parse_text, d.smtp_helo_host),
+            smtp_mail_from=read("SMTP_MAIL_FROM", _parse_text, d.smtp_mail_from),
+            smtp_timeout=read("SMTP_TIMEOUT", _parse_seconds, d.smtp_timeout),
+            smtp_connect_timeout=read("SMTP_CONNECT_TIMEOUT", _parse_seconds, d.smtp_connect_timeout),
+            smtp_banner_timeout=read("SMTP_BANNER_TIMEOUT", _parse_seconds, d.smtp_banner_timeout),
+            smtp_deadline=read("SMTP_DEADLINE", _parse_seconds, d.smtp_deadline),
+            smtp_max_rcpt_per_session=read(
+                "SMTP_MAX_RCPT_PER_SESSION", _positive, d.smtp_max_rcpt_per_session
+            ),
+            smtp_max_mx_attempts=read("SMTP_MAX_MX_ATTEMPTS", _positive, d.smtp_max_mx_attempts),
+            smtp_greylist_retry_after=read("SMTP_GREYLIST_RETRY_AFTER", _count, d.smtp_greylist_retry_after),
+        )
+
+
+def _count(name: str, raw: str) -> int:
+    return _parse_int(name, raw, minimum=0)
+
+
+def _positive(name: str, raw: str) -> int:
+    return _parse_int(name, raw, minimum=1)
+
+
+def _port(name: str, raw: str) -> int:
+    port = _parse_int(name, raw, minimum=1)
+    if port > 65535:
+        raise EngineConfigError(f"{name} must be at most 65535, got {port}")
+    return port
