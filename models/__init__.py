@@ -3,6 +3,20 @@
 from models.accounts import Account
 from models.audit import AuditEntry
 from models.base import Base
+from models.events import Event
 from models.keys import ApiKey, KeyStatus
+from models.webhooks import DeliveryStatus, EndpointStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 
-__all__ = ["Account", "ApiKey", "AuditEntry", "Base", "KeyStatus"]
+__all__ = [
+    "Account",
+    "ApiKey",
+    "AuditEntry",
+    "Base",
+    "DeliveryStatus",
+    "EndpointStatus",
+    "Event",
+    "KeyStatus",
+    "WebhookAttempt",
+    "WebhookDelivery",
+    "WebhookEndpoint",
+]

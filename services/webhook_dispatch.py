@@ -1,0 +1,51 @@
+"""The after-commit nudge that makes a new event's first delivery attempt immediate.
+
+Only ids cross the broker, and only after the transaction that wrote the rows has committed, so a worker
+never looks for a delivery that is not there yet. The nudge is an optimisation, not the record: when it
+cannot be sent (Redis down, broker full) the error is logged and the beat sweeper picks the due rows up on
+its next tick. A nudge can also arrive twice or late; the delivery step locks and re-checks each row, so
+that costs nothing but a query.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from kombu.exceptions import OperationalError
+from sqlalchemy import event
+from sqlalchemy.orm import Session
+
+log = logging.getLogger(__name__)
+DELIVER_EVENT_TASK = "tasks.webhooks.deliver_event"
+_PENDING = "webhook_nudges"
+
+
+def nudge_after_commit(session: Session, event_id: str) -> None:
+    """Ask a worker to deliver ``event_id`` once ``session`` commits (nothing happens on rollback)."""
+    pending: set[str] | None = session.info.get(_PENDING)
+    if pending is None:
+        pending = session.info[_PENDING] = set()
+        event.listen(session, "after_commit", _send_pending, once=True)
+        event.listen(session, "after_rollback", _forget_pending, once=True)
+    pending.add(event_id)
+
+
+def _send_pending(session: Session) -> None:
+    for event_id in sorted(session.info.pop(_PENDING, ())):
+        send_nudge(event_id)
+
+
+def _forget_pending(session: Session) -> None:
+    session.info.pop(_PENDING, None)
+
+
+def send_nudge(event_id: str) -> bool:
+    """Publish one ``deliver_event`` message; False (and a log line) when the broker is unreachable."""
+    from workers.celery_app import app  # noqa: PLC0415 - the Celery app is built only by processes that send
+
+    try:
+        app.send_task(DELIVER_EVENT_TASK, args=[event_id], retry=False)
+    except (OperationalError, OSError):
+        log.warning("webhook nudge for %s not sent; the sweeper will deliver it", event_id, exc_info=True)
+        return False
+    return True
