@@ -56,6 +56,8 @@ class Settings:
     mail_from: str
     base_url: str
     redis_key_prefix: str
+    # CA bundle webhook deliveries trust (REQUESTS_CA_BUNDLE, the name requests users know); None: certifi's.
+    webhook_ca_bundle: str | None = None
 
     @property
     def is_production(self) -> bool:
@@ -83,6 +85,7 @@ class Settings:
             mail_from=env.get("MAIL_FROM", "verimail <no-reply@verimail.localhost>"),
             base_url=env.get("BASE_URL", f"http://127.0.0.1:{port}").rstrip("/"),
             redis_key_prefix=env.get("REDIS_KEY_PREFIX", "vm:"),
+            webhook_ca_bundle=env.get("REQUESTS_CA_BUNDLE", "").strip() or None,
         )
 
 

@@ -1,0 +1,82 @@
+"""Which addresses webhook deliveries may reach: public unicast only, so webhooks are no way inside.
+
+A webhook URL is chosen by a customer, so without these rules anyone with a key could make our workers
+POST to the metadata service (169.254.169.254), the database, or anything else on private networks, and
+read a response excerpt back from the delivery log. Every address a host resolves to must be allowed
+(an attacker controls their DNS and can mix one public and one private answer); the caller then connects
+to one of the checked addresses rather than resolving again (DNS rebinding).
+
+IPv6 forms that embed an IPv4 address (mapped ``::ffff:a.b.c.d``, NAT64 ``64:ff9b::/96``, 6to4, Teredo)
+are judged by the embedded address too, since a translating network would deliver them there.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from ipaddress import IPv4Address, IPv6Address
+
+from services.errors import ServiceError
+
+IPAddress = IPv4Address | IPv6Address
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+class UnsafeTarget(ServiceError):
+    """The target host resolves to an address deliveries must not reach, or does not resolve at all."""
+
+
+def refusal_reason(address: IPAddress, *, allow_loopback: bool) -> str | None:
+    """Why ``address`` is not a permitted target (``None`` when it is), in words fit for an error message."""
+    for candidate in (address, *_embedded_ipv4(address)):
+        reason = _own_refusal(candidate, allow_loopback=allow_loopback)
+        if reason is not None:
+            return reason
+    return None
+
+
+def _own_refusal(address: IPAddress, *, allow_loopback: bool) -> str | None:
+    if address.is_loopback:
+        return None if allow_loopback else "a loopback address"
+    checks = (
+        (address.is_unspecified, "an unspecified address"),
+        (address.is_link_local, "a link-local address"),
+        (address.is_multicast, "a multicast address"),
+        (address.is_private, "a private address"),
+        (address.is_reserved, "a reserved address"),
+        (not address.is_global, "not a public address"),
+    )
+    return next((reason for refused, reason in checks if refused), None)
+
+
+def _embedded_ipv4(address: IPAddress) -> list[IPv4Address]:
+    if isinstance(address, IPv4Address):
+        return []
+    embedded = [address.ipv4_mapped, address.sixtofour, *(address.teredo or ())]
+    if address in _NAT64:
+        embedded.append(IPv4Address(int(address) & 0xFFFFFFFF))
+    return [candidate for candidate in embedded if candidate is not None]
+
+
+def resolve_checked(host: str, port: int, *, allow_loopback: bool) -> list[IPAddress]:
+    """Every address of ``host``, in resolver order, after checking all of them; raises ``UnsafeTarget``."""
+    addresses = _resolve(host, port)
+    for address in addresses:
+        reason = refusal_reason(address, allow_loopback=allow_loopback)
+        if reason is not None:
+            raise UnsafeTarget(f"The host {host} resolves to {address}, {reason}; use a public host.")
+    return addresses
+
+
+def _resolve(host: str, port: int) -> list[IPAddress]:
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError):
+        raise UnsafeTarget(f"The host {host} does not resolve to any address.") from None
+    addresses: list[IPAddress] = []
+    for info in infos:
+        # Scope ids ("fe80::1%eth0") are stripped: the rules judge the address, not the interface.
+        address = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
+        if address not in addresses:
+            addresses.append(address)
+    return addresses
