@@ -1,0 +1,14 @@
+"""The API blueprints, one module per capability; later capabilities add theirs to ``BLUEPRINTS``."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Flask
+
+from web.api import audit, keys, meta
+
+BLUEPRINTS: tuple[Blueprint, ...] = (meta.bp, keys.bp, audit.bp)
+
+
+def register(app: Flask) -> None:
+    for blueprint in BLUEPRINTS:
+        app.register_blueprint(blueprint)

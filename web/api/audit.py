@@ -1,0 +1,22 @@
+"""The account's audit log (admin keys only), newest first, filterable by type and time."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from services import audit
+from web.auth import current_auth, require_scope
+from web.openapi import document
+from web.schemas.audit import AuditLogQuery, AuditPageOut
+from web.schemas.base import respond
+from web.validation import parse_query
+
+bp = Blueprint("audit", __name__, url_prefix="/api")
+
+
+@bp.get("/audit-log")
+@document("Page through the account's audit log", query=AuditLogQuery, responses={200: AuditPageOut})
+@require_scope("*:*")
+def audit_log() -> Response:
+    query = parse_query(AuditLogQuery).for_account(current_auth().account.id)
+    return respond(AuditPageOut.of(audit.list_entries(query)))

@@ -1,0 +1,84 @@
+"""API keys: create, list, read, update, delete, refresh the secret, revoke all (spec 4.3-4.5)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from services import keys
+from web.auth import current_auth, require_scope
+from web.openapi import document
+from web.schemas.base import respond
+from web.schemas.keys import (
+    CreatedKeyOut,
+    CreateKeyBody,
+    DeletedKeyOut,
+    KeyListOut,
+    KeyOut,
+    RefreshOut,
+    RevokeAllOut,
+    UpdateKeyBody,
+)
+from web.validation import parse_body
+
+bp = Blueprint("keys", __name__, url_prefix="/api/keys")
+
+
+@bp.post("")
+@document(
+    "Create an API key (its secret is shown once)", request=CreateKeyBody, responses={201: CreatedKeyOut}
+)
+@require_scope("keys:write")
+def create() -> Response:
+    issued = keys.create_key(current_auth(), parse_body(CreateKeyBody).to_spec())
+    return respond(CreatedKeyOut.of_issued(issued), 201)
+
+
+@bp.get("")
+@document("List the account's keys (never their secrets)", responses={200: KeyListOut})
+@require_scope("keys:write")
+def list_all() -> Response:
+    return respond(KeyListOut(data=[KeyOut.of(key) for key in keys.list_keys(current_auth())]))
+
+
+@bp.get("/<int:key_id>")
+@document("Read one key", responses={200: KeyOut})
+@require_scope("keys:write")
+def read(key_id: int) -> Response:
+    return respond(KeyOut.of(keys.get_key(current_auth(), key_id)))
+
+
+@bp.patch("/<int:key_id>")
+@document(
+    "Change a key's name, scopes, allowed IPs or auto-rotation",
+    request=UpdateKeyBody,
+    responses={200: KeyOut},
+)
+@require_scope("keys:write")
+def update(key_id: int) -> Response:
+    key = keys.update_key(current_auth(), key_id, parse_body(UpdateKeyBody).to_changes())
+    return respond(KeyOut.of(key))
+
+
+@bp.delete("/<int:key_id>")
+@document("Delete a key for good", responses={200: DeletedKeyOut})
+@require_scope("keys:write")
+def delete(key_id: int) -> Response:
+    keys.delete_key(current_auth(), key_id)
+    return respond(DeletedKeyOut(id=key_id))
+
+
+@bp.post("/<int:key_id>/refresh")
+@document("Issue a new secret for a key; the old one stops working at once", responses={200: RefreshOut})
+@require_scope("keys:write")
+def refresh(key_id: int) -> Response:
+    return respond(RefreshOut.of_issued(keys.refresh_key(current_auth(), key_id)))
+
+
+@bp.post("/revoke-all")
+@document("Emergency: deactivate every key of the account", responses={200: RevokeAllOut})
+@require_scope("*:*")
+def revoke_all() -> Response:
+    count = keys.revoke_all(current_auth())
+    return respond(
+        RevokeAllOut(message=f"{count} key(s) of the account were deactivated.", revoked_count=count)
+    )

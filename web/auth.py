@@ -1,0 +1,91 @@
+"""Authentication on every route unless it is marked ``@public``; scopes per view with ``@require_scope``.
+
+Secure by default: a blueprint added later is authenticated without doing anything, and the OpenAPI test
+fails for any non-public operation that forgot to name its scope. The authenticated caller is
+``current_auth()`` (also ``g.auth``) for the rest of the request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import ParamSpec, TypeVar
+
+from flask import current_app, g, request
+
+from services import auth as auth_service
+from services.audit import Origin
+from services.auth import AuthContext
+from services.errors import InvalidApiKey, QueryApiKeyRefused
+from web.client_ip import client_ip
+from web.config import app_settings
+
+P = ParamSpec("P")
+R = TypeVar("R")
+PUBLIC = "verimail_public"
+SCOPE = "verimail_scope"
+PUBLISHABLE_OK = "verimail_publishable_ok"
+QUERY_KEY_PARAM = "api_key"
+
+
+def public(view: Callable[P, R]) -> Callable[P, R]:
+    """Serve this view without a key (health, the API description)."""
+    setattr(view, PUBLIC, True)
+    return view
+
+
+def require_scope(scope: str, *, publishable_ok: bool = False) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Let the view run only for a key holding ``scope`` (``publishable_ok`` only for read-only GETs)."""
+
+    def decorate(view: Callable[P, R]) -> Callable[P, R]:
+        @wraps(view)
+        def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
+            auth_service.authorize(current_auth(), scope, publishable_ok=publishable_ok)
+            return view(*args, **kwargs)
+
+        setattr(guarded, SCOPE, scope)
+        setattr(guarded, PUBLISHABLE_OK, publishable_ok)
+        return guarded
+
+    return decorate
+
+
+def current_auth() -> AuthContext:
+    auth: AuthContext = g.auth
+    return auth
+
+
+def origin() -> Origin:
+    return Origin(ip=client_ip(), user_agent=request.user_agent.string or None)
+
+
+def authenticate_request() -> None:
+    """``before_request``: unknown routes fall through to 404, public views pass, the rest need a key."""
+    if request.url_rule is None or request.endpoint is None:
+        return
+    view = current_app.view_functions[request.endpoint]
+    if getattr(view, PUBLIC, False):
+        return
+    g.auth = auth_service.authenticate(presented_key(), origin())
+
+
+def presented_key() -> str | None:
+    """X-API-Key, else ``Authorization: Bearer``, else (development only) the ``api_key`` query parameter."""
+    query_key = request.args.get(QUERY_KEY_PARAM)
+    if query_key is not None and app_settings().is_production:
+        raise QueryApiKeyRefused(
+            "The api_key query parameter is refused in production: URLs are written to logs and browser "
+            "history, so a key there leaks. Send it in the X-API-Key header and consider rotating this key."
+        )
+    if header := request.headers.get("X-API-Key", "").strip():
+        return header
+    if authorization := request.headers.get("Authorization", "").strip():
+        return bearer_token(authorization)
+    return query_key
+
+
+def bearer_token(authorization: str) -> str:
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise InvalidApiKey("The Authorization header must read 'Bearer <API_KEY>'.")
+    return token.strip()

@@ -1,0 +1,81 @@
+"""Every error body the API sends is built here (spec 7).
+
+Coded shape ``{"error": {"code", "message", ...extra}}`` for errors that have a spec 7.1 code (or one of
+ours in the same style): authentication, permissions, plan limits. Flat shape ``{"error", "message",
+...extra}`` for protocol-level failures: 400 validation (with ``field``), 404, 405, 413, 415, 500 (with
+``requestId``). docs/decisions.md lists which status each code answers with.
+"""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+
+from flask import Flask, Response, g, jsonify
+from werkzeug.exceptions import HTTPException
+
+from services import errors as service
+from services.errors import CodedError, ServiceError
+
+log = logging.getLogger(__name__)
+
+STATUS: dict[type[ServiceError], int] = {
+    service.MissingApiKey: 401,
+    service.InvalidApiKey: 401,
+    service.QueryApiKeyRefused: 401,
+    service.InsufficientPermissions: 403,
+    service.IpNotAllowed: 403,
+    service.KeyLimitReached: 403,
+    service.KeyInactive: 409,
+    service.NotFound: 404,
+    service.InvalidField: 400,
+}
+
+
+def status_of(error: ServiceError) -> int:
+    """The status of the nearest class in ``STATUS``; a service error nobody mapped is a server bug."""
+    return next((STATUS[cls] for cls in type(error).__mro__ if cls in STATUS), 500)
+
+
+def coded(status: int, code: str, message: str, **extra: object) -> Response:
+    response = jsonify({"error": {"code": code, "message": message, **extra}})
+    response.status_code = status
+    return response
+
+
+def flat(status: int, message: str, **extra: object) -> Response:
+    response = jsonify({"error": HTTPStatus(status).phrase, "message": message, **extra})
+    response.status_code = status
+    return response
+
+
+def on_service_error(error: ServiceError) -> Response:
+    status = status_of(error)
+    if isinstance(error, CodedError):
+        return coded(status, error.code, error.message, **error.extra)
+    return flat(status, error.message, **error.extra)
+
+
+def on_http_error(error: HTTPException) -> Response:
+    """Werkzeug's own errors (404, 405, 413, ...) in the flat shape, keeping headers such as ``Allow``."""
+    status = error.code or 500
+    response = flat(status, error.description or HTTPStatus(status).description)
+    for name, value in error.get_headers():
+        if name.lower() != "content-type":
+            response.headers[name] = value
+    return response
+
+
+def on_unexpected(_error: Exception) -> Response:
+    """A bug: log it with the request id, show the client only the id to quote to support."""
+    request_id = g.get("request_id", "unknown")
+    log.exception("unhandled error", extra={"requestId": request_id})
+    return flat(
+        500, "Something went wrong on our side. Quote the requestId if you contact us.", requestId=request_id
+    )
+
+
+def install(app: Flask) -> None:
+    app.register_error_handler(ServiceError, on_service_error)
+    app.register_error_handler(HTTPException, on_http_error)
+    app.register_error_handler(Exception, on_unexpected)

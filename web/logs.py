@@ -1,0 +1,37 @@
+"""Structured JSON logs on stderr, with any secret key scrubbed from the final line.
+
+Code never logs a secret on purpose; the scrubber is the second lock, for the ones nobody meant to log
+(an exception message quoting a header, a library's debug line). It works on the formatted output, so
+it also covers tracebacks and ``extra`` fields.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+
+from pythonjsonlogger.json import JsonFormatter
+
+SECRET_PATTERN = re.compile(r"sk_live_[A-Za-z0-9_\-]+")
+REDACTED = "sk_live_[REDACTED]"
+
+
+class ScrubbingJsonFormatter(JsonFormatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return SECRET_PATTERN.sub(REDACTED, super().format(record))
+
+
+def configure(level: int = logging.INFO) -> None:
+    """Install the JSON handler on the root logger once per process (apps are created many times in tests)."""
+    root = logging.getLogger()
+    if any(isinstance(handler.formatter, ScrubbingJsonFormatter) for handler in root.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        ScrubbingJsonFormatter(
+            "{asctime}{levelname}{name}{message}", style="{", rename_fields={"levelname": "level"}
+        )
+    )
+    root.addHandler(handler)
+    root.setLevel(level)

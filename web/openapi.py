@@ -1,0 +1,173 @@
+"""The OpenAPI 3.1 description, built from the routes themselves so it cannot drift far from them.
+
+Each view carries an ``@document(...)`` record (summary, request/query/response models); paths, methods,
+path parameters, security and required scopes come from the url map and ``@require_scope``/``@public``.
+Schemas are the pydantic models the views really use. A test checks that every route is described.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+from flask import Flask
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+from werkzeug.routing import Rule
+
+from web import auth
+from web.config import app_settings
+from web.schemas.errors import CodedError, FlatError
+
+F = TypeVar("F", bound=Callable[..., Any])
+OPERATION = "verimail_operation"
+REF = "#/components/schemas/{model}"
+PATH_ARG = re.compile(r"<(?:(\w+):)?(\w+)>")
+Mode = Literal["validation", "serialization"]
+
+
+@dataclass(frozen=True)
+class Operation:
+    summary: str
+    responses: Mapping[int, type[BaseModel]]
+    request: type[BaseModel] | None = None
+    query: type[BaseModel] | None = None
+    description: str = ""
+
+    def models(self) -> list[tuple[type[BaseModel], Mode]]:
+        pairs: list[tuple[type[BaseModel], Mode]] = [
+            (model, "serialization") for model in self.responses.values()
+        ]
+        return pairs + ([(self.request, "validation")] if self.request else [])
+
+
+def document(
+    summary: str,
+    *,
+    responses: Mapping[int, type[BaseModel]],
+    request: type[BaseModel] | None = None,
+    query: type[BaseModel] | None = None,
+    description: str = "",
+) -> Callable[[F], F]:
+    """Describe a view for /openapi.json (put it under the route decorator, above ``@require_scope``)."""
+
+    def decorate(view: F) -> F:
+        setattr(view, OPERATION, Operation(summary, responses, request, query, description))
+        return view
+
+    return decorate
+
+
+Refs = Mapping[tuple[Any, Mode], Any]
+
+
+def build(app: Flask) -> dict[str, Any]:
+    """The whole document; undocumented routes are left out (and named by the OpenAPI test)."""
+    documented = [
+        (rule, view, op)
+        for rule in app.url_map.iter_rules()
+        if (op := getattr(view := app.view_functions[rule.endpoint], OPERATION, None)) is not None
+    ]
+    models = [(CodedError, "serialization"), (FlatError, "serialization")]
+    models += [pair for _, _, op in documented for pair in op.models()]
+    refs, schemas = models_json_schema(list(dict.fromkeys(models)), ref_template=REF)  # type: ignore[arg-type]
+    paths: dict[str, dict[str, Any]] = {}
+    for rule, view, op in documented:
+        for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
+            paths.setdefault(path_of(rule), {})[method.lower()] = operation(rule, view, op, refs)
+    return document_root(app, paths, schemas.get("$defs", {}))
+
+
+def document_root(app: Flask, paths: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:
+    with app.app_context():
+        base_url = app_settings().base_url
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "verimail", "version": "0.1.0", "description": "Email validation API."},
+        "servers": [{"url": base_url}],
+        "paths": paths,
+        "components": {"schemas": schemas, "securitySchemes": SECURITY_SCHEMES},
+        "security": [{"ApiKeyHeader": []}, {"BearerAuth": []}, {"ApiKeyQuery": []}],
+    }
+
+
+SECURITY_SCHEMES = {
+    "ApiKeyHeader": {"type": "apiKey", "in": "header", "name": "X-API-Key", "description": "Recommended."},
+    "BearerAuth": {"type": "http", "scheme": "bearer", "description": "Authorization: Bearer <API_KEY>."},
+    "ApiKeyQuery": {
+        "type": "apiKey", "in": "query", "name": "api_key",
+        "description": "Development only; refused with QUERY_API_KEY_NOT_ALLOWED when APP_ENV=production.",
+    },
+}  # fmt: skip
+
+
+def path_of(rule: Rule) -> str:
+    return PATH_ARG.sub(r"{\2}", rule.rule)
+
+
+def operation(rule: Rule, view: Callable[..., Any], op: Operation, refs: Refs) -> dict[str, Any]:
+    scope = getattr(view, auth.SCOPE, None)
+    is_public = getattr(view, auth.PUBLIC, False)
+    body: dict[str, Any] = {
+        "operationId": rule.endpoint,
+        "summary": op.summary,
+        "description": op.description + (f"\n\nRequires scope `{scope}`." if scope else ""),
+        "parameters": path_parameters(rule) + query_parameters(op.query),
+        "responses": responses(rule, op, refs, authenticated=not is_public),
+    }
+    if is_public:
+        body["security"] = []
+    if scope:
+        body["x-required-scope"] = scope
+        body["x-publishable-key-allowed"] = bool(getattr(view, auth.PUBLISHABLE_OK, False))
+    if op.request:
+        body["requestBody"] = {"required": True, "content": json_content(refs[(op.request, "validation")])}
+    return body
+
+
+def path_parameters(rule: Rule) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": name,
+            "in": "path",
+            "required": True,
+            "schema": {"type": "integer" if conv == "int" else "string"},
+        }
+        for conv, name in PATH_ARG.findall(rule.rule)
+    ]
+
+
+def query_parameters(model: type[BaseModel] | None) -> list[dict[str, Any]]:
+    if model is None:
+        return []
+    schema = model.model_json_schema(ref_template=REF)
+    required = set(schema.get("required", []))
+    return [
+        {"name": name, "in": "query", "required": name in required, "schema": prop}
+        for name, prop in schema.get("properties", {}).items()
+    ]
+
+
+def responses(rule: Rule, op: Operation, refs: Refs, *, authenticated: bool) -> dict[str, Any]:
+    out = {str(status): response(model, refs) for status, model in op.responses.items()}
+    errors: dict[int, type[BaseModel]] = {500: FlatError}
+    if authenticated:
+        errors |= {401: CodedError, 403: CodedError}
+    if op.request or op.query:
+        errors[400] = FlatError
+    if rule.arguments:
+        errors[404] = FlatError
+    for status, model in errors.items():
+        out.setdefault(str(status), response(model, refs))
+    return out
+
+
+def response(model: type[BaseModel], refs: Refs) -> dict[str, Any]:
+    description = (model.__doc__ or model.__name__).strip().splitlines()[0]
+    return {"description": description, "content": json_content(refs[(model, "serialization")])}
+
+
+def json_content(schema: Any) -> dict[str, Any]:
+    return {"application/json": {"schema": schema}}

@@ -1,0 +1,70 @@
+"""The request pipeline, in the order it runs; later capabilities add their hooks here, in place.
+
+before: request id -> body limit -> authentication -> [limits work: rate-limit/quota check, needs the key]
+after:  X-Request-Id -> [limits work: X-RateLimit-* headers on every response] -> one JSON access line
+
+Flask runs ``after_request`` functions in reverse registration order; ``install`` registers them so they
+run in the order written above.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+
+from flask import Flask, Response, g, request
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from web.auth import authenticate_request
+from web.client_ip import client_ip
+from web.config import app_settings
+
+log = logging.getLogger("verimail.request")
+SANE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:\-]{1,128}")
+
+
+def assign_request_id() -> None:
+    """Echo a caller's id when it is short and plain (so logs correlate across services), else mint one."""
+    incoming = request.headers.get("X-Request-Id", "")
+    g.request_id = incoming if SANE_REQUEST_ID.fullmatch(incoming) else f"req_{uuid.uuid4().hex}"
+    g.started = time.perf_counter()
+
+
+def enforce_body_limit() -> None:
+    """Refuse oversized bodies up front, even on views that never read them (Werkzeug also guards reads)."""
+    limit = app_settings().max_body_bytes
+    if request.content_length is not None and request.content_length > limit:
+        raise RequestEntityTooLarge(f"Request bodies are limited to {limit} bytes.")
+
+
+def add_request_id(response: Response) -> Response:
+    response.headers["X-Request-Id"] = g.get("request_id") or f"req_{uuid.uuid4().hex}"
+    return response
+
+
+def log_request(response: Response) -> Response:
+    """One line per request; the path without its query string, which may hold a development key."""
+    auth = g.get("auth")
+    log.info(
+        "request",
+        extra={
+            "requestId": g.get("request_id"),
+            "method": request.method,
+            "path": request.path,
+            "status": response.status_code,
+            "durationMs": round((time.perf_counter() - g.get("started", time.perf_counter())) * 1000, 1),
+            "clientIp": client_ip(),
+            "accountId": auth.account.id if auth else None,
+            "keyId": auth.key.id if auth else None,
+        },
+    )
+    return response
+
+
+def install(app: Flask) -> None:
+    for hook in (assign_request_id, enforce_body_limit, authenticate_request):
+        app.before_request(hook)
+    for after in reversed((add_request_id, log_request)):
+        app.after_request(after)

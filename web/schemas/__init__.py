@@ -1,0 +1,1 @@
+"""Request and response models: they validate input, shape output and are the OpenAPI schemas."""

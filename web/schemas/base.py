@@ -1,0 +1,31 @@
+"""Base models: camelCase on the wire, strict types in, unknown fields refused (typos fail loudly)."""
+
+from __future__ import annotations
+
+from flask import Response, jsonify
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+
+class Body(BaseModel):
+    """A JSON request body: ``"true"`` is not a boolean and an unknown field is an error, not ignored."""
+
+    model_config = ConfigDict(alias_generator=to_camel, strict=True, extra="forbid", frozen=True)
+
+
+class Query(BaseModel):
+    """Query parameters arrive as text, so these convert (``limit=20`` -> 20) but still refuse unknowns."""
+
+    model_config = ConfigDict(alias_generator=to_camel, extra="forbid", frozen=True)
+
+
+class Out(BaseModel):
+    """A response body."""
+
+    model_config = ConfigDict(alias_generator=to_camel, serialize_by_alias=True, validate_by_name=True)
+
+
+def respond(body: Out, status: int = 200) -> Response:
+    response = jsonify(body.model_dump(mode="json", by_alias=True))
+    response.status_code = status
+    return response

@@ -1,0 +1,31 @@
+"""The two error shapes of spec 7, as schemas for the API description (``web/errors.py`` builds them)."""
+
+from __future__ import annotations
+
+from pydantic import ConfigDict
+
+from web.schemas.base import Out
+
+
+class CodedErrorDetail(Out):
+    model_config = ConfigDict(extra="allow", title="CodedErrorDetail")
+
+    code: str
+    message: str
+
+
+class CodedError(Out):
+    """Authentication, permission and plan errors: a stable ``code`` plus the fields spec 7.1 lists."""
+
+    error: CodedErrorDetail
+
+
+class FlatError(Out):
+    """Protocol errors: ``field`` on 400, ``requestId`` on 500."""
+
+    model_config = ConfigDict(extra="allow")
+
+    error: str
+    message: str
+    field: str | None = None
+    request_id: str | None = None

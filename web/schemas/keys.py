@@ -1,0 +1,149 @@
+"""API key bodies: create/update input, the key resource, refresh and revoke-all results."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from pydantic import AfterValidator, Field, StringConstraints, model_validator
+
+from models.keys import ApiKey
+from services import allowlist, key_secrets, keys, scopes
+from web.schemas.base import Body, Out
+
+
+def known_scope(scope: str) -> str:
+    if scope not in scopes.SCOPES:
+        raise ValueError(f"Unknown scope {scope!r}; use one of: {', '.join(scopes.SCOPES)}.")
+    return scope
+
+
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=5, max_length=100)]
+Scopes = Annotated[list[Annotated[str, AfterValidator(known_scope)]], Field(min_length=1)]
+AllowedIps = Annotated[
+    list[Annotated[str, AfterValidator(allowlist.normalise_entry)]], Field(max_length=allowlist.MAX_ENTRIES)
+]
+
+
+def unique(values: list[str] | None) -> tuple[str, ...] | None:
+    return None if values is None else tuple(dict.fromkeys(values))
+
+
+class CreateKeyBody(Body):
+    name: Name
+    scopes: Scopes | None = None
+    allowed_ips: AllowedIps = Field(default_factory=list)
+    auto_rotate: bool = False
+
+    def to_spec(self) -> keys.KeySpec:
+        return keys.KeySpec(
+            name=self.name,
+            scopes=unique(self.scopes) or scopes.DEFAULT_SCOPES,
+            allowed_ips=unique(self.allowed_ips) or (),
+            auto_rotate=self.auto_rotate,
+        )
+
+
+class UpdateKeyBody(Body):
+    name: Name | None = None
+    scopes: Scopes | None = None
+    allowed_ips: AllowedIps | None = None
+    auto_rotate: bool | None = None
+
+    @model_validator(mode="after")
+    def something_to_change(self) -> UpdateKeyBody:
+        if not self.model_fields_set:
+            raise ValueError("Send at least one of name, scopes, allowedIps, autoRotate.")
+        return self
+
+    def to_changes(self) -> keys.KeyChanges:
+        return keys.KeyChanges(
+            name=self.name,
+            scopes=unique(self.scopes),
+            allowed_ips=unique(self.allowed_ips),
+            auto_rotate=self.auto_rotate,
+        )
+
+
+class KeyOut(Out):
+    """A key as listed: never its secret, only a hint of its last four characters."""
+
+    id: int
+    name: str
+    scopes: list[str]
+    allowed_ips: list[str]
+    publishable_key: str
+    secret_key_hint: str
+    status: str
+    auto_rotate: bool
+    secret_issued_at: datetime
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, key: ApiKey) -> KeyOut:
+        return cls(
+            id=key.id, name=key.name, scopes=key.scopes, allowed_ips=key.allowed_ips,
+            publishable_key=key.publishable_key, secret_key_hint=key_secrets.hint(key.secret_last4),
+            status=key.status, auto_rotate=key.auto_rotate, secret_issued_at=key.secret_issued_at,
+            created_at=key.created_at, updated_at=key.updated_at,
+        )  # fmt: skip
+
+
+class CreatedKeyOut(KeyOut):
+    """The key just created, with its secret: the only response that will ever show it."""
+
+    secret_key: str
+
+    @classmethod
+    def of_issued(cls, issued: keys.IssuedKey) -> CreatedKeyOut:
+        return cls(**KeyOut.of(issued.key).model_dump(), secret_key=issued.secret)
+
+
+class KeyListOut(Out):
+    data: list[KeyOut]
+
+
+class DeletedKeyOut(Out):
+    id: int
+    deleted: bool = True
+
+
+class RefreshedKey(Out):
+    id: int
+    secret_key: str
+    publishable_key: str
+    updated_at: datetime
+
+
+class RefreshOut(Out):
+    """Spec 4.4."""
+
+    success: bool = True
+    message: str = "The secret key was refreshed. The previous secret key no longer works."
+    key: RefreshedKey
+    warning: str = "Store the new secret key now: it is shown only in this response and cannot be retrieved."
+
+    @classmethod
+    def of_issued(cls, issued: keys.IssuedKey) -> RefreshOut:
+        key = issued.key
+        return cls(
+            key=RefreshedKey(
+                id=key.id,
+                secret_key=issued.secret,
+                publishable_key=key.publishable_key,
+                updated_at=key.updated_at,
+            )
+        )
+
+
+class RevokeAllOut(Out):
+    """Spec 4.5."""
+
+    success: bool = True
+    message: str
+    revoked_count: int
+    warning: str = (
+        "Every key of the account is now inactive, including the one that made this request, and cannot be "
+        "recovered. An operator issues a new admin key with `flask --app web accounts issue-key`."
+    )
