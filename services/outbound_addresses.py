@@ -28,7 +28,7 @@ class UnsafeTarget(ServiceError):
 
 def refusal_reason(address: IPAddress, *, allow_loopback: bool) -> str | None:
     """Why ``address`` is not a permitted target (``None`` when it is), in words fit for an error message."""
-    for candidate in (address, *_embedded_ipv4(address)):
+    for candidate in _judged_forms(address):
         reason = _own_refusal(candidate, allow_loopback=allow_loopback)
         if reason is not None:
             return reason
@@ -42,20 +42,27 @@ def _own_refusal(address: IPAddress, *, allow_loopback: bool) -> str | None:
         (address.is_unspecified, "an unspecified address"),
         (address.is_link_local, "a link-local address"),
         (address.is_multicast, "a multicast address"),
-        (address.is_private, "a private address"),
         (address.is_reserved, "a reserved address"),
+        (address.is_private, "a private address"),
         (not address.is_global, "not a public address"),
     )
     return next((reason for refused, reason in checks if refused), None)
 
 
-def _embedded_ipv4(address: IPAddress) -> list[IPv4Address]:
+def _judged_forms(address: IPAddress) -> list[IPAddress]:
+    """The address itself, or for translated IPv6 forms the IPv4 address the packets would really reach.
+
+    Mapped and NAT64 addresses are only spellings of their IPv4 address, so that alone is judged (their
+    IPv6 prefixes count as non-global themselves); 6to4 and Teredo are judged as both.
+    """
     if isinstance(address, IPv4Address):
-        return []
-    embedded = [address.ipv4_mapped, address.sixtofour, *(address.teredo or ())]
+        return [address]
+    if address.ipv4_mapped is not None:
+        return [address.ipv4_mapped]
     if address in _NAT64:
-        embedded.append(IPv4Address(int(address) & 0xFFFFFFFF))
-    return [candidate for candidate in embedded if candidate is not None]
+        return [IPv4Address(int(address) & 0xFFFFFFFF)]
+    tunnelled = [address.sixtofour, *(address.teredo or ())]
+    return [address, *(candidate for candidate in tunnelled if candidate is not None)]
 
 
 def resolve_checked(host: str, port: int, *, allow_loopback: bool) -> list[IPAddress]:

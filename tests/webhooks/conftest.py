@@ -1,0 +1,38 @@
+"""Webhook fixtures: a test CA trusted through REQUESTS_CA_BUNDLE, loopback allowed, a live HTTPS receiver."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import trustme
+
+from settings import get_settings
+from tests.webhooks.receiver import Receiver
+
+
+@pytest.fixture(scope="session")
+def test_ca(tmp_path_factory: pytest.TempPathFactory) -> trustme.CA:
+    return trustme.CA()
+
+
+@pytest.fixture
+def webhook_env(test_ca: trustme.CA, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Deliveries trust the test CA and may reach loopback, as in local development."""
+    bundle = tmp_path / "test-ca.pem"
+    test_ca.cert_pem.write_to_path(str(bundle))
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(bundle))
+    monkeypatch.setenv("WEBHOOK_ALLOW_LOOPBACK", "true")
+    get_settings.cache_clear()
+    yield
+    monkeypatch.undo()
+    get_settings.cache_clear()
+
+
+@pytest.fixture
+def receiver(test_ca: trustme.CA, webhook_env: None) -> Iterator[Receiver]:
+    server = Receiver(ca=test_ca)
+    server.start()
+    yield server
+    server.stop()
