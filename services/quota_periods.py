@@ -8,6 +8,7 @@ short month. The time of day of the anchor is kept: periods turn over at the ins
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -36,7 +37,8 @@ class Period:
 
 
 def _nth_start(anchor: datetime, n: int) -> datetime:
-    return anchor + relativedelta(months=n)
+    start: datetime = anchor + relativedelta(months=n)
+    return start
 
 
 def period_containing(anchor: datetime, at: datetime) -> Period:
@@ -53,3 +55,8 @@ def period_containing(anchor: datetime, at: datetime) -> Period:
 def period_after(anchor: datetime, period: Period) -> Period:
     """The period that follows ``period`` for the same anchor (used when beat closes one)."""
     return period_containing(anchor, period.end)
+
+
+def seconds_until(instant: datetime, now: datetime) -> int:
+    """Whole seconds to wait, rounded up and at least 1 (a ``Retry-After: 0`` invites a busy loop)."""
+    return max(math.ceil((instant - now).total_seconds()), 1)

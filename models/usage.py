@@ -1,0 +1,78 @@
+"""Usage: one row per account and billing period (the quota record), one per charged request (idempotency).
+
+Postgres is the record of quota usage: Redis here keeps nothing on disk, and a month of billing must not
+vanish with a restart. ``UsagePeriod.used`` is changed only by one conditional ``UPDATE ... RETURNING``
+(see ``services.usage``), which row-locks the period, so concurrent charges serialise on it and each sees
+its own exact before/after pair - that is what makes the 80% and 100% events fire exactly once.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    ForeignKey,
+    Identity,
+    Index,
+    Integer,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from models.base import Base
+from services import clock
+
+
+class UsagePeriod(Base):
+    """The validations an account used in one billing period, and what the period ended as."""
+
+    __tablename__ = "usage_periods"
+    __table_args__ = (
+        UniqueConstraint("account_id", "period_start"),
+        CheckConstraint("used >= 0", name="used_not_negative"),
+        # The reset sweep reads periods that ended but were not closed yet.
+        Index("ix_usage_periods_open_end", "period_end", postgresql_where="closed_at IS NULL"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    account_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("accounts.id", ondelete="CASCADE"))
+    period_start: Mapped[datetime]
+    period_end: Mapped[datetime]
+    # The plan's monthly volume, refreshed at each charge so a plan change applies at once; frozen at close.
+    quota_limit: Mapped[int] = mapped_column(BigInteger)
+    used: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    # Set by the charge that crossed 80% / 100%: the guard that keeps each event to one per period.
+    warning_sent_at: Mapped[datetime | None]
+    exceeded_sent_at: Mapped[datetime | None]
+    # The first refusal at the hard limit (120%): audited once per period, not once per refused request.
+    blocked_at: Mapped[datetime | None]
+    # Set by the reset sweep; ``overage`` (validations past the quota, billed at period end) with it.
+    closed_at: Mapped[datetime | None]
+    overage: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class UsageCharge(Base):
+    """One admitted request (a batch is one charge of N validations), unique per idempotency key.
+
+    The unique key is what keeps a redelivered task or a retried request from counting twice; the rows are
+    also what rebuilds the rate-limit counters after a Redis restart.
+    """
+
+    __tablename__ = "usage_charges"
+    __table_args__ = (
+        UniqueConstraint("account_id", "idempotency_key"),
+        Index("ix_usage_charges_account_charged_at", "account_id", "charged_at"),
+        CheckConstraint("validations > 0", name="validations_positive"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    account_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("accounts.id", ondelete="CASCADE"))
+    period_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("usage_periods.id", ondelete="CASCADE"), index=True
+    )
+    idempotency_key: Mapped[str] = mapped_column(Text)
+    validations: Mapped[int] = mapped_column(Integer)
+    charged_at: Mapped[datetime] = mapped_column(default=clock.now)
