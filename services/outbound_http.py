@@ -89,7 +89,12 @@ def _post_to(
         path += "?" + target.query
     with pool:
         response = pool.urlopen(
-            "POST", path, body=body, headers=headers, redirect=False, assert_same_host=False,
+            "POST",
+            path,
+            body=body,
+            headers=headers,
+            redirect=False,
+            assert_same_host=False,
             preload_content=False,
         )
         try:

@@ -56,7 +56,7 @@ def test_loopback_setting_does_not_open_private_networks(literal: str) -> None:
 
 
 def test_an_ip_literal_host_is_checked_without_dns() -> None:
-    with pytest.raises(UnsafeTarget, match="169.254.169.254, a link-local address"):
+    with pytest.raises(UnsafeTarget, match=r"169\.254\.169\.254, a link-local address"):
         resolve_checked("169.254.169.254", 443, allow_loopback=True)
 
 

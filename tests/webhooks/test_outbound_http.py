@@ -43,7 +43,9 @@ def test_certificate_must_name_the_url_host(test_ca: trustme.CA, webhook_env: No
     assert elsewhere.received == []
 
 
-def test_untrusted_certificate_is_refused(receiver: Receiver, monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+def test_untrusted_certificate_is_refused(
+    receiver: Receiver, monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
     other_ca = tmp_path / "other-ca.pem"
     trustme.CA().cert_pem.write_to_path(str(other_ca))
     monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(other_ca))
@@ -53,7 +55,9 @@ def test_untrusted_certificate_is_refused(receiver: Receiver, monkeypatch: pytes
     assert receiver.received == []
 
 
-def test_loopback_refused_end_to_end_when_setting_off(receiver: Receiver, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_loopback_refused_end_to_end_when_setting_off(
+    receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("WEBHOOK_ALLOW_LOOPBACK", "false")
     get_settings.cache_clear()
     with pytest.raises(DeliveryError, match="loopback"):
