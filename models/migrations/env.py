@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from logging.config import fileConfig
 
 from alembic import context
 from sqlalchemy import create_engine, pool
 
+import models
 from models import Base
 from models.session import database_url
+
+# Import every module of the package, so a new models file is compared and migrated even if nobody
+# remembered to import it in models/__init__.py.
+for module in pkgutil.iter_modules(models.__path__):
+    importlib.import_module(f"models.{module.name}")
 
 config = context.config
 # Tests run migrations in-process; they pass their own logging, so only configure it from the ini file
