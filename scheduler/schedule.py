@@ -9,4 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-BEAT_SCHEDULE: dict[str, dict[str, Any]] = {}
+BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
+    # Webhook retries are due at minute granularity (spec 6.4); 10 s also bounds the delay of a first attempt
+    # whose after-commit nudge was lost. Expiring after one interval keeps a backlog of ticks from piling up
+    # while workers are down: one sweep catches everything that is due.
+    "webhooks-sweep-due-deliveries": {
+        "task": "tasks.webhooks.sweep_due_deliveries",
+        "schedule": 10.0,
+        "options": {"expires": 10.0},
+    },
+}

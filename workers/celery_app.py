@@ -13,7 +13,9 @@ from scheduler.schedule import BEAT_SCHEDULE
 from settings import Settings, get_settings
 from workers.queues import TASK_ROUTES, TASK_QUEUES
 
-TASK_MODULES: list[str] = []  # later issues register their task modules here (tasks.<capability>)
+TASK_MODULES: list[str] = [  # later issues register their task modules here (tasks.<capability>)
+    "tasks.webhooks",
+]
 
 
 def celery_config(settings: Settings) -> dict[str, object]:
