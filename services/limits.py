@@ -23,7 +23,9 @@ from datetime import UTC, datetime, timedelta
 from redis.commands.core import Script
 
 from models.accounts import Account
-from services import clock, usage
+from models.audit import AuditEvent
+from services import audit, clock, usage
+from services.auth import AuthContext
 from services.errors import ServiceError
 from services.plans import plan_for
 from services.quota_periods import seconds_until
@@ -36,25 +38,27 @@ DAY = timedelta(days=1)
 MINUTE_TTL_SECONDS = 120
 DAY_TTL_SECONDS = 2 * 86_400
 
-# KEYS: minute counter, day counter. ARGV: minute limit, day limit, minute ttl, day ttl, mode
-# ("count" or "peek"), then optionally the minute and day seeds rebuilt from Postgres.
-# Returns {minute used, day used, admitted (1/0)}, or {-1, -1, 0} when the day counter needs seeding.
+# KEYS: minute counter, day counter, "refused this minute" marker. ARGV: minute limit, day limit,
+# minute ttl, day ttl, mode ("count" or "peek"), then optionally the minute and day seeds from Postgres.
+# Returns {minute used, day used, admitted, first refusal this minute}; {-1, -1, 0, 0} asks for seeds.
 _SCRIPT = """
 if ARGV[6] then
   redis.call('SET', KEYS[1], ARGV[6], 'NX', 'EX', ARGV[3])
   redis.call('SET', KEYS[2], ARGV[7], 'NX', 'EX', ARGV[4])
 end
 local day = redis.call('GET', KEYS[2])
-if not day then return {-1, -1, 0} end
+if not day then return {-1, -1, 0, 0} end
 day = tonumber(day)
 local minute = tonumber(redis.call('GET', KEYS[1]) or '0')
-if ARGV[5] == 'peek' or minute >= tonumber(ARGV[1]) or day >= tonumber(ARGV[2]) then
-  return {minute, day, 0}
+if ARGV[5] == 'peek' then return {minute, day, 0, 0} end
+if minute >= tonumber(ARGV[1]) or day >= tonumber(ARGV[2]) then
+  local first = redis.call('SET', KEYS[3], '1', 'NX', 'EX', ARGV[3])
+  return {minute, day, 0, first and 1 or 0}
 end
 minute = redis.call('INCR', KEYS[1])
 if minute == 1 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
 day = redis.call('INCR', KEYS[2])
-return {minute, day, 1}
+return {minute, day, 1, 0}
 """
 
 
@@ -78,10 +82,17 @@ class RateStatus:
     minute: Window
     day: Window
     admitted: bool
+    first_refusal: bool = False  # the first refused request of this account in this minute
 
     @property
     def binding(self) -> Window:
-        """The window a client is closest to exhausting (the minute on a tie): what the headers describe."""
+        """The window the headers and a 429 describe: of the exhausted ones, the one that frees up last
+        (waiting out the minute is useless when the day is spent too); otherwise the one closest to
+        exhaustion, the minute on a tie.
+        """
+        exhausted = [window for window in (self.minute, self.day) if window.remaining == 0]
+        if exhausted:
+            return max(exhausted, key=lambda window: window.resets_at)
         return self.day if self.day.remaining < self.minute.remaining else self.minute
 
 
@@ -102,15 +113,24 @@ class RateLimited(ServiceError):
         self.status = status
 
 
-def admit_request(account: Account) -> RateStatus:
+def admit_request(auth: AuthContext) -> RateStatus:
     """Count one request (a whole batch is one) against both windows, or raise ``RateLimited``.
 
-    Call once per HTTP request that validates, before any work is done; a refused request is not counted.
+    Call once per HTTP request that validates, after authorization and before any work; a refused request
+    is not counted. The first refusal per account and minute is audited; the rest of a flood is not, so a
+    client hammering at 429s cannot turn the audit log into a write amplifier.
     """
-    status = _run(account, "count")
-    if not status.admitted:
-        raise RateLimited(status, clock.now())
-    return status
+    status = _run(auth.account, "count")
+    if status.admitted:
+        return status
+    refused = RateLimited(status, clock.now())
+    if status.first_refusal:
+        details = {"limit": "per minute" if status.binding is status.minute else "per day", **refused.extra}
+        audit.record(
+            AuditEvent.RATE_LIMITED, account_id=auth.account.id, key_id=auth.key.id, origin=auth.origin,
+            details=details,
+        )  # fmt: skip
+    raise refused
 
 
 def peek(account: Account) -> RateStatus:
@@ -122,17 +142,19 @@ def _run(account: Account, mode: str) -> RateStatus:
     now = clock.now()
     minute_start, day_start = _floor(now, MINUTE), _floor(now, DAY)
     keys = [_key(account.id, "m", minute_start), _key(account.id, "d", day_start)]
+    keys.append(_key(account.id, "refused", minute_start))
     plan = plan_for(account.tier)
     args: list[str | int] = [plan.requests_per_minute, plan.requests_per_day]
     args += [MINUTE_TTL_SECONDS, DAY_TTL_SECONDS, mode]
-    minute_used, day_used, admitted = _script()(keys=keys, args=args)
+    minute_used, day_used, admitted, first_refusal = _script()(keys=keys, args=args)
     if day_used < 0:
         args += list(usage.requests_since(account.id, minute_start, day_start))
-        minute_used, day_used, admitted = _script()(keys=keys, args=args)
+        minute_used, day_used, admitted, first_refusal = _script()(keys=keys, args=args)
     return RateStatus(
         minute=Window(plan.requests_per_minute, minute_used, minute_start + MINUTE),
         day=Window(plan.requests_per_day, day_used, day_start + DAY),
         admitted=bool(admitted),
+        first_refusal=bool(first_refusal),
     )
 
 

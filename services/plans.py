@@ -1,6 +1,6 @@
 """The six tiers of spec 8.1 and their limits, in one place.
 
-The limits work (rate limits, quotas) reads per-minute/per-day/monthly numbers from here and will add
+The limits work (rate limits, quotas) reads per-minute/per-day/monthly numbers from here, and the
 per-tier features beside them; key management reads ``key_limit``. Tier identifiers are the lowercase
 names the API returns (``growth``, ..., ``enterprise_plus``).
 """
@@ -9,6 +9,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+
+
+class Feature(StrEnum):
+    """The plan feature names of spec 2.2: what a tier may run. ``smtp`` is not one: every tier probes."""
+
+    SYNTAX = "syntax"
+    DOMAIN = "domain"
+    MX_RECORDS = "mxRecords"
+    DISPOSABLE = "disposable"
+    ROLE_BASED = "roleBased"
+    CATCH_ALL = "catchAll"
+    TYPO_SUGGESTION = "typoSuggestion"
+    FREE_EMAIL = "freeEmail"
+    CORPORATE_EMAIL = "corporateEmail"
+    MAILBOX_PROVIDER = "mailboxProvider"
 
 
 class Tier(StrEnum):
@@ -30,6 +45,14 @@ class Plan:
     key_limit: int | None  # None: unlimited (Enterprise Plus)
     monthly_price_usd: int
 
+    @property
+    def features(self) -> tuple[Feature, ...]:
+        """The checks this plan runs, in spec 2.2 order; a check a plan lacks is not run at all."""
+        return FEATURES[self.tier]
+
+    def has(self, feature: Feature) -> bool:
+        return feature in FEATURES[self.tier]
+
 
 # Spec 8.1 also quotes 694/minute for Enterprise once; the table value (2,000) is the one we use.
 PLANS: dict[Tier, Plan] = {
@@ -42,6 +65,28 @@ PLANS: dict[Tier, Plan] = {
         Plan(Tier.ENTERPRISE, "Enterprise", 2_000, 60_000, 1_800_000, 20, 799),
         Plan(Tier.ENTERPRISE_PLUS, "Enterprise Plus", 5_000, 150_000, 4_500_000, None, 2_499),
     )
+}
+
+
+# Why each tier gets what it gets: docs/plans.md. Each tier includes everything of the tier below it.
+_GROWTH = {Feature.SYNTAX, Feature.DOMAIN, Feature.MX_RECORDS, Feature.DISPOSABLE, Feature.ROLE_BASED,
+           Feature.TYPO_SUGGESTION}  # fmt: skip
+_PRO = _GROWTH | {Feature.CATCH_ALL, Feature.FREE_EMAIL}
+_BUSINESS = _PRO | {Feature.CORPORATE_EMAIL}
+_SCALE = set(Feature)
+
+
+def _in_spec_order(features: set[Feature]) -> tuple[Feature, ...]:
+    return tuple(feature for feature in Feature if feature in features)
+
+
+FEATURES: dict[Tier, tuple[Feature, ...]] = {
+    Tier.GROWTH: _in_spec_order(_GROWTH),
+    Tier.PRO: _in_spec_order(_PRO),
+    Tier.BUSINESS: _in_spec_order(_BUSINESS),
+    Tier.SCALE: _in_spec_order(_SCALE),
+    Tier.ENTERPRISE: _in_spec_order(_SCALE),
+    Tier.ENTERPRISE_PLUS: _in_spec_order(_SCALE),
 }
 
 

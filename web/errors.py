@@ -16,6 +16,8 @@ from werkzeug.exceptions import HTTPException
 
 from services import errors as service
 from services.errors import CodedError, ServiceError
+from services.limits import RateLimited
+from services.quota import QuotaExhausted
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +31,11 @@ STATUS: dict[type[ServiceError], int] = {
     service.KeyInactive: 409,
     service.NotFound: 404,
     service.InvalidField: 400,
+    RateLimited: 429,  # flat shape (spec 7.2)
+    QuotaExhausted: 429,  # coded RATE_LIMIT_EXCEEDED (spec 7.1)
 }
+# Spec 7.2 names the flat 429 "Rate Limit Exceeded" rather than the HTTP phrase "Too Many Requests".
+PHRASES: dict[int, str] = {429: "Rate Limit Exceeded"}
 
 
 def status_of(error: ServiceError) -> int:
@@ -44,7 +50,7 @@ def coded(status: int, code: str, message: str, **extra: object) -> Response:
 
 
 def flat(status: int, message: str, **extra: object) -> Response:
-    response = jsonify({"error": HTTPStatus(status).phrase, "message": message, **extra})
+    response = jsonify({"error": PHRASES.get(status, HTTPStatus(status).phrase), "message": message, **extra})
     response.status_code = status
     return response
 

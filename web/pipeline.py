@@ -1,7 +1,7 @@
 """The request pipeline, in the order it runs; later capabilities add their hooks here, in place.
 
-before: request id -> body limit -> authentication -> [limits work: rate-limit/quota check, needs the key]
-after:  X-Request-Id -> [limits work: X-RateLimit-* headers on every response] -> one JSON access line
+before: request id -> body limit -> authentication (rate limit and quota: ``web.limits``, per validating view)
+after:  X-Request-Id -> X-RateLimit-*/X-Quota-* headers -> error counts for /api/usage -> one JSON access line
 
 Flask runs ``after_request`` functions in reverse registration order; ``install`` registers them so they
 run in the order written above.
@@ -17,6 +17,7 @@ import uuid
 from flask import Flask, Response, g, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from web import limits
 from web.auth import authenticate_request
 from web.client_ip import client_ip
 from web.config import app_settings
@@ -66,5 +67,5 @@ def log_request(response: Response) -> Response:
 def install(app: Flask) -> None:
     for hook in (assign_request_id, enforce_body_limit, authenticate_request):
         app.before_request(hook)
-    for after in reversed((add_request_id, log_request)):
+    for after in reversed((add_request_id, limits.add_limit_headers, limits.count_error, log_request)):
         app.after_request(after)

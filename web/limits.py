@@ -1,0 +1,128 @@
+"""Rate limits and quota on the wire, in one place: admission, the 429 answers and the headers.
+
+Headers (docs/plans.md lists them for clients):
+
+- ``X-RateLimit-Limit`` / ``-Remaining`` / ``-Reset`` on every authenticated response. They describe the
+  window the caller is closest to exhausting (usually the minute, the day late in a busy day; see
+  ``RateStatus.binding``); ``Reset`` is Unix seconds, the same number as the 429 body's ``reset``.
+  Routes that do not validate are not counted, but still report the windows.
+- ``X-Quota-State``, ``X-Quota-Limit``, ``X-Quota-Used``, ``X-Quota-Reset`` (Unix seconds) and a readable
+  ``X-Quota-Warning`` once the monthly quota is at 80% or more (``warning``, ``grace``, ``blocked``).
+- ``Retry-After`` (seconds) on every 429, equal to the body's ``retryAfter``.
+
+A response to a request that failed authentication has no account, so it carries none of these. Reading
+the windows for headers is best effort: if Redis is unreachable the response goes out without them
+rather than failing a request that had nothing to do with limits. Admission itself is not best effort.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from functools import wraps
+from typing import ParamSpec, TypeVar
+
+from flask import Flask, Response, g
+from redis.exceptions import RedisError
+
+from services import limits, usage, usage_errors
+from services.auth import AuthContext
+from services.limits import RateLimited, RateStatus
+from services.quota import QuotaExhausted, QuotaState, QuotaStatus
+from services.usage import Charge
+from web import errors
+
+P = ParamSpec("P")
+R = TypeVar("R")
+log = logging.getLogger(__name__)
+
+
+def rate_limited(view: Callable[P, R]) -> Callable[P, R]:
+    """Count the request against the rate limit before the view runs (put it under ``@require_scope``,
+    so a key without the scope is refused without using up its account's allowance)."""
+
+    @wraps(view)
+    def admitted(*args: P.args, **kwargs: P.kwargs) -> R:
+        g.rate_status = limits.admit_request(g.auth)
+        return view(*args, **kwargs)
+
+    return admitted
+
+
+def charge(count: int, idempotency_key: str) -> Charge:
+    """Charge this request's validations to the caller's quota (see ``services.usage``)."""
+    auth: AuthContext = g.auth
+    charged = usage.charge_validations(auth.account, count, idempotency_key, by=auth)
+    g.quota_status = charged.status
+    return charged
+
+
+def on_rate_limited(error: RateLimited) -> Response:
+    g.rate_status = error.status
+    return _with_retry_after(errors.on_service_error(error), error.extra["retryAfter"])
+
+
+def on_quota_exhausted(error: QuotaExhausted) -> Response:
+    g.quota_status = error.status
+    return _with_retry_after(errors.on_service_error(error), error.extra["retryAfter"])
+
+
+def _with_retry_after(response: Response, seconds: object) -> Response:
+    response.headers["Retry-After"] = str(seconds)
+    return response
+
+
+def add_limit_headers(response: Response) -> Response:
+    """``after_request``: the rate-limit headers and, from 80% of the quota, the quota headers."""
+    auth: AuthContext | None = g.get("auth")
+    if auth is None:
+        return response
+    try:
+        rate: RateStatus = g.get("rate_status") or limits.peek(auth.account)
+        quota: QuotaStatus = g.get("quota_status") or usage.current_status(auth.account)
+    except RedisError:
+        log.warning("rate-limit headers left out: Redis unreachable", exc_info=True)
+        return response
+    window = rate.binding
+    response.headers["X-RateLimit-Limit"] = str(window.limit)
+    response.headers["X-RateLimit-Remaining"] = str(window.remaining)
+    response.headers["X-RateLimit-Reset"] = str(int(window.resets_at.timestamp()))
+    if quota.state is not QuotaState.NORMAL:
+        response.headers.update(quota_headers(quota))
+    return response
+
+
+def quota_headers(quota: QuotaStatus) -> dict[str, str]:
+    return {
+        "X-Quota-State": quota.state.value,
+        "X-Quota-Limit": str(quota.limit),
+        "X-Quota-Used": str(quota.used),
+        "X-Quota-Reset": str(int(quota.period.end.timestamp())),
+        "X-Quota-Warning": _warning_text(quota),
+    }
+
+
+def _warning_text(quota: QuotaStatus) -> str:
+    used = f"{quota.used} of {quota.limit} monthly validations used ({quota.percentage:g}%)"
+    if quota.state is QuotaState.WARNING:
+        return f"{used}; the grace period starts at {quota.limit}."
+    if quota.state is QuotaState.GRACE:
+        return f"{used}; grace period, the overage is billed; requests stop past {quota.hard_limit}."
+    return f"{used}; hard limit reached, validations are refused until the period resets."
+
+
+def count_error(response: Response) -> Response:
+    """``after_request``: count 400/429/5xx answers for ``recentErrors`` (best effort, like the headers)."""
+    auth: AuthContext | None = g.get("auth")
+    if auth is not None and usage_errors.field_for(response.status_code):
+        try:
+            usage_errors.record(auth.account.id, response.status_code)
+        except RedisError:
+            log.warning("error answer not counted: Redis unreachable", exc_info=True)
+    return response
+
+
+def install(app: Flask) -> None:
+    """The 429 handlers; the ``after_request`` hooks are placed by ``web.pipeline``."""
+    app.register_error_handler(RateLimited, on_rate_limited)
+    app.register_error_handler(QuotaExhausted, on_quota_exhausted)
