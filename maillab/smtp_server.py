@@ -41,7 +41,7 @@ class LabSmtpServer:
         self._stats = ServerStats()
         self._greylist = Greylist()
         self._server: asyncio.Server | None = None
-        self._writers: set[asyncio.StreamWriter] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
 
     # -- what tests read ---------------------------------------------------------------------------
     @property
@@ -80,20 +80,25 @@ class LabSmtpServer:
     async def stop(self) -> None:
         if self._server is not None:
             self._server.close()
-            for writer in list(self._writers):
-                writer.close()
+            for task in list(self._tasks):
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
             await self._server.wait_closed()
 
     # -- one conversation --------------------------------------------------------------------------
     async def _session(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         log = self._opened()
-        self._writers.add(writer)
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
         try:
             await self._converse(reader, writer, log)
         except (ConnectionError, TimeoutError, asyncio.IncompleteReadError, ssl.SSLError):
             pass  # the client went away or stalled: nothing to script
+        except asyncio.CancelledError:
+            pass  # the lab is stopping; ending quietly keeps asyncio's stream callback from logging it
         finally:
-            self._writers.discard(writer)
+            self._tasks.discard(task)
             self._closed()
             writer.close()
 

@@ -1,0 +1,27 @@
+"""SMTP mailbox probing: evidence first, classification second, verdict last.
+
+Entry point: ``probe_domain_group(mail_domain, addresses, config=..., limiter=...) -> DomainProbeResult``.
+"""
+
+from verifier.smtp.classify import Classification, ProbeOutcome, classify
+from verifier.smtp.evidence import ReplyEvidence
+from verifier.smtp.limiter import LocalSessionLimiter, SessionLimiter
+from verifier.smtp.prober import probe_domain_group
+from verifier.smtp.providers import Provider, ProviderRules, rules_for
+from verifier.smtp.result import AddressProbe, DomainProbeResult, SmtpVerdict
+
+__all__ = [
+    "AddressProbe",
+    "Classification",
+    "DomainProbeResult",
+    "LocalSessionLimiter",
+    "ProbeOutcome",
+    "Provider",
+    "ProviderRules",
+    "ReplyEvidence",
+    "SessionLimiter",
+    "SmtpVerdict",
+    "classify",
+    "probe_domain_group",
+    "rules_for",
+]

@@ -1,0 +1,166 @@
+"""Reading one SMTP reply: what kind of answer is it? (No verdict yet; that is ``result.py``.)
+
+Order matters and is the core of our accuracy:
+
+1. no reply -> no-answer; 250/251 -> accepted;
+2. provider rules (Microsoft 365 ``550 5.4.1 Access denied`` is a definitive reject);
+3. the enhanced status code (RFC 3463) when present, because it is more precise than the basic code:
+   x.1.x addressing -> mailbox rejected (except 5.1.7/5.1.8, which are about *our* sender), x.2.1
+   disabled, x.2.2 full, x.5.3 too many recipients, x.7.x policy;
+4. policy wording (Spamhaus, Proofpoint, "reverse hostname", block lists...) -> policy, never "no such
+   mailbox": a 550 from a block list says nothing about the mailbox;
+5. the basic code: 550/551/553 rejected, 452/552 full, 450/451 greylisting, 421 and other 4xx temporary.
+
+Replies to anything but RCPT (banner, EHLO, MAIL) can never prove anything about a mailbox: a 5xx there
+is the server refusing *us* (policy), whatever its wording.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from verifier.smtp.evidence import ReplyEvidence
+from verifier.smtp.providers import ProviderRules
+
+
+class ProbeOutcome(StrEnum):
+    """The kind of answer a recipient got, before any verdict."""
+
+    ACCEPTED = "accepted"
+    REJECTED_MAILBOX = "rejected-mailbox"
+    REJECTED_POLICY = "rejected-policy"
+    TEMPORARY = "temporary"
+    FULL = "full"
+    DISABLED = "disabled"
+    NO_ANSWER = "no-answer"
+    NOT_SENT = "not-sent"  # we chose not to ask (UTF-8 local part without SMTPUTF8, no mail host)
+
+
+POLICY_WORDS = re.compile(
+    r"spamhaus|\bblock(ed|list|ed using)?\b|black ?list|dnsbl|\brbl\b|proofpoint|barracuda|spamcop|sorbs"
+    r"|reverse (host ?name|dns)|\bptr\b|\brdns\b|reputation|\bspf\b|\bdmarc\b|\bpolicy\b|banned|abuse"
+    r"|not authori[sz]ed|relay (access )?denied|too many (connections|errors)|rate limit",
+    re.IGNORECASE,
+)
+MAILBOX_WORDS = re.compile(
+    r"user unknown|unknown user|no such (user|mailbox|recipient)|does not exist|doesn't exist|not exist"
+    r"|invalid (recipient|mailbox|address)|recipient (not found|unknown)|mailbox (unavailable|not found)"
+    r"|address rejected|unrouteable",
+    re.IGNORECASE,
+)
+TOO_MANY = re.compile(r"too many recipients", re.IGNORECASE)
+GREYLIST_WORDS = re.compile(r"grey ?list|gray ?list|try again later|temporarily deferred", re.IGNORECASE)
+RETRY_IN = re.compile(r"(\d{1,5})\s*(seconds|secs?|s\b|minutes|mins?)", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Classification:
+    outcome: ProbeOutcome
+    reason: str  # a short machine code: "mailbox_rejected", "greylisted", "prober_blocked", ...
+    retry_after: int | None = None
+    prober_blocked: bool = False
+
+    @property
+    def too_many_recipients(self) -> bool:
+        return self.reason == "too_many_recipients"
+
+
+def classify(
+    evidence: ReplyEvidence, rules: ProviderRules, greylist_default: int, *, rcpt: bool
+) -> Classification:
+    """Classify one reply; ``rcpt`` says whether it answered a RCPT TO (only those judge a mailbox)."""
+    if evidence.code is None:
+        return Classification(ProbeOutcome.NO_ANSWER, _NO_REPLY_REASONS.get(evidence.text, "no_reply"))
+    if evidence.code in (250, 251):
+        return Classification(ProbeOutcome.ACCEPTED, "accepted")
+    found = _classify_reply(evidence, rules, greylist_default)
+    if not rcpt and found.outcome in _MAILBOX_OUTCOMES:
+        return Classification(ProbeOutcome.REJECTED_POLICY, "session_rejected", prober_blocked=True)
+    return found
+
+
+_NO_REPLY_REASONS = {
+    "timeout": "timeout",
+    "connection refused": "connection_refused",
+    "deadline reached": "deadline",
+    "connection closed by server": "disconnected",
+    "session limit": "session_limit",
+}
+_MAILBOX_OUTCOMES = {ProbeOutcome.REJECTED_MAILBOX, ProbeOutcome.FULL, ProbeOutcome.DISABLED}
+
+
+def _classify_reply(evidence: ReplyEvidence, rules: ProviderRules, greylist_default: int) -> Classification:
+    code, enhanced, text = evidence.code or 0, evidence.enhanced_code or "", evidence.text
+    if rules.access_denied_is_reject and enhanced == "5.4.1" and "access denied" in text.lower():
+        return Classification(ProbeOutcome.REJECTED_MAILBOX, "mailbox_rejected")
+    by_enhanced = _by_enhanced(code, enhanced, text, greylist_default)
+    if by_enhanced is not None:
+        return by_enhanced
+    if POLICY_WORDS.search(text):
+        return _policy(code)
+    return _by_basic(code, text, greylist_default)
+
+
+def _by_enhanced(code: int, enhanced: str, text: str, greylist_default: int) -> Classification | None:
+    klass, _, detail = enhanced.partition(".")
+    if not enhanced or klass != str(code)[0]:
+        return None  # absent, or inconsistent with the basic code: let the basic code decide
+    subject = detail.partition(".")[0]
+    if detail == "5.3" or TOO_MANY.search(text):
+        return Classification(ProbeOutcome.TEMPORARY, "too_many_recipients")
+    if subject == "7" or detail in ("1.7", "1.8"):  # security/policy, or a complaint about *our* sender
+        return (
+            _policy(code)
+            if klass == "5" or POLICY_WORDS.search(text)
+            else _greylisted(text, greylist_default)
+        )
+    if detail == "2.2":
+        return Classification(ProbeOutcome.FULL, "mailbox_full")
+    return None if klass == "4" else _permanent(detail, subject)  # other 4.x.x: basic code and wording decide
+
+
+def _permanent(detail: str, subject: str) -> Classification | None:
+    if subject in ("3", "4", "6"):  # mail system, routing, content: the server's trouble, not the mailbox's
+        return Classification(ProbeOutcome.REJECTED_POLICY, "server_refused")
+    return _PERMANENT_BY_DETAIL.get(detail) or (
+        Classification(ProbeOutcome.REJECTED_MAILBOX, "mailbox_rejected") if subject == "1" else None
+    )
+
+
+_PERMANENT_BY_DETAIL = {
+    "2.1": Classification(ProbeOutcome.DISABLED, "mailbox_disabled"),
+    "2.0": Classification(ProbeOutcome.REJECTED_MAILBOX, "mailbox_rejected"),
+}
+
+
+def _by_basic(code: int, text: str, greylist_default: int) -> Classification:
+    if code in (452, 552):
+        reason = "too_many_recipients" if TOO_MANY.search(text) else "mailbox_full"
+        return Classification(
+            ProbeOutcome.TEMPORARY if reason == "too_many_recipients" else ProbeOutcome.FULL, reason
+        )
+    if code in (550, 551, 553) or (code >= 500 and MAILBOX_WORDS.search(text)):
+        return Classification(ProbeOutcome.REJECTED_MAILBOX, "mailbox_rejected")
+    if code in (450, 451) or (code >= 400 and GREYLIST_WORDS.search(text)):
+        return _greylisted(text, greylist_default)
+    if 400 <= code < 500:
+        return Classification(ProbeOutcome.TEMPORARY, "temporary_failure", retry_after=greylist_default)
+    if code == 554:
+        return _policy(code)  # "transaction failed" without detail: most often a block, never proof
+    return Classification(ProbeOutcome.NO_ANSWER, "unexpected_reply")
+
+
+def _policy(code: int) -> Classification:
+    outcome = ProbeOutcome.REJECTED_POLICY if code >= 500 else ProbeOutcome.TEMPORARY
+    return Classification(outcome, "prober_blocked", prober_blocked=True)
+
+
+def _greylisted(text: str, default: int) -> Classification:
+    """Greylisting (450/451, 4.7.x): retryable; honour a delay the server names, else our default."""
+    match = RETRY_IN.search(text)
+    seconds = default
+    if match:
+        seconds = int(match.group(1)) * (60 if match.group(2).lower().startswith("min") else 1)
+    return Classification(ProbeOutcome.TEMPORARY, "greylisted", retry_after=seconds)

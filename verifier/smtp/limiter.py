@@ -1,0 +1,55 @@
+"""``SessionLimiter``: at most N concurrent SMTP sessions against one MX host.
+
+Mail providers throttle or block senders that open many parallel connections; the limit is per MX host
+name across every probe of a process (``LocalSessionLimiter``) or of the whole fleet (the service's
+Redis implementation of the same protocol). Leases carry a token so a shared implementation can release
+exactly the slot it granted, even after a worker restarts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections import defaultdict
+from typing import Protocol
+
+
+class SessionLimiter(Protocol):
+    def acquire(self, mx_host: str, timeout: float) -> str | None:
+        """Wait up to ``timeout`` seconds for a slot on ``mx_host``; a lease token, or None if none came."""
+        ...
+
+    def release(self, mx_host: str, lease: str) -> None:
+        """Give back the slot ``lease`` on ``mx_host``."""
+        ...
+
+
+class LocalSessionLimiter:
+    """A thread-safe (and, under gevent's monkey-patching, greenlet-safe) in-process limiter."""
+
+    def __init__(self, per_host: int) -> None:
+        if per_host < 1:
+            raise ValueError("per_host must be at least 1")
+        self.per_host = per_host
+        self._active: defaultdict[str, set[str]] = defaultdict(set)
+        self._condition = threading.Condition()
+        self._tokens = itertools.count()
+
+    def acquire(self, mx_host: str, timeout: float) -> str | None:
+        with self._condition:
+            granted = self._condition.wait_for(lambda: len(self._active[mx_host]) < self.per_host, timeout)
+            if not granted:
+                return None
+            lease = str(next(self._tokens))
+            self._active[mx_host].add(lease)
+            return lease
+
+    def release(self, mx_host: str, lease: str) -> None:
+        with self._condition:
+            self._active[mx_host].discard(lease)
+            self._condition.notify_all()
+
+    def active(self, mx_host: str) -> int:
+        """Sessions currently held on ``mx_host``."""
+        with self._condition:
+            return len(self._active[mx_host])

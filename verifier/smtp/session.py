@@ -1,0 +1,207 @@
+"""One SMTP connection to one MX address, driven command by command, every reply kept as evidence.
+
+Built on the standard library's ``smtplib`` (reply parsing, EHLO features), but commands are sent with
+``docmd`` so the exact bytes are ours (no address rewriting) and nothing beyond RCPT is ever sent: the
+session has no DATA method at all. Connections go to the IP that *our* resolver found; ``smtplib`` is
+never given a host name, so nothing reaches the system resolver.
+
+Every wait is bounded: connect by ``SMTP_CONNECT_TIMEOUT``, the greeting by ``SMTP_BANNER_TIMEOUT``, each
+command by ``SMTP_TIMEOUT``, all of them by the group's ``Deadline``. Under gevent these sockets are
+cooperative, so a tarpit costs a greenlet its timeout, not the worker its life.
+"""
+
+from __future__ import annotations
+
+import smtplib
+import socket
+import ssl
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from verifier.config import EngineConfig
+from verifier.smtp.deadline import Deadline, DeadlineExceeded
+from verifier.smtp.evidence import ReplyEvidence, parse_reply
+
+Reply = tuple[int, bytes]
+_FAILURES = (OSError, smtplib.SMTPException, DeadlineExceeded, UnicodeError)
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """An MX host name (for evidence, SNI and the limiter) and the address we connect to."""
+
+    mx_host: str
+    ip: str
+
+
+class _Client(smtplib.SMTP):
+    """``smtplib.SMTP`` with separate connect and greeting timeouts, connecting to an IP only."""
+
+    connect_timeout = 5.0
+    tcp_connected = False  # set once TCP is up, even if the greeting never comes (a tarpit session)
+
+    def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
+        sock = socket.create_connection((host, port), self.connect_timeout, self.source_address)
+        self.tcp_connected = True
+        sock.settimeout(timeout)  # from here on: the banner timeout
+        return sock
+
+
+def _tls_context() -> ssl.SSLContext:
+    """Opportunistic TLS as MTAs do it: encrypt, but accept any certificate (most are self-signed)."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+class ProbeSession:
+    """Open, greet, MAIL FROM, RCPT..., close; ``alive`` turns False at the first failure."""
+
+    def __init__(self, target: Target, config: EngineConfig, deadline: Deadline) -> None:
+        self.target = target
+        self.transcript: list[ReplyEvidence] = []
+        self.alive = False
+        self.tls = False
+        self._config = config
+        self._deadline = deadline
+        self._client = _Client(local_hostname=config.smtp_helo_host)
+
+    @property
+    def connected(self) -> bool:
+        """TCP was established (what a server counts as a session), whatever happened next."""
+        return self._client.tcp_connected
+
+    @property
+    def smtputf8(self) -> bool:
+        return self._client.has_extn("smtputf8")
+
+    def open(self) -> ReplyEvidence:
+        """TCP connect and read the greeting (a 220 makes the session alive)."""
+        evidence = self._run("CONNECT", self._connect)
+        self.alive = evidence.code == 220
+        return evidence
+
+    def _connect(self) -> Reply:
+        self._client.connect_timeout = self._deadline.bound(self._config.smtp_connect_timeout)
+        self._client.timeout = self._deadline.bound(self._config.smtp_banner_timeout)
+        return self._client.connect(self.target.ip, self._config.smtp_probe_port)
+
+    def greet(self) -> ReplyEvidence:
+        """EHLO, falling back to HELO; STARTTLS when offered (then EHLO again)."""
+        evidence = self._command(f"EHLO {self._config.smtp_helo_host}", self._client.ehlo)
+        if evidence.code != 250 and self.alive:
+            evidence = self._command(f"HELO {self._config.smtp_helo_host}", self._client.helo)
+        if evidence.code == 250 and self._client.has_extn("starttls") and not self.tls:
+            return self.start_tls()
+        self.alive = self.alive and evidence.code == 250
+        return evidence
+
+    def start_tls(self) -> ReplyEvidence:
+        """STARTTLS, handshake, and greet again (RFC 3207 forgets everything learnt before TLS)."""
+        evidence = self._command("STARTTLS", lambda: self._client.docmd("STARTTLS"))
+        if evidence.code != 220:
+            return evidence
+        handshake = self._run("TLS handshake", self._handshake)
+        self.alive = handshake.code is not None
+        return self.greet() if self.alive else handshake
+
+    def _handshake(self) -> Reply:
+        client = self._client
+        assert client.sock is not None  # STARTTLS was just answered on it
+        wrapped = _tls_context().wrap_socket(client.sock, server_hostname=self.target.mx_host)
+        client.sock, client.file = wrapped, None
+        client.helo_resp = client.ehlo_resp = None
+        client.esmtp_features, client.does_esmtp = {}, False
+        self.tls = True
+        return 220, (wrapped.version() or "TLS").encode()
+
+    def mail_from(self, *, utf8: bool) -> ReplyEvidence:
+        """MAIL FROM our sender (with SMTPUTF8 when a recipient needs it); a 530 is retried under TLS."""
+        evidence = self._mail(utf8)
+        if evidence.code == 530 and not self.tls and self.alive:
+            tls = self.start_tls()
+            evidence = self._mail(utf8) if self.alive and self.tls else tls
+        return evidence
+
+    def _mail(self, utf8: bool) -> ReplyEvidence:
+        options = " SMTPUTF8" if utf8 else ""
+        self._client.command_encoding = "utf-8" if utf8 else "ascii"
+        line = f"MAIL FROM:<{self._config.smtp_mail_from}>{options}"
+        return self._command(line, lambda: self._docmd(line))
+
+    def rcpt(self, address: str) -> ReplyEvidence:
+        line = f"RCPT TO:<{address}>"
+        return self._command(line, lambda: self._docmd(line))
+
+    def close(self) -> None:
+        """QUIT politely if we can (briefly), then drop the socket whatever happens."""
+        if self.alive:
+            self._command(
+                "QUIT", lambda: self._client.docmd("QUIT"), timeout=min(1.0, self._config.smtp_timeout)
+            )
+        self.alive = False
+        self._client.close()
+
+    def no_reply(self, label: str, text: str) -> ReplyEvidence:
+        """Evidence of a wait that ended on our side before anything was sent (e.g. the limiter)."""
+        return self._evidence(label, None, text, time.monotonic())
+
+    # -- plumbing ----------------------------------------------------------------------------------
+    def _docmd(self, line: str) -> Reply:
+        verb, _, argument = line.partition(" ")
+        return self._client.docmd(verb, argument)
+
+    def _command(self, line: str, send: Callable[[], Reply], timeout: float | None = None) -> ReplyEvidence:
+        """Send one command with its own bounded timeout; a failure records evidence and kills the session."""
+
+        def bounded() -> Reply:
+            if self._client.sock is not None:
+                self._client.sock.settimeout(self._deadline.bound(timeout or self._config.smtp_timeout))
+            return send()
+
+        return self._run(line, bounded)
+
+    def _run(self, label: str, action: Callable[[], Reply]) -> ReplyEvidence:
+        started = time.monotonic()
+        try:
+            code, message = action()
+        except _FAILURES as error:
+            self.alive = False
+            return self._evidence(label, None, _describe(error), started)
+        if code == -1:  # smtplib's "connection closed" marker
+            self.alive = False
+            return self._evidence(label, None, "connection closed by server", started)
+        if code == 421:  # RFC 5321 4.2.2: the server is closing the channel
+            self.alive = False
+        enhanced, text = parse_reply(message)
+        return self._evidence(label, code, text, started, enhanced)
+
+    def _evidence(
+        self, label: str, code: int | None, text: str, started: float, enhanced: str | None = None
+    ) -> ReplyEvidence:
+        evidence = ReplyEvidence(
+            mx_host=self.target.mx_host,
+            ip=self.target.ip,
+            command=label,
+            code=code,
+            enhanced_code=enhanced,
+            text=text,
+            tls=self.tls,
+            latency_ms=round((time.monotonic() - started) * 1000, 1),
+        )
+        self.transcript.append(evidence)
+        return evidence
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, DeadlineExceeded):
+        return "deadline reached"
+    if isinstance(error, TimeoutError | socket.timeout) or "timed out" in str(error):
+        return "timeout"  # smtplib wraps a greeting timeout in SMTPServerDisconnected
+    if isinstance(error, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(error, smtplib.SMTPServerDisconnected):
+        return "connection closed by server"
+    return f"{type(error).__name__}: {error}".strip()
