@@ -32,17 +32,23 @@ class DeliveryRecord:
     attempts: list[WebhookAttempt]
 
 
+@dataclass(frozen=True)
+class DeliveryPage:
+    records: list[DeliveryRecord]
+    has_more: bool
+
+
 def list_deliveries(
-    actor: AuthContext, endpoint_id: int, *, limit: int, before: int | None = None
-) -> list[DeliveryRecord]:
-    """The endpoint's deliveries, newest first; ``before`` (a delivery id) pages back through history."""
+    actor: AuthContext, endpoint_id: int, *, limit: int, starting_after: int | None = None
+) -> DeliveryPage:
+    """The endpoint's deliveries, newest first; ``starting_after`` (a delivery id) pages back in time."""
     with transaction() as session:
         owned_endpoint(session, actor, endpoint_id)
         stmt = select(WebhookDelivery).where(WebhookDelivery.endpoint_id == endpoint_id)
-        if before is not None:
-            stmt = stmt.where(WebhookDelivery.id < before)
-        deliveries = list(session.scalars(stmt.order_by(WebhookDelivery.id.desc()).limit(limit)))
-        return _records(session, deliveries)
+        if starting_after is not None:
+            stmt = stmt.where(WebhookDelivery.id < starting_after)
+        rows = list(session.scalars(stmt.order_by(WebhookDelivery.id.desc()).limit(limit + 1)))
+        return DeliveryPage(_records(session, rows[:limit]), has_more=len(rows) > limit)
 
 
 def redeliver(actor: AuthContext, endpoint_id: int, delivery_id: int) -> DeliveryRecord:

@@ -18,6 +18,7 @@ from services import errors as service
 from services.errors import CodedError, ServiceError
 from services.limits import RateLimited
 from services.quota import QuotaExhausted
+from services.webhooks import EndpointLimitReached
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +29,7 @@ STATUS: dict[type[ServiceError], int] = {
     service.InsufficientPermissions: 403,
     service.IpNotAllowed: 403,
     service.KeyLimitReached: 403,
+    EndpointLimitReached: 403,
     service.KeyInactive: 409,
     service.NotFound: 404,
     service.InvalidField: 400,

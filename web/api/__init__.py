@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask
 
-from web.api import audit, keys, meta
+from web.api import audit, keys, meta, webhooks
 
-BLUEPRINTS: tuple[Blueprint, ...] = (meta.bp, keys.bp, audit.bp)
+BLUEPRINTS: tuple[Blueprint, ...] = (meta.bp, keys.bp, audit.bp, webhooks.bp)
 
 
 def register(app: Flask) -> None:

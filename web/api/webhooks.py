@@ -1,0 +1,112 @@
+"""Webhook endpoints, their delivery log, redelivery and test sends (spec 4.7, 4.8, 6)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from services import webhook_log, webhooks
+from web.auth import current_auth, require_scope
+from web.openapi import document
+from web.schemas.base import respond
+from web.schemas.webhooks import (
+    CreateWebhookBody,
+    DeletedWebhookOut,
+    DeliveriesQuery,
+    DeliveryOut,
+    DeliveryPageOut,
+    TestResultOut,
+    TestWebhookBody,
+    UpdateWebhookBody,
+    WebhookListOut,
+    WebhookOut,
+    WebhookWithSecretOut,
+)
+from web.validation import parse_body, parse_query
+
+bp = Blueprint("webhooks", __name__, url_prefix="/webhooks")
+
+
+@bp.post("")
+@document(
+    "Create a webhook endpoint (its signing secret is shown once)",
+    request=CreateWebhookBody,
+    responses={201: WebhookWithSecretOut},
+)
+@require_scope("webhooks:write")
+def create() -> Response:
+    body = parse_body(CreateWebhookBody)
+    created = webhooks.create_endpoint(current_auth(), body.url, tuple(body.events))
+    return respond(WebhookWithSecretOut.of_created(created), 201)
+
+
+@bp.get("")
+@document("List the account's webhook endpoints (never their secrets)", responses={200: WebhookListOut})
+@require_scope("webhooks:read")
+def list_all() -> Response:
+    endpoints = webhooks.list_endpoints(current_auth())
+    return respond(WebhookListOut(data=[WebhookOut.of(endpoint) for endpoint in endpoints]))
+
+
+@bp.get("/<int:endpoint_id>")
+@document("Read one webhook endpoint", responses={200: WebhookOut})
+@require_scope("webhooks:read")
+def read(endpoint_id: int) -> Response:
+    return respond(WebhookOut.of(webhooks.get_endpoint(current_auth(), endpoint_id)))
+
+
+@bp.patch("/<int:endpoint_id>")
+@document(
+    "Change an endpoint's URL, events or status", request=UpdateWebhookBody, responses={200: WebhookOut}
+)
+@require_scope("webhooks:write")
+def update(endpoint_id: int) -> Response:
+    changes = parse_body(UpdateWebhookBody).to_changes()
+    return respond(WebhookOut.of(webhooks.update_endpoint(current_auth(), endpoint_id, changes)))
+
+
+@bp.delete("/<int:endpoint_id>")
+@document("Delete an endpoint and its delivery log", responses={200: DeletedWebhookOut})
+@require_scope("webhooks:write")
+def delete(endpoint_id: int) -> Response:
+    webhooks.delete_endpoint(current_auth(), endpoint_id)
+    return respond(DeletedWebhookOut(id=endpoint_id))
+
+
+@bp.post("/<int:endpoint_id>/rotate-secret")
+@document(
+    "Replace the signing secret; the old one stops signing at once", responses={200: WebhookWithSecretOut}
+)
+@require_scope("webhooks:write")
+def rotate_secret(endpoint_id: int) -> Response:
+    return respond(WebhookWithSecretOut.of_created(webhooks.rotate_secret(current_auth(), endpoint_id)))
+
+
+@bp.get("/<int:endpoint_id>/deliveries")
+@document("Page through an endpoint's delivery log", query=DeliveriesQuery, responses={200: DeliveryPageOut})
+@require_scope("webhooks:read")
+def deliveries(endpoint_id: int) -> Response:
+    query = parse_query(DeliveriesQuery)
+    page = webhook_log.list_deliveries(
+        current_auth(), endpoint_id, limit=query.limit, starting_after=query.starting_after
+    )
+    return respond(DeliveryPageOut.of(page))
+
+
+@bp.post("/<int:endpoint_id>/deliveries/<int:delivery_id>/redeliver")
+@document("Send a delivery's event again now (a new delivery)", responses={201: DeliveryOut})
+@require_scope("webhooks:write")
+def redeliver(endpoint_id: int, delivery_id: int) -> Response:
+    record = webhook_log.redeliver(current_auth(), endpoint_id, delivery_id)
+    return respond(DeliveryOut.of(record), 201)
+
+
+@bp.post("/test")
+@document(
+    "Send a sample event to an endpoint and return the outcome",
+    request=TestWebhookBody,
+    responses={200: TestResultOut},
+)
+@require_scope("webhooks:write")
+def test() -> Response:
+    body = parse_body(TestWebhookBody)
+    return respond(TestResultOut.of(webhook_log.send_test(current_auth(), body.type, body.endpoint_id)))

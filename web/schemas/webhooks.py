@@ -1,0 +1,173 @@
+"""Webhook bodies: endpoint input and output, the delivery log, test sends."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, Field, model_validator
+
+from models.webhooks import EndpointStatus, WebhookAttempt, WebhookEndpoint
+from services import webhooks
+from services.events import EVENT_TYPES, envelope
+from services.webhook_log import DeliveryPage, DeliveryRecord
+from web.schemas.base import Body, Out, Query
+
+
+def known_event_type(event_type: str) -> str:
+    if event_type not in EVENT_TYPES:
+        raise ValueError(f"Unknown event type {event_type!r}; use one of: {', '.join(EVENT_TYPES)}.")
+    return event_type
+
+
+EventType = Annotated[str, AfterValidator(known_event_type)]
+EventTypes = Annotated[list[EventType], Field(min_length=1, max_length=len(EVENT_TYPES))]
+Url = Annotated[str, Field(min_length=1, max_length=webhooks.MAX_URL_LENGTH)]
+
+
+class CreateWebhookBody(Body):
+    url: Url
+    events: EventTypes
+
+
+class UpdateWebhookBody(Body):
+    url: Url | None = None
+    events: EventTypes | None = None
+    status: Literal["enabled", "disabled"] | None = None
+
+    @model_validator(mode="after")
+    def something_to_change(self) -> UpdateWebhookBody:
+        if not self.model_fields_set:
+            raise ValueError("Send at least one of url, events, status.")
+        return self
+
+    def to_changes(self) -> webhooks.EndpointChanges:
+        return webhooks.EndpointChanges(
+            url=self.url,
+            events=tuple(self.events) if self.events is not None else None,
+            status=EndpointStatus(self.status) if self.status is not None else None,
+        )
+
+
+class TestWebhookBody(Body):
+    type: EventType
+    endpoint_id: int | None = Field(default=None, ge=1, description="required when the account has several")
+
+
+class DeliveriesQuery(Query):
+    starting_after: int | None = Field(default=None, ge=1)
+    limit: int = Field(default=20, ge=1, le=100)
+
+
+class WebhookOut(Out):
+    """An endpoint as listed: never its signing secret."""
+
+    id: int
+    url: str
+    events: list[str]
+    status: str
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, endpoint: WebhookEndpoint) -> WebhookOut:
+        return cls(
+            id=endpoint.id, url=endpoint.url, events=endpoint.events, status=endpoint.status,
+            created_at=endpoint.created_at, updated_at=endpoint.updated_at,
+        )  # fmt: skip
+
+
+class WebhookWithSecretOut(WebhookOut):
+    """The endpoint with its signing secret: shown at creation and rotation only, never again."""
+
+    secret: str
+
+    @classmethod
+    def of_created(cls, created: webhooks.EndpointWithSecret) -> WebhookWithSecretOut:
+        return cls(**WebhookOut.of(created.endpoint).model_dump(), secret=created.secret)
+
+
+class WebhookListOut(Out):
+    data: list[WebhookOut]
+
+
+class DeletedWebhookOut(Out):
+    id: int
+    deleted: bool = True
+
+
+class AttemptOut(Out):
+    number: int
+    attempted_at: datetime
+    status_code: int | None = Field(description="absent when no HTTP answer came (see error)")
+    response_excerpt: str | None = Field(description="the first 1 KiB of the response body")
+    response_time_ms: int | None
+    error: str | None
+
+    @classmethod
+    def of(cls, attempt: WebhookAttempt) -> AttemptOut:
+        return cls(
+            number=attempt.number, attempted_at=attempt.attempted_at, status_code=attempt.status_code,
+            response_excerpt=attempt.response_excerpt, response_time_ms=attempt.response_time_ms,
+            error=attempt.error,
+        )  # fmt: skip
+
+
+class DeliveryOut(Out):
+    """One event sent to one endpoint: its state (spec 3.3), the payload sent and every attempt."""
+
+    id: int
+    event_id: str
+    event_type: str
+    status: str
+    test: bool
+    attempt_count: int
+    max_attempts: int
+    next_attempt_at: datetime | None
+    completed_at: datetime | None
+    created_at: datetime
+    payload: dict[str, Any]
+    attempts: list[AttemptOut]
+
+    @classmethod
+    def of(cls, record: DeliveryRecord) -> DeliveryOut:
+        delivery, event = record.delivery, record.event
+        return cls(
+            id=delivery.id, event_id=event.id, event_type=event.type, status=delivery.status,
+            test=event.is_test, attempt_count=delivery.attempt_count, max_attempts=delivery.max_attempts,
+            next_attempt_at=delivery.next_attempt_at, completed_at=delivery.completed_at,
+            created_at=delivery.created_at, payload=envelope(event),
+            attempts=[AttemptOut.of(attempt) for attempt in record.attempts],
+        )  # fmt: skip
+
+
+class DeliveryPageOut(Out):
+    """Newest first. Pass ``nextCursor`` as ``startingAfter`` for the next page while ``hasMore``."""
+
+    data: list[DeliveryOut]
+    has_more: bool
+    next_cursor: int | None
+
+    @classmethod
+    def of(cls, page: DeliveryPage) -> DeliveryPageOut:
+        last = page.records[-1].delivery.id if page.records and page.has_more else None
+        data = [DeliveryOut.of(record) for record in page.records]
+        return cls(data=data, has_more=page.has_more, next_cursor=last)
+
+
+class TestResultOut(Out):
+    """The outcome of a test send: delivered means the endpoint answered 2xx."""
+
+    delivered: bool
+    status_code: int | None
+    response_time_ms: int | None
+    error: str | None
+    delivery: DeliveryOut
+
+    @classmethod
+    def of(cls, record: DeliveryRecord) -> TestResultOut:
+        attempt = record.attempts[-1]
+        return cls(
+            delivered=record.delivery.status == "delivered", status_code=attempt.status_code,
+            response_time_ms=attempt.response_time_ms, error=attempt.error, delivery=DeliveryOut.of(record),
+        )  # fmt: skip
