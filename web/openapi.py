@@ -40,7 +40,8 @@ class Operation:
         pairs: list[tuple[type[BaseModel], Mode]] = [
             (model, "serialization") for model in self.responses.values()
         ]
-        return pairs + ([(self.request, "validation")] if self.request else [])
+        inputs = [model for model in (self.request, self.query) if model is not None]
+        return pairs + [(model, "validation") for model in inputs]
 
 
 def document(
@@ -73,11 +74,12 @@ def build(app: Flask) -> dict[str, Any]:
     models = [(CodedError, "serialization"), (FlatError, "serialization")]
     models += [pair for _, _, op in documented for pair in op.models()]
     refs, schemas = models_json_schema(list(dict.fromkeys(models)), ref_template=REF)  # type: ignore[arg-type]
+    defs = schemas.get("$defs", {})
     paths: dict[str, dict[str, Any]] = {}
     for rule, view, op in documented:
         for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
-            paths.setdefault(path_of(rule), {})[method.lower()] = operation(rule, view, op, refs)
-    return document_root(app, paths, schemas.get("$defs", {}))
+            paths.setdefault(path_of(rule), {})[method.lower()] = operation(rule, view, op, refs, defs)
+    return document_root(app, paths, defs)
 
 
 def document_root(app: Flask, paths: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:
@@ -107,14 +109,16 @@ def path_of(rule: Rule) -> str:
     return PATH_ARG.sub(r"{\2}", rule.rule)
 
 
-def operation(rule: Rule, view: Callable[..., Any], op: Operation, refs: Refs) -> dict[str, Any]:
+def operation(
+    rule: Rule, view: Callable[..., Any], op: Operation, refs: Refs, defs: dict[str, Any]
+) -> dict[str, Any]:
     scope = getattr(view, auth.SCOPE, None)
     is_public = getattr(view, auth.PUBLIC, False)
     body: dict[str, Any] = {
         "operationId": rule.endpoint,
         "summary": op.summary,
         "description": op.description + (f"\n\nRequires scope `{scope}`." if scope else ""),
-        "parameters": path_parameters(rule) + query_parameters(op.query),
+        "parameters": path_parameters(rule) + query_parameters(op.query, refs, defs),
         "responses": responses(rule, op, refs, authenticated=not is_public),
     }
     if is_public:
@@ -139,10 +143,12 @@ def path_parameters(rule: Rule) -> list[dict[str, Any]]:
     ]
 
 
-def query_parameters(model: type[BaseModel] | None) -> list[dict[str, Any]]:
+def query_parameters(model: type[BaseModel] | None, refs: Refs, defs: dict[str, Any]) -> list[dict[str, Any]]:
+    """One parameter per field of the query model, from its schema among the components (whose nested
+    references, such as an enum of event types, resolve there too)."""
     if model is None:
         return []
-    schema = model.model_json_schema(ref_template=REF)
+    schema = defs[refs[(model, "validation")]["$ref"].rsplit("/", 1)[1]]
     required = set(schema.get("required", []))
     return [
         {"name": name, "in": "query", "required": name in required, "schema": prop}

@@ -64,8 +64,13 @@ def test_revoked_key_is_refused_with_invalid_api_key(client, owner: Persona) -> 
 def test_publishable_key_authenticates_but_cannot_manage_keys(client, owner: Persona) -> None:
     """It is read-only: no create, rotate, revoke; none of the foundation's routes opt in for it."""
     headers = {"X-API-Key": owner.publishable}
-    for method, path in (("post", "/api/keys"), ("post", f"/api/keys/{owner.key_id}/refresh"),
-                         ("post", "/api/keys/revoke-all"), ("get", "/api/keys"), ("get", "/api/audit-log")):  # fmt: skip
+    for method, path in (
+        ("post", "/api/keys"),
+        ("post", f"/api/keys/{owner.key_id}/refresh"),
+        ("post", "/api/keys/revoke-all"),
+        ("get", "/api/keys"),
+        ("get", "/api/audit-log"),
+    ):
         response = client.open(path, method=method, headers=headers, json={"name": "from the browser"})
         assert response.status_code == 403, path
         assert response.json["error"]["code"] == "INSUFFICIENT_PERMISSIONS"

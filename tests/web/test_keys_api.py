@@ -22,8 +22,11 @@ def test_created_key_shows_its_secret_once_and_works_at_once(client, owner: Pers
     assert body["secretKey"].startswith("sk_live_")
     assert body["publishableKey"].startswith("pk_live_")
     assert (body["name"], body["scopes"], body["allowedIps"], body["status"]) == (
-        "Production server", ["keys:write"], ["127.0.0.1"], "active"
-    )  # fmt: skip
+        "Production server",
+        ["keys:write"],
+        ["127.0.0.1"],
+        "active",
+    )
     assert body["secretKeyHint"] == "sk_live_..." + body["secretKey"][-4:]
     listed = client.get("/api/keys", headers={"X-API-Key": body["secretKey"]}).json["data"]
     assert body["secretKey"] not in str(listed)
@@ -88,18 +91,21 @@ def test_refresh_invalidates_old_secret_at_once_and_keeps_publishable_key(client
         owner.key_id,
         owner.publishable,
     )
-    assert body["key"]["secretKey"] != owner.secret and body["warning"] and body["message"]
+    assert body["key"]["secretKey"] != owner.secret
+    assert body["warning"]
+    assert body["message"]
     assert client.get("/api/keys", headers=owner.headers).json["error"]["code"] == "INVALID_API_KEY"
     assert client.get("/api/keys", headers={"X-API-Key": body["key"]["secretKey"]}).status_code == 200
 
 
-def test_revoke_all_deactivates_every_key_of_the_account_only(client, owner: Persona, member: Persona,
-                                                              outsider: Persona) -> None:  # fmt: skip
+def test_revoke_all_deactivates_every_key_of_the_account_only(
+    client, owner: Persona, member: Persona, outsider: Persona
+) -> None:
     response = client.post("/api/keys/revoke-all", headers=owner.headers)
     assert response.status_code == 200
-    assert (
-        response.json["success"] is True and response.json["revokedCount"] == 2 and response.json["warning"]
-    )
+    assert response.json["success"] is True
+    assert response.json["revokedCount"] == 2
+    assert response.json["warning"]
     for persona in (owner, member):
         assert client.get("/api/keys", headers=persona.headers).status_code == 401
     assert client.get("/api/keys", headers=outsider.headers).status_code == 200
@@ -117,12 +123,17 @@ def test_a_deactivated_key_cannot_be_refreshed_back_to_life(client, owner: Perso
 
 
 def test_update_changes_name_scopes_and_allowlist(client, owner: Persona, member: Persona) -> None:
-    response = client.patch(f"/api/keys/{member.key_id}", headers=owner.headers,
-                            json={"name": "Renamed member", "scopes": ["analytics:read"], "allowedIps": ["::1"]})  # fmt: skip
+    response = client.patch(
+        f"/api/keys/{member.key_id}",
+        headers=owner.headers,
+        json={"name": "Renamed member", "scopes": ["analytics:read"], "allowedIps": ["::1"]},
+    )
     assert response.status_code == 200
     assert (response.json["name"], response.json["scopes"], response.json["allowedIps"]) == (
-        "Renamed member", ["analytics:read"], ["::1"]
-    )  # fmt: skip
+        "Renamed member",
+        ["analytics:read"],
+        ["::1"],
+    )
     assert client.get(f"/api/keys/{member.key_id}", headers=owner.headers).json["name"] == "Renamed member"
 
 
@@ -134,7 +145,8 @@ def test_update_with_nothing_to_change_is_a_400(client, owner: Persona) -> None:
 
 def test_deleted_key_stops_working_and_disappears(client, owner: Persona, member: Persona) -> None:
     response = client.delete(f"/api/keys/{member.key_id}", headers=owner.headers)
-    assert response.status_code == 200 and response.json == {"id": member.key_id, "deleted": True}
+    assert response.status_code == 200
+    assert response.json == {"id": member.key_id, "deleted": True}
     assert client.get("/api/keys", headers=member.headers).status_code == 401
     assert client.get(f"/api/keys/{member.key_id}", headers=owner.headers).status_code == 404
 

@@ -1,0 +1,54 @@
+"""A secret key exists in exactly one place after it is issued: the response that showed it."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+
+from sqlalchemy import make_url
+
+from tests.fixtures.db import Persona
+
+
+def dump_database(database_url: str) -> str:
+    """Every row of every table, as pg_dump sees it."""
+    url = make_url(database_url)
+    command = [
+        "pg_dump",
+        "--data-only",
+        "-h",
+        url.host or "127.0.0.1",
+        "-p",
+        str(url.port or 5432),
+        "-U",
+        url.username or "postgres",
+        url.database or "",
+    ]
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout
+
+
+def test_database_and_logs_never_hold_a_plaintext_secret(
+    client, owner: Persona, database_url, caplog, capfd
+) -> None:
+    created = client.post("/api/keys", headers=owner.headers, json={"name": "Secret keeper"}).json
+    refreshed = client.post(f"/api/keys/{created['id']}/refresh", headers=owner.headers).json["key"][
+        "secretKey"
+    ]
+    client.get("/api/keys", headers={"X-API-Key": created["secretKey"]})  # the old secret, now invalid
+    client.get(f"/api/keys?api_key={refreshed}")  # a key in a URL must not reach the logs either
+    secrets = [owner.secret, created["secretKey"], refreshed]
+
+    dump = dump_database(database_url)
+    logs = caplog.text + "".join(capfd.readouterr())
+    for secret in secrets:
+        assert secret not in dump
+        assert secret[len("sk_live_") :] not in dump
+        assert secret not in logs
+    assert hashlib.sha256(refreshed.encode()).hexdigest() in dump  # the dump really holds this key's row
+
+
+def test_secret_keys_carry_at_least_192_bits_of_randomness(client, owner: Persona) -> None:
+    secret = client.post("/api/keys", headers=owner.headers, json={"name": "Entropy check"}).json["secretKey"]
+    body = secret.removeprefix("sk_live_")
+    assert len(body) * 6 >= 192  # URL-safe base64: 6 bits per character
+    assert set(body) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
