@@ -6,7 +6,7 @@ timeout that became "no timeout" would let a gevent worker hang on a tarpit for 
 
 Variables (defaults in brackets):
 
-- ``DNS_NAMESERVERS`` [empty = system resolver]: comma-separated ``host[:port]``; IPv6 as ``[::1]:53``.
+- ``DNS_NAMESERVERS`` [empty = system resolver]: comma-separated ``ip[:port]``; IPv6 as ``[::1]:53``.
 - ``DNS_TIMEOUT`` [3.0]: seconds for one whole lookup (all servers and retries).
 - ``DNS_CACHE_MAX_TTL`` [3600]: upper bound on how long a DNS answer is cached, whatever its TTL.
 - ``DNS_NEGATIVE_TTL`` [300]: cache time of NXDOMAIN/no-data answers that carry no SOA.
@@ -24,6 +24,7 @@ Variables (defaults in brackets):
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -62,8 +63,11 @@ def _parse_nameserver(item: str) -> Nameserver:
     else:  # bare IPv4, name, or bare IPv6 without port
         host, port = item, str(DEFAULT_DNS_PORT)
     number = _port("DNS_NAMESERVERS port", port)
-    if not host:
-        raise EngineConfigError(f"DNS_NAMESERVERS entry {item!r} is not host[:port]")
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        # A name would need the system resolver to find our resolver: exactly what we must not depend on.
+        raise EngineConfigError(f"DNS_NAMESERVERS entry {item!r} must be an IP address[:port]") from None
     return Nameserver(host, number)
 
 
