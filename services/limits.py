@@ -125,7 +125,7 @@ def admit_request(auth: AuthContext) -> RateStatus:
         return status
     refused = RateLimited(status, clock.now())
     if status.first_refusal:
-        details = {"limit": "per minute" if status.binding is status.minute else "per day", **refused.extra}
+        details = {"window": "minute" if status.binding is status.minute else "day", **refused.extra}
         audit.record(
             AuditEvent.RATE_LIMITED, account_id=auth.account.id, key_id=auth.key.id, origin=auth.origin,
             details=details,

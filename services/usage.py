@@ -157,7 +157,7 @@ def _note_refusal(account: Account, refused: QuotaExhausted, by: AuthContext | N
             account_id=account.id,
             key_id=by.key.id if by else None,
             origin=by.origin if by else audit.SYSTEM,
-            details={"limit": "monthly quota", **refused.extra},
+            details={"window": "month", **refused.extra},
             session=session,
         )
 

@@ -1,0 +1,160 @@
+"""Per-minute and per-day rate limits as a client meets them: headers, 429s, audit, windows turning over."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from flask.testing import FlaskClient
+from sqlalchemy import select
+
+from models.audit import AuditEntry, AuditEvent
+from models.session import transaction
+from services import clock
+from services.plans import Tier
+from tests.fixtures.db import open_persona
+from tests.limits.probe import validate_n
+
+NEXT_MINUTE = int(datetime(2031, 5, 14, 10, 1, tzinfo=UTC).timestamp())  # INSTANT's minute ends
+MIDNIGHT = int(datetime(2031, 5, 15, tzinfo=UTC).timestamp())
+
+
+def rate_limit_audit(account_id: int) -> list[AuditEntry]:
+    with transaction() as session:
+        stmt = select(AuditEntry).where(
+            AuditEntry.account_id == account_id, AuditEntry.event == AuditEvent.RATE_LIMITED.value
+        )
+        return list(session.scalars(stmt))
+
+
+def test_every_admitted_request_reports_the_minute_window(api: FlaskClient, at_instant: datetime) -> None:
+    growth = open_persona(Tier.GROWTH)
+    for expected_remaining in (9, 8, 7):
+        response = validate_n(api, growth.headers)
+        assert response.status_code == 200
+        assert response.headers["X-RateLimit-Limit"] == "10"
+        assert response.headers["X-RateLimit-Remaining"] == str(expected_remaining)
+        assert response.headers["X-RateLimit-Reset"] == str(NEXT_MINUTE)
+
+
+def test_routes_that_do_not_validate_report_the_window_without_counting(
+    api: FlaskClient, at_instant: datetime
+) -> None:
+    growth = open_persona(Tier.GROWTH)
+    validate_n(api, growth.headers)
+    for _ in range(3):
+        response = api.get("/api/keys", headers=growth.headers)
+        assert response.status_code == 200
+        assert response.headers["X-RateLimit-Remaining"] == "9"
+    assert validate_n(api, growth.headers).headers["X-RateLimit-Remaining"] == "8"
+
+
+def test_the_eleventh_request_in_a_minute_gets_429_in_the_flat_shape(
+    api: FlaskClient, at_instant: datetime
+) -> None:
+    growth = open_persona(Tier.GROWTH)
+    assert [validate_n(api, growth.headers).status_code for _ in range(10)] == [200] * 10
+    refused = validate_n(api, growth.headers)
+    assert refused.status_code == 429
+    assert refused.json == {
+        "error": "Rate Limit Exceeded",
+        "message": "Rate limit of 10 requests per minute reached; retry in 55 seconds.",
+        "retryAfter": 55,
+        "limit": 10,
+        "remaining": 0,
+        "reset": NEXT_MINUTE,
+    }
+    assert refused.headers["Retry-After"] == "55"
+    assert refused.headers["X-RateLimit-Remaining"] == "0"
+    assert refused.headers["X-RateLimit-Reset"] == str(NEXT_MINUTE)
+
+
+def test_a_refused_request_does_not_use_up_quota_or_window(api: FlaskClient, at_instant: datetime) -> None:
+    growth = open_persona(Tier.GROWTH)
+    for _ in range(10):
+        validate_n(api, growth.headers, count=2)
+    assert validate_n(api, growth.headers, count=2).status_code == 429
+    usage = api.get("/api/usage", headers=growth.headers).json
+    assert usage["quota"]["used"] == 20
+    assert usage["rateLimit"]["usedThisMinute"] == 10
+
+
+def test_the_first_refusal_of_a_minute_is_audited_once(api: FlaskClient, at_instant: datetime) -> None:
+    growth = open_persona(Tier.GROWTH)
+    for _ in range(13):
+        validate_n(api, growth.headers, **{"User-Agent": "loop-client/1.0"})
+    entries = rate_limit_audit(growth.account_id)
+    assert len(entries) == 1
+    entry = entries[0]
+    assert (entry.key_id, entry.ip, entry.user_agent) == (growth.key_id, "127.0.0.1", "loop-client/1.0")
+    assert entry.details == {
+        "window": "minute", "retryAfter": 55, "limit": 10, "remaining": 0, "reset": NEXT_MINUTE
+    }
+    clock.move(timedelta(minutes=1))
+    for _ in range(11):
+        validate_n(api, growth.headers)
+    assert len(rate_limit_audit(growth.account_id)) == 2
+
+
+def test_the_next_minute_admits_again(api: FlaskClient, at_instant: datetime) -> None:
+    growth = open_persona(Tier.GROWTH)
+    for _ in range(11):
+        validate_n(api, growth.headers)
+    clock.move(timedelta(seconds=55))  # exactly the minute boundary
+    response = validate_n(api, growth.headers)
+    assert response.status_code == 200
+    assert response.headers["X-RateLimit-Remaining"] == "9"
+
+
+def test_a_spent_day_refuses_until_midnight_in_every_minute(api: FlaskClient, at_instant: datetime) -> None:
+    growth = open_persona(Tier.GROWTH)  # 10 per minute, 167 per day
+    admitted = 0
+    while admitted < 167:
+        for _ in range(min(10, 167 - admitted)):
+            assert validate_n(api, growth.headers).status_code == 200
+            admitted += 1
+        clock.move(timedelta(minutes=1))
+    last = validate_n(api, growth.headers)
+    assert last.status_code == 429
+    seconds_to_midnight = MIDNIGHT - int(clock.now().timestamp())
+    assert last.json["limit"] == 167
+    assert last.json["reset"] == MIDNIGHT
+    assert last.json["retryAfter"] == seconds_to_midnight
+    assert last.headers["Retry-After"] == str(seconds_to_midnight)
+    assert last.headers["X-RateLimit-Limit"] == "167"
+    assert rate_limit_audit(growth.account_id)[-1].details["window"] == "day"
+    clock.move(timedelta(seconds=seconds_to_midnight))
+    assert validate_n(api, growth.headers).status_code == 200
+
+
+def test_late_in_the_day_the_headers_describe_the_day_window(api: FlaskClient, at_instant: datetime) -> None:
+    growth = open_persona(Tier.GROWTH)
+    for _ in range(16):
+        for _ in range(10):
+            validate_n(api, growth.headers)
+        clock.move(timedelta(minutes=1))
+    response = validate_n(api, growth.headers)  # 161st today: 6 left today, 9 this minute
+    assert response.headers["X-RateLimit-Limit"] == "167"
+    assert response.headers["X-RateLimit-Remaining"] == "6"
+    assert response.headers["X-RateLimit-Reset"] == str(MIDNIGHT)
+
+
+def test_a_batch_is_one_request(api: FlaskClient, at_instant: datetime) -> None:
+    growth = open_persona(Tier.GROWTH)
+    response = validate_n(api, growth.headers, count=100)
+    assert response.status_code == 200
+    assert response.headers["X-RateLimit-Remaining"] == "9"
+    assert api.get("/api/usage", headers=growth.headers).json["quota"]["used"] == 100
+
+
+def test_accounts_have_separate_windows(api: FlaskClient, at_instant: datetime) -> None:
+    first, second = open_persona(Tier.GROWTH), open_persona(Tier.GROWTH)
+    for _ in range(10):
+        validate_n(api, first.headers)
+    assert validate_n(api, first.headers).status_code == 429
+    assert validate_n(api, second.headers).status_code == 200
+
+
+def test_unauthenticated_answers_carry_no_limit_headers(api: FlaskClient) -> None:
+    response = api.post("/probe/validate", json={"count": 1})
+    assert response.status_code == 401
+    assert "X-RateLimit-Limit" not in response.headers

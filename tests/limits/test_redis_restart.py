@@ -1,0 +1,95 @@
+"""A real Redis restart in the middle of a period: no usage is lost and the windows are rebuilt.
+
+The test runs its own ``redis-server`` (no persistence, like production's) on a free port and restarts
+that one; the shared Redis on 6379 is never touched.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+
+import pytest
+import redis
+from flask.testing import FlaskClient
+
+from services import clock, redis_client
+from services.plans import Tier
+from settings import get_settings
+from tests.fixtures.db import open_persona
+from tests.limits.probe import validate_n
+
+
+class OwnRedis:
+    """One ``redis-server`` process that keeps nothing on disk, started and restarted by this test."""
+
+    def __init__(self) -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                   "--appendonly", "no"]  # fmt: skip
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+        client = redis.Redis.from_url(self.url)
+        for _ in range(200):  # readiness, not a timed assertion: wait until it answers
+            try:
+                client.ping()
+                return
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+            self.process = None
+
+    def keys(self) -> int:
+        return int(redis.Redis.from_url(self.url).dbsize())
+
+
+@pytest.fixture
+def own_redis(monkeypatch: pytest.MonkeyPatch) -> Iterator[OwnRedis]:
+    server = OwnRedis()
+    server.start()
+    monkeypatch.setenv("REDIS_URL", server.url)
+    get_settings.cache_clear()
+    redis_client.reset()
+    try:
+        yield server
+    finally:
+        server.stop()
+        monkeypatch.undo()
+        get_settings.cache_clear()
+        redis_client.reset()
+
+
+def test_usage_survives_a_redis_restart_and_the_windows_are_rebuilt(
+    api: FlaskClient, own_redis: OwnRedis, at_instant: datetime
+) -> None:
+    growth = open_persona(Tier.GROWTH)
+    for count in (1, 2, 30, 100):
+        assert validate_n(api, growth.headers, count=count).status_code == 200
+    clock.move(timedelta(minutes=1))
+    for count in (7, 9):
+        assert validate_n(api, growth.headers, count=count).status_code == 200
+    assert own_redis.keys() > 0
+
+    own_redis.stop()
+    own_redis.start()
+    assert own_redis.keys() == 0  # everything Redis held is gone
+
+    usage = api.get("/api/usage", headers=growth.headers).json
+    assert usage["quota"]["used"] == 149
+    assert (usage["rateLimit"]["usedThisMinute"], usage["rateLimit"]["usedToday"]) == (2, 6)
+    # The rebuilt minute window still stops the account at 10 in this minute.
+    assert [validate_n(api, growth.headers).status_code for _ in range(9)] == [200] * 8 + [429]
+    assert api.get("/api/usage", headers=growth.headers).json["quota"]["used"] == 157
