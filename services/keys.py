@@ -21,7 +21,7 @@ from models.accounts import Account
 from models.audit import AuditEvent
 from models.keys import ApiKey, KeyStatus
 from models.session import transaction
-from services import audit, clock, key_secrets
+from services import audit, clock, event_payloads, events, key_secrets
 from services.auth import AuthContext, deny
 from services.errors import KeyInactive, KeyLimitReached, NotFound
 from services.plans import plan_for
@@ -66,7 +66,7 @@ def issue(
     origin: audit.Origin = audit.SYSTEM,
     actor_key_id: int | None = None,
 ) -> IssuedKey:
-    """Create a key row and its ``key.created`` audit entry inside the caller's transaction."""
+    """Create a key row, its ``key.created`` audit entry and event inside the caller's transaction."""
     secret = key_secrets.new_secret()
     key = ApiKey(
         account_id=account.id,
@@ -83,6 +83,7 @@ def issue(
     session.add(key)
     session.flush()
     _audit(session, AuditEvent.KEY_CREATED, key, origin, actor_key_id, name=key.name, scopes=key.scopes)
+    events.emit(session, key.account_id, "key.created", event_payloads.key_created(key))
     return IssuedKey(key=key, secret=secret)
 
 
@@ -109,9 +110,11 @@ def deactivate(
     origin: audit.Origin = audit.SYSTEM,
     actor_key_id: int | None = None,
 ) -> None:
-    """Make ``key`` inactive for good (spec 3.1: inactive keys cannot be recovered)."""
+    """Make ``key`` inactive for good (spec 3.1: no recovery) and emit ``key.disabled``."""
     key.status, key.deactivated_at = KeyStatus.INACTIVE.value, clock.now()
     _audit(session, AuditEvent.KEY_DEACTIVATED, key, origin, actor_key_id, reason=reason)
+    payload = event_payloads.key_disabled(key, reason, key.deactivated_at)
+    events.emit(session, key.account_id, "key.disabled", payload)
 
 
 def _audit(
@@ -171,6 +174,9 @@ def delete_key(actor: AuthContext, key_id: int) -> None:
     with transaction() as session:
         key = _owned_key(session, actor, key_id, managing=True)
         _audit(session, AuditEvent.KEY_DELETED, key, actor.origin, actor.key.id, name=key.name)
+        if key.is_usable:  # deleting an already inactive key disables nothing
+            payload = event_payloads.key_disabled(key, "deleted", clock.now())
+            events.emit(session, key.account_id, "key.disabled", payload)
         session.delete(key)
 
 

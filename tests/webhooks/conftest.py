@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import trustme
+from flask.testing import FlaskClient
 
+from services.events import EVENT_TYPES
 from settings import get_settings
+from tests.fixtures.db import Persona
 from tests.webhooks.receiver import Receiver
 
 
@@ -36,3 +40,26 @@ def receiver(test_ca: trustme.CA, webhook_env: None) -> Iterator[Receiver]:
     server.start()
     yield server
     server.stop()
+
+
+@dataclass(frozen=True)
+class Subscription:
+    endpoint_id: int
+    secret: str
+
+
+def subscribe(client: FlaskClient, persona: Persona, receiver: Receiver, events: list[str]) -> Subscription:
+    """Create an endpoint through the API and teach the receiver its secret, as a customer would."""
+    response = client.post(
+        "/webhooks", json={"url": receiver.url(), "events": events}, headers=persona.headers
+    )
+    assert response.status_code == 201, response.get_json()
+    body = response.get_json()
+    receiver.secret = body["secret"]
+    return Subscription(body["id"], body["secret"])
+
+
+@pytest.fixture
+def subscribed(client: FlaskClient, owner: Persona, receiver: Receiver) -> Subscription:
+    """The owner's endpoint on the live receiver, subscribed to every event type."""
+    return subscribe(client, owner, receiver, list(EVENT_TYPES))
