@@ -18,4 +18,12 @@ BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
         "schedule": 10.0,
         "options": {"expires": 10.0},
     },
+    # Periods end at each account's own anchor instant, any second of the day. Charges switch to the new
+    # period at that instant by themselves; this sweep does the bookkeeping (close, overage, quota.reset)
+    # within a minute of it.
+    "usage-close-ended-periods": {
+        "task": "tasks.usage.close_ended_periods",
+        "schedule": 60.0,
+        "options": {"expires": 60.0},
+    },
 }

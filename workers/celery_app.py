@@ -11,10 +11,11 @@ from celery import Celery
 
 from scheduler.schedule import BEAT_SCHEDULE
 from settings import Settings, get_settings
-from workers.queues import TASK_ROUTES, TASK_QUEUES
+from workers.queues import TASK_QUEUES, TASK_ROUTES
 
 TASK_MODULES: list[str] = [  # later issues register their task modules here (tasks.<capability>)
     "tasks.webhooks",
+    "tasks.usage",
 ]
 
 

@@ -15,6 +15,7 @@ import pytest
 from flask import Blueprint, Flask, Response, g, jsonify, request
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
+from werkzeug.test import TestResponse
 
 from models.events import Event
 from models.session import transaction
@@ -55,8 +56,21 @@ def with_probe(app: Flask) -> Flask:
     return app
 
 
-def validate_n(client: FlaskClient, headers: dict[str, str], count: int = 1, **extra: str) -> Any:
-    return client.post("/probe/validate", json={"count": count}, headers={**headers, **extra})
+def validate_n(client: FlaskClient, headers: dict[str, str], count: int = 1) -> TestResponse:
+    return client.post("/probe/validate", json={"count": count}, headers=headers)
+
+
+def body(response: TestResponse) -> dict[str, Any]:
+    """The JSON body of an answer that must have one."""
+    data = response.get_json()
+    assert isinstance(data, dict), response.data
+    return data
+
+
+def usage_of(client: FlaskClient, headers: dict[str, str]) -> dict[str, Any]:
+    response = client.get("/api/usage", headers=headers)
+    assert response.status_code == 200, response.data
+    return body(response)
 
 
 def subscribe_to_everything(account_id: int) -> None:

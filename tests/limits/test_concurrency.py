@@ -11,7 +11,7 @@ from flask import Flask
 from models.usage import UsageCharge
 from services.plans import Tier
 from tests.fixtures.db import open_persona
-from tests.limits.probe import count_rows
+from tests.limits.probe import count_rows, usage_of
 
 CALLERS = 50
 
@@ -36,5 +36,5 @@ def test_fifty_concurrent_requests_against_ten_per_minute_admit_exactly_ten(
     admitted_remaining = sorted(int(left) for status, left in results if status == 200)
     assert admitted_remaining == list(range(10))  # each admitted request saw its own count
     assert count_rows(UsageCharge, growth.account_id) == 10
-    usage = probe_app.test_client().get("/api/usage", headers=growth.headers).json
+    usage = usage_of(probe_app.test_client(), growth.headers)
     assert (usage["rateLimit"]["usedThisMinute"], usage["quota"]["used"]) == (10, 10)

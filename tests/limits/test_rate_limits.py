@@ -12,7 +12,7 @@ from models.session import transaction
 from services import clock
 from services.plans import Tier
 from tests.fixtures.db import open_persona
-from tests.limits.probe import validate_n
+from tests.limits.probe import body, usage_of, validate_n
 
 NEXT_MINUTE = int(datetime(2031, 5, 14, 10, 1, tzinfo=UTC).timestamp())  # INSTANT's minute ends
 MIDNIGHT = int(datetime(2031, 5, 15, tzinfo=UTC).timestamp())
@@ -55,7 +55,7 @@ def test_the_eleventh_request_in_a_minute_gets_429_in_the_flat_shape(
     assert [validate_n(api, growth.headers).status_code for _ in range(10)] == [200] * 10
     refused = validate_n(api, growth.headers)
     assert refused.status_code == 429
-    assert refused.json == {
+    assert body(refused) == {
         "error": "Rate Limit Exceeded",
         "message": "Rate limit of 10 requests per minute reached; retry in 55 seconds.",
         "retryAfter": 55,
@@ -73,7 +73,7 @@ def test_a_refused_request_does_not_use_up_quota_or_window(api: FlaskClient, at_
     for _ in range(10):
         validate_n(api, growth.headers, count=2)
     assert validate_n(api, growth.headers, count=2).status_code == 429
-    usage = api.get("/api/usage", headers=growth.headers).json
+    usage = usage_of(api, growth.headers)
     assert usage["quota"]["used"] == 20
     assert usage["rateLimit"]["usedThisMinute"] == 10
 
@@ -81,7 +81,7 @@ def test_a_refused_request_does_not_use_up_quota_or_window(api: FlaskClient, at_
 def test_the_first_refusal_of_a_minute_is_audited_once(api: FlaskClient, at_instant: datetime) -> None:
     growth = open_persona(Tier.GROWTH)
     for _ in range(13):
-        validate_n(api, growth.headers, **{"User-Agent": "loop-client/1.0"})
+        validate_n(api, {**growth.headers, "User-Agent": "loop-client/1.0"})
     entries = rate_limit_audit(growth.account_id)
     assert len(entries) == 1
     entry = entries[0]
@@ -116,9 +116,9 @@ def test_a_spent_day_refuses_until_midnight_in_every_minute(api: FlaskClient, at
     last = validate_n(api, growth.headers)
     assert last.status_code == 429
     seconds_to_midnight = MIDNIGHT - int(clock.now().timestamp())
-    assert last.json["limit"] == 167
-    assert last.json["reset"] == MIDNIGHT
-    assert last.json["retryAfter"] == seconds_to_midnight
+    assert body(last)["limit"] == 167
+    assert body(last)["reset"] == MIDNIGHT
+    assert body(last)["retryAfter"] == seconds_to_midnight
     assert last.headers["Retry-After"] == str(seconds_to_midnight)
     assert last.headers["X-RateLimit-Limit"] == "167"
     assert rate_limit_audit(growth.account_id)[-1].details["window"] == "day"
@@ -143,7 +143,7 @@ def test_a_batch_is_one_request(api: FlaskClient, at_instant: datetime) -> None:
     response = validate_n(api, growth.headers, count=100)
     assert response.status_code == 200
     assert response.headers["X-RateLimit-Remaining"] == "9"
-    assert api.get("/api/usage", headers=growth.headers).json["quota"]["used"] == 100
+    assert usage_of(api, growth.headers)["quota"]["used"] == 100
 
 
 def test_accounts_have_separate_windows(api: FlaskClient, at_instant: datetime) -> None:

@@ -20,7 +20,7 @@ from services import clock, redis_client
 from services.plans import Tier
 from settings import get_settings
 from tests.fixtures.db import open_persona
-from tests.limits.probe import validate_n
+from tests.limits.probe import usage_of, validate_n
 
 
 class OwnRedis:
@@ -87,9 +87,9 @@ def test_usage_survives_a_redis_restart_and_the_windows_are_rebuilt(
     own_redis.start()
     assert own_redis.keys() == 0  # everything Redis held is gone
 
-    usage = api.get("/api/usage", headers=growth.headers).json
+    usage = usage_of(api, growth.headers)
     assert usage["quota"]["used"] == 149
     assert (usage["rateLimit"]["usedThisMinute"], usage["rateLimit"]["usedToday"]) == (2, 6)
     # The rebuilt minute window still stops the account at 10 in this minute.
     assert [validate_n(api, growth.headers).status_code for _ in range(9)] == [200] * 8 + [429]
-    assert api.get("/api/usage", headers=growth.headers).json["quota"]["used"] == 157
+    assert usage_of(api, growth.headers)["quota"]["used"] == 157
