@@ -1,0 +1,125 @@
+"""Validation jobs: every validation (single, batch, bulk list) is a job; Postgres is its record.
+
+Three tables, one per grain of work:
+
+- ``validation_jobs``: what the client asked for and how far it got (counters the workers add to).
+- ``job_items``: one row per submitted address, in submission order; its result once settled. A duplicate
+  address keeps its own row but is probed once: settling an email settles every pending row holding it.
+- ``job_groups``: the unit of work the workers claim: up to one SMTP session's worth of distinct addresses
+  of one domain, with a lease (``lease_until``) so a killed worker's group is taken over by the sweeper,
+  and ``next_attempt_at`` for greylisted addresses retried later.
+
+The broker only carries "look at group N"; the states here decide whether there is anything to do, which
+is what makes a redelivered or duplicated message harmless.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import BigInteger, ForeignKey, Identity, Index, Integer, SmallInteger, String, Text
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
+from sqlalchemy.orm import Mapped, mapped_column
+
+from models.base import Base
+from services import clock
+
+
+class JobKind(StrEnum):
+    SINGLE = "single"
+    BATCH = "batch"
+    BULK = "bulk"
+
+
+class JobStatus(StrEnum):
+    """``uploading`` is a bulk list being received (not charged yet); the rest are what clients see."""
+
+    UPLOADING = "uploading"
+    QUEUED = "queued"
+    RUNNING = "running"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+    @property
+    def finished(self) -> bool:
+        return self in (JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED)
+
+
+class ItemState(StrEnum):
+    NEW = "new"  # stored, not parsed yet (bulk lists are parsed by a worker)
+    PENDING = "pending"  # parsed, waiting for its domain group
+    DONE = "done"  # result written
+
+
+class GroupState(StrEnum):
+    PENDING = "pending"  # not sent to the broker (or sent back after a lost message / greylisting)
+    QUEUED = "queued"  # a message was sent at ``enqueued_at``
+    RUNNING = "running"  # claimed by a worker until ``lease_until``
+    DONE = "done"
+    CANCELLED = "cancelled"
+
+
+class ValidationJob(Base):
+    __tablename__ = "validation_jobs"
+    __table_args__ = (Index("ix_validation_jobs_account_id_created_at", "account_id", "created_at"),)
+
+    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    # "val_"/"bat_"/"blk_" + 96 random bits: the id clients see; numeric ids never leave the service.
+    public_id: Mapped[str] = mapped_column(String(40), unique=True)
+    account_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("accounts.id", ondelete="CASCADE"))
+    key_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey("api_keys.id", ondelete="SET NULL"))
+    kind: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16))
+    options: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    source: Mapped[str | None] = mapped_column(Text)  # bulk: "csv"/"json" and the file name given
+    total: Mapped[int] = mapped_column(Integer, default=0)
+    processed: Mapped[int] = mapped_column(Integer, default=0)
+    valid: Mapped[int] = mapped_column(Integer, default=0)
+    warning: Mapped[int] = mapped_column(Integer, default=0)
+    invalid: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(default=clock.now)
+    planned_at: Mapped[datetime | None]
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+    # Greylisted addresses are retried until here, then settled as unknown.
+    deadline: Mapped[datetime]
+
+
+class JobItem(Base):
+    __tablename__ = "job_items"
+    __table_args__ = (Index("ix_job_items_job_id_email", "job_id", "email"),)
+
+    job_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("validation_jobs.id", ondelete="CASCADE"), primary_key=True
+    )
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    input: Mapped[str] = mapped_column(Text)
+    email: Mapped[str | None] = mapped_column(Text)
+    domain: Mapped[str | None] = mapped_column(Text)
+    state: Mapped[str] = mapped_column(String(8))
+    score: Mapped[int | None] = mapped_column(SmallInteger)
+    severity: Mapped[str | None] = mapped_column(String(8))
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+
+
+class JobGroup(Base):
+    __tablename__ = "job_groups"
+    __table_args__ = (
+        Index("ix_job_groups_job_id_state", "job_id", "state"),
+        # The sweeper's question: which unfinished groups are due, stale or abandoned?
+        Index("ix_job_groups_open", "state", postgresql_where="state IN ('pending', 'queued', 'running')"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    job_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("validation_jobs.id", ondelete="CASCADE"))
+    domain: Mapped[str] = mapped_column(Text)
+    emails: Mapped[list[str]] = mapped_column(ARRAY(Text))
+    state: Mapped[str] = mapped_column(String(12))
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime]
+    enqueued_at: Mapped[datetime | None]
+    lease_until: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
