@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 import trustme
 from flask.testing import FlaskClient
+from sqlalchemy import delete, func, select
 
+from models import WebhookEndpoint
+from models import session as db_session
 from services.events import EVENT_TYPES
 from settings import get_settings
 from tests.fixtures.db import Persona
@@ -63,3 +66,24 @@ def subscribe(client: FlaskClient, persona: Persona, receiver: Receiver, events:
 def subscribed(client: FlaskClient, owner: Persona, receiver: Receiver) -> Subscription:
     """The owner's endpoint on the live receiver, subscribed to every event type."""
     return subscribe(client, owner, receiver, list(EVENT_TYPES))
+
+
+@pytest.fixture(autouse=True)
+def forget_endpoints_afterwards(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Delete the endpoints (and so the deliveries) a test created, once it is over.
+
+    The sweeper is global by nature: a delivery left pending by one test would fall due when the next
+    test moves the clock. Tests share the run's database, so each cleans up what it added.
+    """
+    if "database_url" not in request.fixturenames:
+        yield
+        return
+    newest_before = _newest_endpoint_id()
+    yield
+    with db_session.transaction() as session:
+        session.execute(delete(WebhookEndpoint).where(WebhookEndpoint.id > newest_before))
+
+
+def _newest_endpoint_id() -> int:
+    with db_session.transaction() as session:
+        return session.scalar(select(func.max(WebhookEndpoint.id))) or 0

@@ -40,6 +40,9 @@ class Receiver:
     received: list[Received] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     server: ThreadingHTTPServer | None = None
+    # When set, the first two requests wait for each other: proof that two senders were in flight at once.
+    gate: threading.Barrier | None = None
+    gate_met: bool = False
 
     @property
     def port(self) -> int:
@@ -58,6 +61,16 @@ class Receiver:
         with self.lock:
             self.received.append(Received(headers, body, verified, event))
 
+    def wait_at_gate(self) -> None:
+        gate = self.gate
+        if gate is None:
+            return
+        try:
+            gate.wait(timeout=10)
+        except threading.BrokenBarrierError:
+            return
+        self.gate, self.gate_met = None, True
+
     def events(self) -> list[dict[str, Any]]:
         with self.lock:
             return [item.event for item in self.received if item.event is not None]
@@ -69,6 +82,7 @@ class Receiver:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 receiver.record(dict(self.headers.items()), body)
+                receiver.wait_at_gate()
                 self.send_response(receiver.status)
                 for name, value in receiver.extra_headers.items():
                     self.send_header(name, value)
