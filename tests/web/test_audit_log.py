@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from models.audit import AuditEvent
 from services import audit, clock
@@ -11,13 +12,14 @@ from tests.fixtures.db import Persona, add_key
 BROWSER = {"User-Agent": "audit-test/1.0"}
 
 
-def entries(client, owner: Persona, query: str = "") -> list[dict]:
+def entries(client, owner: Persona, query: str = "") -> list[dict[str, Any]]:
     response = client.get(f"/api/audit-log{query}", headers=owner.headers)
     assert response.status_code == 200, response.json
-    return response.json["data"]
+    data: list[dict[str, Any]] = response.json["data"]
+    return data
 
 
-def latest(client, owner: Persona, event: str) -> dict:
+def latest(client, owner: Persona, event: str) -> dict[str, Any]:
     return entries(client, owner, f"?type={event}")[0]
 
 

@@ -49,8 +49,9 @@ def test_query_parameter_key_is_refused_in_production_with_the_reason(owner: Per
     client = create_test_app(app_env="production").test_client()
     response = client.get(f"/api/keys?api_key={owner.secret}")
     assert response.status_code == 401
-    assert response.json["error"]["code"] == "QUERY_API_KEY_NOT_ALLOWED"
-    assert "X-API-Key header" in response.json["error"]["message"]
+    error: dict[str, str] = response.get_json()["error"]
+    assert error["code"] == "QUERY_API_KEY_NOT_ALLOWED"
+    assert "X-API-Key header" in error["message"]
     assert client.get("/api/keys", headers=owner.headers).status_code == 200
 
 

@@ -42,7 +42,7 @@ def test_a_crash_is_a_flat_500_with_the_request_id_and_no_trace(database_url, ca
     }
     assert "kaboom" not in response.get_data(as_text=True)
     crash = next(record for record in caplog.records if record.levelno == logging.ERROR)
-    assert crash.requestId == "trace-me-123"  # type: ignore[attr-defined]
+    assert crash.requestId == "trace-me-123"
     assert "kaboom in the internals" in caplog.text
 
 

@@ -1,0 +1,55 @@
+"""Allowlist entries: what is accepted, how it is normalised, what a client must match."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.allowlist import normalise_entry, permits
+
+
+@pytest.mark.parametrize(
+    ("entry", "stored"),
+    [
+        ("192.0.2.1", "192.0.2.1"),
+        (" 192.0.2.0/24 ", "192.0.2.0/24"),
+        ("2001:DB8::1", "2001:db8::1"),
+        ("2001:db8:0:0::/64", "2001:db8::/64"),
+        ("0.0.0.0/0", "0.0.0.0/0"),
+    ],
+)
+def test_entries_are_stored_in_canonical_form(entry: str, stored: str) -> None:
+    assert normalise_entry(entry) == stored
+
+
+@pytest.mark.parametrize(
+    ("entry", "advice"),
+    [
+        ("192.0.2.1/24", "did you mean 192.0.2.0/24?"),
+        ("2001:db8::1/32", "did you mean 2001:db8::/32?"),
+        ("192.0.2.256", "is not an IPv4/IPv6 address or CIDR range"),
+        ("example.com", "is not an IPv4/IPv6 address or CIDR range"),
+        ("", "is not an IPv4/IPv6 address or CIDR range"),
+    ],
+)
+def test_bad_entries_are_refused_with_advice(entry: str, advice: str) -> None:
+    with pytest.raises(ValueError, match=advice.replace("?", r"\?")):
+        normalise_entry(entry)
+
+
+def test_an_empty_allowlist_admits_everyone() -> None:
+    assert permits([], "203.0.113.1")
+
+
+def test_a_mixed_list_matches_each_family_against_its_own_entries() -> None:
+    entries = ["192.0.2.7", "10.0.0.0/8", "2001:db8::/32"]
+    assert permits(entries, "192.0.2.7")
+    assert permits(entries, "10.255.0.1")
+    assert permits(entries, "2001:db8:ffff::1")
+    assert permits(entries, "::ffff:10.0.0.1")  # IPv4-mapped IPv6 is the IPv4 client it carries
+    assert not permits(entries, "192.0.2.8")
+    assert not permits(entries, "2001:db9::1")
+
+
+def test_an_unreadable_client_address_matches_nothing() -> None:
+    assert not permits(["0.0.0.0/0", "::/0"], "not-an-ip")
+    assert not permits(["0.0.0.0/0"], None)

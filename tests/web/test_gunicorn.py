@@ -1,0 +1,123 @@
+"""The real thing: gunicorn serving ``web:create_app()`` with the project's gunicorn.conf.py, over TCP.
+
+The server runs with TRUSTED_PROXIES=1 and the test plays the proxy, which is where a spoofed
+X-Forwarded-For would bite: only the address the proxy appended may count.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.fixtures.db import Persona, add_key
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_until_serving(base: str, server: subprocess.Popen[bytes]) -> None:
+    """Readiness, not timing: poll until gunicorn answers or exits (at most ~30 s)."""
+    for _ in range(150):
+        if server.poll() is not None:
+            raise RuntimeError("gunicorn exited during start-up")
+        try:
+            requests.get(f"{base}/health", timeout=10)  # the first request waits for the worker to boot
+            return
+        except requests.ConnectionError:
+            time.sleep(0.2)
+    raise RuntimeError("gunicorn did not answer")
+
+
+@pytest.fixture(scope="module")
+def served(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    port = free_port()
+    log = tmp_path_factory.mktemp("gunicorn") / "server.log"
+    env = os.environ | {
+        "TRUSTED_PROXIES": "1",
+        "PORT": str(port),
+        "WEB_CONCURRENCY": "1",
+        "APP_ENV": "development",
+    }
+    # No control socket: its default path is shared by every gunicorn of the machine (other test runs).
+    gunicorn = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--config",
+        "gunicorn.conf.py",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--no-control-socket",
+    ]
+    with log.open("wb") as sink:
+        server = subprocess.Popen(
+            [*gunicorn, "web:create_app()"], cwd=ROOT, env=env, stdout=sink, stderr=sink
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_serving(base, server)
+        yield base, log
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_gunicorn_serves_the_app_with_request_ids(served) -> None:
+    base, _ = served
+    response = requests.get(f"{base}/health", headers={"X-Request-Id": "over-the-wire-1"}, timeout=10)
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "database": True, "redis": True}
+    assert response.headers["X-Request-Id"] == "over-the-wire-1"
+
+
+def test_behind_a_trusted_proxy_a_spoofed_forwarded_for_does_not_pass_the_allowlist(
+    served, owner: Persona
+) -> None:
+    base, _ = served
+    fenced = add_key(owner.account_id, "Office only", ("*:*",), allowed_ips=("198.51.100.0/24",))
+    spoofed = requests.get(
+        f"{base}/api/keys",
+        headers=fenced.headers | {"X-Forwarded-For": "198.51.100.7, 203.0.113.9"},
+        timeout=10,
+    )
+    assert spoofed.status_code == 403
+    assert spoofed.json()["error"]["clientIp"] == "203.0.113.9"
+    honest = requests.get(
+        f"{base}/api/keys", headers=fenced.headers | {"X-Forwarded-For": "198.51.100.7"}, timeout=10
+    )
+    assert honest.status_code == 200
+
+
+def test_oversized_body_is_refused_over_the_wire(served, owner: Persona) -> None:
+    base, _ = served
+    response = requests.post(
+        f"{base}/api/keys",
+        headers=owner.headers | {"Content-Type": "application/json"},
+        data=b'{"name": "' + b"x" * 2_000_000 + b'"}',
+        timeout=30,
+    )
+    assert response.status_code == 413
+    assert response.json()["error"] == "Request Entity Too Large"
+
+
+def test_server_logs_never_show_a_secret_even_from_a_query_string(served, owner: Persona) -> None:
+    base, log = served
+    requests.get(f"{base}/api/keys", params={"api_key": owner.secret}, timeout=10)
+    requests.get(f"{base}/api/keys", headers={"X-API-Key": owner.secret + "x"}, timeout=10)
+    requests.get(f"{base}/api/keys", headers=owner.headers, timeout=10)
+    text = log.read_text()
+    assert '"path": "/api/keys"' in text  # the request lines are there...
+    assert owner.secret not in text  # ...without the key
