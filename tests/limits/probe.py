@@ -7,6 +7,7 @@ id. ``GET /probe/boom`` fails with a bug, for a real 500 answer. Everything else
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -17,11 +18,12 @@ from flask.testing import FlaskClient
 from sqlalchemy import func, select
 from werkzeug.test import TestResponse
 
+from models.accounts import Account
 from models.events import Event
 from models.session import transaction
 from models.usage import UsagePeriod
 from models.webhooks import WebhookEndpoint
-from services import clock
+from services import clock, usage
 from services.errors import InvalidField
 from services.events import EVENT_TYPES
 from tests.fixtures.db import create_test_app
@@ -118,3 +120,13 @@ def at_instant() -> Iterator[datetime]:
     clock.freeze(INSTANT)
     yield INSTANT
     clock.unfreeze()
+
+
+def load_account(account_id: int) -> Account:
+    with transaction() as session:
+        return session.get_one(Account, account_id)
+
+
+def fill(account_id: int, count: int) -> None:
+    """Charge ``count`` validations straight through the service, as earlier traffic would have."""
+    usage.charge_validations(load_account(account_id), count, f"fill-{uuid.uuid4().hex}")
