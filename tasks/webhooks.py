@@ -12,11 +12,11 @@ from celery import shared_task
 from services import webhook_delivery
 
 
-@shared_task(name="tasks.webhooks.sweep_due_deliveries", ignore_result=True)
+@shared_task(name="tasks.webhooks.sweep_due_deliveries", ignore_result=True)  # type: ignore[untyped-decorator]  # celery has no type hints
 def sweep_due_deliveries() -> int:
     return webhook_delivery.deliver_due()
 
 
-@shared_task(name="tasks.webhooks.deliver_event", ignore_result=True)
+@shared_task(name="tasks.webhooks.deliver_event", ignore_result=True)  # type: ignore[untyped-decorator]  # celery has no type hints
 def deliver_event(event_id: str) -> int:
     return webhook_delivery.deliver_due(event_id=event_id)

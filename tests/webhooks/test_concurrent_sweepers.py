@@ -44,7 +44,5 @@ def test_two_concurrent_sweeps_send_each_due_attempt_exactly_once(
     assert sorted(event["id"] for event in receiver.events()) == expected_ids
     with db_session.transaction() as session:
         attempts = session.scalar(select(func.count()).select_from(WebhookAttempt))
-        not_delivered = session.scalar(
-            select(func.count()).where(WebhookDelivery.status != "delivered")
-        )
+        not_delivered = session.scalar(select(func.count()).where(WebhookDelivery.status != "delivered"))
     assert (attempts, not_delivered) == (EVENTS, 0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
@@ -15,7 +16,7 @@ from tests.webhooks.conftest import Subscription, subscribe
 from tests.webhooks.receiver import Receiver
 
 
-def emit(persona: Persona, event_type: str = "quota.reset", data: dict | None = None) -> str:
+def emit(persona: Persona, event_type: str = "quota.reset", data: dict[str, Any] | None = None) -> str:
     with db_session.transaction() as session:
         event = events.emit(session, persona.account_id, event_type, data or {"previousUsage": 7})
         assert event is not None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from flask.testing import FlaskClient
 
@@ -31,9 +32,10 @@ def emit_reset(persona: Persona) -> str:
         return event.id
 
 
-def log_of(client: FlaskClient, persona: Persona, endpoint_id: int) -> dict:
+def log_of(client: FlaskClient, persona: Persona, endpoint_id: int) -> dict[str, Any]:
     response = client.get(f"/webhooks/{endpoint_id}/deliveries", headers=persona.headers)
-    return response.get_json()["data"][0]
+    latest: dict[str, Any] = response.get_json()["data"][0]
+    return latest
 
 
 def at(start: datetime, offset: timedelta) -> None:
