@@ -114,5 +114,5 @@ def test_validation_completed_and_batch_completed_payloads(
 
 
 def test_unknown_event_type_is_a_programming_error(owner: Persona) -> None:
-    with db_session.transaction() as session, pytest.raises(events.UnknownEventType, match="batch.started"):
+    with db_session.transaction() as session, pytest.raises(events.UnknownEventType, match=r"batch\.started"):
         events.emit(session, owner.account_id, "batch.started", {})
