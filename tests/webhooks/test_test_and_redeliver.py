@@ -1,0 +1,128 @@
+"""POST /webhooks/test returns the outcome of its one attempt; redeliver sends an event again."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from flask.testing import FlaskClient
+
+from models import session as db_session
+from services import clock, events, webhook_delivery
+from services.events import EVENT_TYPES
+from settings import get_settings
+from tests.fixtures.db import Persona
+from tests.webhooks.conftest import Subscription, subscribe
+from tests.webhooks.receiver import Receiver
+
+
+@pytest.mark.parametrize("event_type", EVENT_TYPES)
+def test_test_send_delivers_a_signed_sample_of_each_type(
+    client: FlaskClient, owner: Persona, receiver: Receiver, subscribed: Subscription, event_type: str
+) -> None:
+    response = client.post("/webhooks/test", json={"type": event_type}, headers=owner.headers)
+    assert response.status_code == 200
+    outcome = response.get_json()
+    assert (outcome["delivered"], outcome["statusCode"], outcome["error"]) == (True, 200, None)
+    [event] = receiver.events()
+    assert event["type"] == event_type
+    assert event["id"] == outcome["delivery"]["eventId"]
+    assert event["data"]
+    assert outcome["delivery"]["test"] is True
+
+
+def test_failed_test_send_reports_the_answer_and_is_not_retried(
+    client: FlaskClient, owner: Persona, receiver: Receiver, subscribed: Subscription
+) -> None:
+    receiver.status, receiver.answer = 500, b"database down"
+    response = client.post("/webhooks/test", json={"type": "batch.completed"}, headers=owner.headers)
+    outcome = response.get_json()
+    assert (outcome["delivered"], outcome["statusCode"]) == (False, 500)
+    assert outcome["delivery"]["attempts"][0]["responseExcerpt"] == "database down"
+    assert outcome["delivery"]["status"] == "failed"
+    assert webhook_delivery.deliver_due() == 0
+
+
+def test_test_send_reports_a_refused_target(
+    client: FlaskClient, owner: Persona, receiver: Receiver, subscribed: Subscription, monkeypatch
+) -> None:
+    monkeypatch.setenv("WEBHOOK_ALLOW_LOOPBACK", "false")
+    get_settings.cache_clear()
+    outcome = client.post("/webhooks/test", json={"type": "quota.reset"}, headers=owner.headers).get_json()
+    assert outcome["delivered"] is False
+    assert outcome["statusCode"] is None
+    assert "loopback" in outcome["error"]
+    assert receiver.received == []
+
+
+def test_test_send_needs_a_known_type_and_names_the_endpoint_when_several(
+    client: FlaskClient, owner: Persona, receiver: Receiver
+) -> None:
+    none_yet = client.post("/webhooks/test", json={"type": "quota.reset"}, headers=owner.headers)
+    assert (none_yet.status_code, none_yet.get_json()["field"]) == (400, "endpointId")
+    first = subscribe(client, owner, receiver, ["quota.reset"])
+    subscribe(client, owner, receiver, ["quota.reset"])
+    several = client.post("/webhooks/test", json={"type": "quota.reset"}, headers=owner.headers)
+    assert (several.status_code, several.get_json()["field"]) == (400, "endpointId")
+    unknown = client.post("/webhooks/test", json={"type": "quota.sold"}, headers=owner.headers)
+    assert (unknown.status_code, unknown.get_json()["field"]) == (400, "type")
+    chosen = client.post(
+        "/webhooks/test", json={"type": "quota.reset", "endpointId": first.endpoint_id}, headers=owner.headers
+    )
+    assert chosen.get_json()["delivered"] is True
+
+
+def test_redeliver_sends_a_failed_event_again_with_the_same_id(
+    frozen_clock: None, client: FlaskClient, owner: Persona, receiver: Receiver, subscribed: Subscription
+) -> None:
+    receiver.status = 500
+    with db_session.transaction() as session:
+        event = events.emit(session, owner.account_id, "quota.reset", {"previousUsage": 3})
+        assert event is not None
+    for _ in range(6):  # each retry delay is under two days
+        webhook_delivery.deliver_due()
+        clock.move(timedelta(days=2))
+    log = client.get(f"/webhooks/{subscribed.endpoint_id}/deliveries", headers=owner.headers).get_json()
+    failed = log["data"][0]
+    assert failed["status"] == "failed"
+
+    receiver.status = 200
+    response = client.post(
+        f"/webhooks/{subscribed.endpoint_id}/deliveries/{failed['id']}/redeliver", headers=owner.headers
+    )
+    assert response.status_code == 201
+    again = response.get_json()
+    assert again["id"] != failed["id"]
+    assert (again["eventId"], again["status"]) == (event.id, "delivered")
+    assert receiver.events()[-1]["id"] == event.id
+    log = client.get(f"/webhooks/{subscribed.endpoint_id}/deliveries", headers=owner.headers).get_json()
+    assert [item["id"] for item in log["data"]] == [again["id"], failed["id"]]
+
+
+def test_redeliver_of_another_endpoints_delivery_is_404(
+    client: FlaskClient, owner: Persona, receiver: Receiver, subscribed: Subscription
+) -> None:
+    client.post("/webhooks/test", json={"type": "quota.reset"}, headers=owner.headers)
+    other = subscribe(client, owner, receiver, ["quota.reset"])
+    delivery_id = client.get(
+        f"/webhooks/{subscribed.endpoint_id}/deliveries", headers=owner.headers
+    ).get_json()["data"][0]["id"]
+    response = client.post(
+        f"/webhooks/{other.endpoint_id}/deliveries/{delivery_id}/redeliver", headers=owner.headers
+    )
+    assert response.status_code == 404
+
+
+def test_delivery_log_pages_newest_first(
+    client: FlaskClient, owner: Persona, receiver: Receiver, subscribed: Subscription
+) -> None:
+    for _ in range(3):
+        client.post("/webhooks/test", json={"type": "quota.reset"}, headers=owner.headers)
+    url = f"/webhooks/{subscribed.endpoint_id}/deliveries"
+    first = client.get(f"{url}?limit=2", headers=owner.headers).get_json()
+    assert (len(first["data"]), first["hasMore"]) == (2, True)
+    older = f"{url}?limit=2&startingAfter={first['nextCursor']}"
+    second = client.get(older, headers=owner.headers).get_json()
+    assert (len(second["data"]), second["hasMore"], second["nextCursor"]) == (1, False, None)
+    ids = [item["id"] for item in first["data"] + second["data"]]
+    assert ids == sorted(ids, reverse=True)
