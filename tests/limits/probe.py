@@ -27,7 +27,6 @@ from services import clock, usage
 from services.errors import InvalidField
 from services.events import EVENT_TYPES
 from tests.fixtures.db import create_test_app
-from web.api import usage as usage_api
 from web.auth import require_scope
 from web.limits import charge, rate_limited
 
@@ -53,8 +52,6 @@ def boom() -> Response:
 
 def with_probe(app: Flask) -> Flask:
     app.register_blueprint(probe)
-    if "usage.usage" not in app.view_functions:  # until web/api/__init__.py registers it
-        app.register_blueprint(usage_api.bp)
     return app
 
 

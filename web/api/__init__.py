@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask
 
-from web.api import audit, keys, meta, webhooks
+from web.api import audit, keys, meta, usage, webhooks
 
-BLUEPRINTS: tuple[Blueprint, ...] = (meta.bp, keys.bp, audit.bp, webhooks.bp)
+BLUEPRINTS: tuple[Blueprint, ...] = (meta.bp, keys.bp, audit.bp, webhooks.bp, usage.bp)
 
 
 def register(app: Flask) -> None:
