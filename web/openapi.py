@@ -23,6 +23,7 @@ from web.schemas.errors import CodedError, FlatError
 
 F = TypeVar("F", bound=Callable[..., Any])
 OPERATION = "verimail_operation"
+OPENAPI_EXTENSION = "verimail.openapi"
 REF = "#/components/schemas/{model}"
 PATH_ARG = re.compile(r"<(?:(\w+):)?(\w+)>")
 Mode = Literal["validation", "serialization"]
@@ -80,6 +81,14 @@ def build(app: Flask) -> dict[str, Any]:
         for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
             paths.setdefault(path_of(rule), {})[method.lower()] = operation(rule, view, op, refs, defs)
     return document_root(app, paths, defs)
+
+
+def cached(app: Flask) -> dict[str, Any]:
+    """The document, built on first request: routes are fixed once the app serves."""
+    if OPENAPI_EXTENSION not in app.extensions:
+        app.extensions[OPENAPI_EXTENSION] = build(app)
+    document: dict[str, Any] = app.extensions[OPENAPI_EXTENSION]
+    return document
 
 
 def document_root(app: Flask, paths: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Blueprint, Response, current_app, jsonify
 
 from services import health as health_service
@@ -31,15 +29,12 @@ class OpenApiOut(Out):
 @public
 def health() -> Response:
     checks = health_service.check()
-    return respond(HealthOut(status="ok" if all(checks.values()) else "degraded", **checks),
-                   200 if all(checks.values()) else 503)  # fmt: skip
+    healthy = all(checks.values())
+    return respond(HealthOut(status="ok" if healthy else "degraded", **checks), 200 if healthy else 503)
 
 
 @bp.get("/openapi.json")
 @openapi.document("This API description (OpenAPI 3.1)", responses={200: OpenApiOut})
 @public
 def openapi_document() -> Response:
-    document: dict[str, Any] = current_app.extensions.setdefault(
-        "verimail.openapi", openapi.build(current_app)
-    )
-    return jsonify(document)
+    return jsonify(openapi.cached(current_app))
