@@ -11,6 +11,6 @@ from celery import shared_task
 from services import quota_reset
 
 
-@shared_task(name="tasks.usage.close_ended_periods", ignore_result=True)
+@shared_task(name="tasks.usage.close_ended_periods", ignore_result=True)  # type: ignore[untyped-decorator]
 def close_ended_periods() -> int:
     return quota_reset.close_ended_periods()

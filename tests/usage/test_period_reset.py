@@ -20,8 +20,8 @@ NEXT = datetime(2031, 6, 14, 10, 0, 5, tzinfo=UTC)
 AFTER_NEXT = datetime(2031, 7, 14, 10, 0, 5, tzinfo=UTC)
 
 
-def utc(*parts: int) -> datetime:
-    return datetime(*parts, tzinfo=UTC)  # type: ignore[misc]
+def utc(year: int, month: int, day: int, hour: int = 0, minute: int = 0) -> datetime:
+    return datetime(year, month, day, hour, minute, tzinfo=UTC)
 
 
 @pytest.mark.parametrize(
