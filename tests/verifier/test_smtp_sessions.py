@@ -33,7 +33,13 @@ def test_max_recipients_per_session_opens_new_sessions(probe, lab):
     result = probe(bench_domain(0), *(f"user{j:02d}" for j in range(10)), smtp_max_rcpt_per_session=4)
     assert result.sessions_opened == 3
     rcpts = [sum(c.startswith("RCPT") for c in session) for session in lab.servers["bench0"].transcripts()]
-    assert max(rcpts) <= 5  # four real recipients, plus the catch-all probe in the last session
+    assert rcpts == [4, 4, 3]  # four real recipients per session; the catch-all probe rides on the last
+
+
+def test_catch_all_probe_rides_on_a_session_full_by_our_own_limit(probe, lab):
+    result = probe(bench_domain(1), *(f"user{j:02d}" for j in range(4)), smtp_max_rcpt_per_session=4)
+    assert result.catch_all is False
+    assert result.sessions_opened == lab.servers["bench1"].sessions_opened == 1
 
 
 def test_the_prober_never_sends_data_or_anything_beyond_rcpt(probe, lab):

@@ -92,11 +92,22 @@ class GroupRun:
         self.results[address] = judge(address, found, evidence, self.rules)
         return True
 
+    def catch_all_session(self, *, fresh: bool) -> ProbeSession | None:
+        """A session for the random-address probe: the last one even when full by our own politeness
+        limit (one more RCPT is cheaper than a connection), but not past a limit a server taught us."""
+        if self.failure is not None:
+            return None
+        own_limit = self.limit == self.config.smtp_max_rcpt_per_session
+        return self.session(fresh=fresh, extra=1 if own_limit else 0)
+
     # -- sessions ----------------------------------------------------------------------------------
-    def session(self, *, utf8_wanted: bool = False, fresh: bool = False) -> ProbeSession | None:
-        """The current session if it may take another RCPT, else a new one ready for RCPT (or None)."""
+    def session(
+        self, *, utf8_wanted: bool = False, fresh: bool = False, extra: int = 0
+    ) -> ProbeSession | None:
+        """The current session if it may take another RCPT (``extra`` beyond the limit), else a new one."""
         current = self._current
-        if current is not None and current.alive and not fresh and self._sent_in_current < self.limit:
+        room = self._sent_in_current < self.limit + extra
+        if current is not None and current.alive and not fresh and room:
             return current
         self.close_current()
         session = self._connect()

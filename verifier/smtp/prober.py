@@ -78,8 +78,7 @@ def _probe_random(run: GroupRun) -> AddressProbe | None:
     """RCPT a random local part; on "too many recipients" once more on a fresh connection."""
     address = f"{random_local_part()}@{run.domain.domain}"
     for fresh in (run.rules.catch_all_own_session, True):
-        session = run.session(fresh=fresh) if run.failure is None else None
-        if session is None:
+        if run.catch_all_session(fresh=fresh) is None:
             return None
         found, evidence = run.rcpt(address)
         if not found.too_many_recipients:
