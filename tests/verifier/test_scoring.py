@@ -3,7 +3,7 @@
 from dataclasses import replace
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verifier import scoring
@@ -136,6 +136,7 @@ findings = st.builds(
 )
 
 
+@settings(deadline=None)
 @given(findings)
 def test_severity_is_invalid_exactly_when_the_address_is_invalid(found: Findings) -> None:
     verdict = judge(found)
