@@ -86,6 +86,10 @@ _DNS_CASES: tuple[DomainSpec, ...] = (
     DomainSpec("backup.test", mx=((20, "mx2.backup.test"), (10, "mx1.backup.test"))),
     host("mx1.backup.test", DEAD_IP),
     host("mx2.backup.test", "127.0.0.11"),
+    # A tarpit first (accepts TCP, never greets) and a working second MX.
+    DomainSpec("tarpit-first.test", mx=((10, "mx1.tarpit-first.test"), (20, "mx2.tarpit-first.test"))),
+    host("mx1.tarpit-first.test", "127.0.0.17"),
+    host("mx2.tarpit-first.test", "127.0.0.11"),
     DomainSpec("implicit.test", a=("127.0.0.11",)),  # no MX: RFC 5321 5.1 implicit MX
     DomainSpec("v6only.test", aaaa=("::1",)),
     DomainSpec("nullmx.test", mx=((0, "."),)),  # RFC 7505

@@ -122,6 +122,14 @@ def test_next_mx_is_used_when_the_preferred_one_refuses(probe, lab):
     )
 
 
+def test_next_mx_is_used_when_the_preferred_one_never_greets(probe, lab):
+    result = probe("tarpit-first.test", "alice", "bob", smtp_banner_timeout=0.2, smtp_max_rcpt_per_session=1)
+    assert verdicts(result) == {"alice": SmtpVerdict.DELIVERABLE, "bob": SmtpVerdict.DELIVERABLE}
+    assert (
+        lab.servers["tarpit"].sessions_opened == 1
+    )  # tried once; the group then stays on the host that answered
+
+
 def test_starttls_is_used_when_offered_and_recorded_in_evidence(probe, lab):
     result = probe("tls.test", "alice")
     assert result["alice@tls.test"].evidence.tls
