@@ -1,0 +1,147 @@
+"""GET /api/usage: every field checked against what the account did, and who may read it."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from flask.testing import FlaskClient
+
+from models.keys import ApiKey
+from models.session import transaction
+from services import clock, keys
+from services.plans import Tier
+from tests.fixtures.db import Persona, add_key, open_persona
+from tests.limits.probe import body, fill, usage_of, validate_n
+
+GROWTH_FEATURES = ["syntax", "domain", "mxRecords", "disposable", "roleBased", "typoSuggestion"]
+
+
+def deactivated_key(account_id: int) -> Persona:
+    persona = add_key(account_id, "Retired server", ("validate:write",))
+    with transaction() as session:
+        keys.deactivate(session, session.get_one(ApiKey, persona.key_id), "retired")
+    return persona
+
+
+def test_every_field_reports_what_the_account_did(api: FlaskClient, at_instant: datetime) -> None:
+    growth = open_persona(Tier.GROWTH)
+    for count in (1, 2, 3):
+        assert validate_n(api, growth.headers, count=count).status_code == 200
+    clock.move(timedelta(seconds=30))
+    assert validate_n(api, growth.headers, count=4).status_code == 200
+    response = api.get("/api/usage", headers=growth.headers)
+    assert response.status_code == 200
+    assert body(response) == {
+        "period": {"start": "2031-05-14T10:00:05Z", "end": "2031-06-14T10:00:05Z", "daysRemaining": 31},
+        "quota": {
+            "limit": 5_000, "used": 10, "remaining": 4_990, "percentage": 0.2, "inGracePeriod": False,
+            "hardLimit": 6_000,
+        },
+        "rateLimit": {
+            "limitPerMinute": 10, "limitPerDay": 167, "usedThisMinute": 4, "usedToday": 4,
+            "remainingThisMinute": 6, "remainingToday": 163,
+            "minuteResetsAt": "2031-05-14T10:01:00Z", "dayResetsAt": "2031-05-15T00:00:00Z",
+        },
+        "recentErrors": {
+            "unauthorized": 0, "rateLimited": 0, "badRequest": 0, "serverError": 0, "lastErrorAt": None,
+        },
+        "plan": {"tier": "growth", "name": "Growth", "features": GROWTH_FEATURES},
+    }  # fmt: skip
+    assert response.headers["X-RateLimit-Remaining"] == "6"
+
+
+def test_reading_usage_is_not_usage(api: FlaskClient, at_instant: datetime) -> None:
+    growth = open_persona(Tier.GROWTH)
+    validate_n(api, growth.headers)
+    for _ in range(12):
+        rate = usage_of(api, growth.headers)["rateLimit"]
+    assert (rate["usedThisMinute"], rate["usedToday"]) == (1, 1)
+
+
+def test_the_windows_turn_over_at_the_minute_and_the_day(api: FlaskClient, at_instant: datetime) -> None:
+    growth = open_persona(Tier.GROWTH)
+    validate_n(api, growth.headers, count=3)
+    clock.move(timedelta(seconds=55))
+    rate = usage_of(api, growth.headers)["rateLimit"]
+    assert (rate["usedThisMinute"], rate["usedToday"]) == (0, 1)
+    assert rate["minuteResetsAt"] == "2031-05-14T10:02:00Z"
+    clock.move(timedelta(hours=14))
+    usage = usage_of(api, growth.headers)
+    assert (usage["rateLimit"]["usedToday"], usage["rateLimit"]["dayResetsAt"]) == (0, "2031-05-16T00:00:00Z")
+    assert usage["quota"]["used"] == 3  # the month goes on
+    assert usage["period"]["daysRemaining"] == 31  # 30 days and 9h59m left, rounded up
+    clock.move(timedelta(hours=10))
+    assert usage_of(api, growth.headers)["period"]["daysRemaining"] == 30  # 29 days 23h59m
+
+
+def test_the_grace_period_shows_in_the_quota(api: FlaskClient, at_instant: datetime) -> None:
+    pro = open_persona(Tier.PRO)
+    fill(pro.account_id, 11_000)
+    quota = usage_of(api, pro.headers)["quota"]
+    assert quota == {
+        "limit": 10_000, "used": 11_000, "remaining": 0, "percentage": 110.0, "inGracePeriod": True,
+        "hardLimit": 12_000,
+    }  # fmt: skip
+
+
+def test_recent_errors_count_real_401_429_400_and_500_answers(api: FlaskClient, at_instant: datetime) -> None:
+    growth = open_persona(Tier.GROWTH)
+    retired = deactivated_key(growth.account_id)
+    assert validate_n(api, growth.headers, count=0).status_code == 400
+    clock.move(timedelta(seconds=1))
+    assert [validate_n(api, growth.headers).status_code for _ in range(11)] == [200] * 9 + [429, 429]
+    clock.move(timedelta(seconds=1))
+    assert api.get("/probe/boom", headers=growth.headers).status_code == 500
+    clock.move(timedelta(seconds=1))
+    assert validate_n(api, retired.headers).status_code == 401
+    assert validate_n(api, {"X-API-Key": "sk_live_nobody"}).status_code == 401  # names no account
+    assert validate_n(api, {}).status_code == 401
+
+    errors = usage_of(api, growth.headers)["recentErrors"]
+    assert errors == {
+        "unauthorized": 1, "rateLimited": 2, "badRequest": 1, "serverError": 1,
+        "lastErrorAt": "2031-05-14T10:00:08Z",
+    }  # fmt: skip
+    assert usage_of(api, open_persona(Tier.GROWTH).headers)["recentErrors"]["rateLimited"] == 0
+
+    clock.move(timedelta(hours=23))
+    assert usage_of(api, growth.headers)["recentErrors"]["serverError"] == 1
+    clock.move(timedelta(hours=1, minutes=11))
+    assert usage_of(api, growth.headers)["recentErrors"] == {
+        "unauthorized": 0, "rateLimited": 0, "badRequest": 0, "serverError": 0, "lastErrorAt": None,
+    }  # fmt: skip
+
+
+def test_analytics_keys_and_publishable_keys_may_read_usage(api: FlaskClient, at_instant: datetime) -> None:
+    owner = open_persona(Tier.GROWTH)
+    fill(owner.account_id, 7)
+    analytics = add_key(owner.account_id, "Dashboard", ("analytics:read",))
+    for headers in (analytics.headers, {"X-API-Key": owner.publishable}):
+        assert usage_of(api, headers)["quota"]["used"] == 7
+
+
+def test_a_key_without_analytics_read_is_refused(api: FlaskClient, at_instant: datetime) -> None:
+    owner = open_persona(Tier.GROWTH)
+    member = add_key(owner.account_id, "Member server", ("validate:read", "validate:write"))
+    response = api.get("/api/usage", headers=member.headers)
+    assert response.status_code == 403
+    assert body(response)["error"]["code"] == "INSUFFICIENT_PERMISSIONS"
+    assert body(response)["error"]["requiredScope"] == "analytics:read"
+
+
+def test_an_outsider_sees_only_its_own_usage(api: FlaskClient, at_instant: datetime) -> None:
+    owner, outsider = open_persona(Tier.GROWTH), open_persona(Tier.SCALE)
+    fill(owner.account_id, 1_234)
+    usage = usage_of(api, outsider.headers)
+    assert usage["quota"] == {
+        "limit": 125_000, "used": 0, "remaining": 125_000, "percentage": 0.0, "inGracePeriod": False,
+        "hardLimit": 150_000,
+    }  # fmt: skip
+    assert usage["plan"]["tier"] == "scale"
+    assert len(usage["plan"]["features"]) == 10
+
+
+def test_usage_needs_a_key(api: FlaskClient) -> None:
+    response = api.get("/api/usage")
+    assert response.status_code == 401
+    assert body(response)["error"]["code"] == "MISSING_API_KEY"
