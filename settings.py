@@ -8,14 +8,20 @@ safety switch off (or on).
 
 from __future__ import annotations
 
+import base64
+import binascii
+import hashlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 APP_ENVS = ("development", "production")
+# Development only: a stable key so a worker and a web process started by hand agree on it. Production
+# refuses to start without KEY_SEALING_KEY, so this value never protects a real secret.
+_DEVELOPMENT_SEALING_KEY = hashlib.sha256(b"verimail development sealing key").digest()
 
 
 class ConfigError(ValueError):
@@ -41,6 +47,21 @@ def parse_int(name: str, raw: str, *, minimum: int = 0) -> int:
     return value
 
 
+def parse_sealing_key(raw: str | None, app_env: str) -> bytes:
+    """KEY_SEALING_KEY: 32 bytes in URL-safe base64, e.g. from ``secrets.token_urlsafe(32)``."""
+    if raw is None or not raw.strip():
+        if app_env == "production":
+            raise ConfigError("KEY_SEALING_KEY is required when APP_ENV=production")
+        return _DEVELOPMENT_SEALING_KEY
+    try:
+        key = base64.urlsafe_b64decode(raw.strip() + "=" * (-len(raw.strip()) % 4))
+    except (binascii.Error, ValueError):
+        raise ConfigError("KEY_SEALING_KEY must be URL-safe base64") from None
+    if len(key) != 32:
+        raise ConfigError(f"KEY_SEALING_KEY must decode to 32 bytes, got {len(key)}")
+    return key
+
+
 @dataclass(frozen=True)
 class Settings:
     """The service-level settings; the engine's own (DNS, SMTP) live in ``verifier.config``."""
@@ -58,6 +79,8 @@ class Settings:
     redis_key_prefix: str
     # CA bundle webhook deliveries trust (REQUESTS_CA_BUNDLE, the name requests users know); None: certifi's.
     webhook_ca_bundle: str | None = None
+    # AES-256-GCM key sealing auto-rotated secrets until their owner reveals them (services.sealed_secrets).
+    key_sealing_key: bytes = field(default=_DEVELOPMENT_SEALING_KEY, repr=False)
 
     @property
     def is_production(self) -> bool:
@@ -86,6 +109,7 @@ class Settings:
             base_url=env.get("BASE_URL", f"http://127.0.0.1:{port}").rstrip("/"),
             redis_key_prefix=env.get("REDIS_KEY_PREFIX", "vm:"),
             webhook_ca_bundle=env.get("REQUESTS_CA_BUNDLE", "").strip() or None,
+            key_sealing_key=parse_sealing_key(env.get("KEY_SEALING_KEY"), app_env),
         )
 
 
