@@ -5,9 +5,10 @@ served by a gevent pool where every socket call carries its own timeout because 
 task time limit) and ``default`` (database work: assembling results, progress, events, sweeps).
 """
 
-from kombu import Queue
+from kombu.entity import Queue
 
-TASK_QUEUES = (Queue("default"), Queue("probes"))
+# kombu ships no type hints for Queue's constructor.
+TASK_QUEUES = (Queue("default"), Queue("probes"))  # type: ignore[no-untyped-call]
 
 TASK_ROUTES = {
     "tasks.probes.*": {"queue": "probes"},
