@@ -10,6 +10,7 @@ that costs nothing but a query.
 from __future__ import annotations
 
 import logging
+import time
 
 from kombu.exceptions import OperationalError
 from sqlalchemy import event
@@ -18,6 +19,10 @@ from sqlalchemy.orm import Session
 log = logging.getLogger(__name__)
 DELIVER_EVENT_TASK = "tasks.webhooks.deliver_event"
 _PENDING = "webhook_nudges"
+# After a failed publish, skip nudges for this long: while Redis is down each publish costs seconds of
+# connection retries, and the requests that emit events should not pay that one after another.
+BACKOFF_SECONDS = 30.0
+_skip_until = 0.0
 
 
 def nudge_after_commit(session: Session, event_id: str) -> None:
@@ -40,12 +45,20 @@ def _forget_pending(session: Session) -> None:
 
 
 def send_nudge(event_id: str) -> bool:
-    """Publish one ``deliver_event`` message; False (and a log line) when the broker is unreachable."""
+    """Publish one ``deliver_event`` message; False (and a log line) when the broker is unreachable.
+
+    ``ignore_result`` matters: without it Celery subscribes to the result backend first, which retries
+    for twenty seconds and then raises an error that is not a connection error.
+    """
     from workers.celery_app import app  # noqa: PLC0415 - the Celery app is built only by processes that send
 
+    global _skip_until  # noqa: PLW0603 - one breaker per process is the point
+    if time.monotonic() < _skip_until:
+        return False
     try:
-        app.send_task(DELIVER_EVENT_TASK, args=[event_id], retry=False)
+        app.send_task(DELIVER_EVENT_TASK, args=[event_id], retry=False, ignore_result=True)
     except (OperationalError, OSError):
+        _skip_until = time.monotonic() + BACKOFF_SECONDS
         log.warning("webhook nudge for %s not sent; the sweeper will deliver it", event_id, exc_info=True)
         return False
     return True
