@@ -11,8 +11,9 @@ Headers (docs/plans.md lists them for clients):
 - ``Retry-After`` (seconds) on every 429, equal to the body's ``retryAfter``.
 
 A response to a request that failed authentication has no account, so it carries none of these. Reading
-the windows for headers is best effort: if Redis is unreachable the response goes out without them
-rather than failing a request that had nothing to do with limits. Admission itself is not best effort.
+the windows and the quota for headers is best effort: if Redis or Postgres is unreachable the response
+goes out without them rather than failing (or masking the real error of) a request that had nothing to do
+with limits. Admission itself is not best effort.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import ParamSpec, TypeVar
 
 from flask import Flask, Response, g
 from redis.exceptions import RedisError
+from sqlalchemy.exc import SQLAlchemyError
 
 from services import limits, usage, usage_errors
 from services.auth import AuthContext
@@ -80,8 +82,8 @@ def add_limit_headers(response: Response) -> Response:
     try:
         rate: RateStatus = g.get("rate_status") or limits.peek(auth.account)
         quota: QuotaStatus = g.get("quota_status") or usage.current_status(auth.account)
-    except RedisError:
-        log.warning("rate-limit headers left out: Redis unreachable", exc_info=True)
+    except (RedisError, SQLAlchemyError):
+        log.warning("limit headers left out: Redis or Postgres unreachable", exc_info=True)
         return response
     window = rate.binding
     response.headers["X-RateLimit-Limit"] = str(window.limit)
