@@ -93,3 +93,19 @@ def test_usage_survives_a_redis_restart_and_the_windows_are_rebuilt(
     # The rebuilt minute window still stops the account at 10 in this minute.
     assert [validate_n(api, growth.headers).status_code for _ in range(9)] == [200] * 8 + [429]
     assert usage_of(api, growth.headers)["quota"]["used"] == 157
+
+
+def test_while_redis_is_down_validation_fails_and_other_routes_answer_without_limit_headers(
+    api: FlaskClient, own_redis: OwnRedis, at_instant: datetime
+) -> None:
+    growth = open_persona(Tier.GROWTH)
+    own_redis.stop()
+    keys = api.get("/api/keys", headers=growth.headers)
+    assert keys.status_code == 200
+    assert "X-RateLimit-Limit" not in keys.headers
+    refused = validate_n(api, growth.headers)
+    assert refused.status_code == 500  # admission is not best effort
+    assert "requestId" in (refused.get_json() or {})
+    own_redis.start()
+    assert validate_n(api, growth.headers).status_code == 200
+    assert usage_of(api, growth.headers)["quota"]["used"] == 1
