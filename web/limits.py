@@ -109,7 +109,7 @@ def _warning_text(quota: QuotaStatus) -> str:
     if quota.state is QuotaState.WARNING:
         return f"{used}; the grace period starts at {quota.limit}."
     if quota.state is QuotaState.GRACE:
-        return f"{used}; grace period, the overage is billed; requests stop past {quota.hard_limit}."
+        return f"{used}; grace period, overage is billed; validations past {quota.hard_limit} are refused."
     return f"{used}; hard limit reached, validations are refused until the period resets."
 
 

@@ -89,3 +89,26 @@ def test_past_the_hard_limit_nothing_runs_and_nothing_is_charged(
     assert refused.headers["Retry-After"] == str(seconds_left)
     assert quota_headers(refused)["X-Quota-Used"] == str(before)
     assert usage_of(api, growth.headers)["quota"]["used"] == before
+
+
+def test_every_authenticated_response_carries_the_quota_warning(
+    api: FlaskClient, at_instant: datetime
+) -> None:
+    growth = open_persona(Tier.GROWTH)
+    fill(growth.account_id, 4_500)
+    response = api.get("/api/keys", headers=growth.headers)
+    assert response.status_code == 200
+    assert quota_headers(response) == {
+        "X-Quota-State": "warning",
+        "X-Quota-Limit": "5000",
+        "X-Quota-Used": "4500",
+        "X-Quota-Reset": str(int(PERIOD_END.timestamp())),
+        "X-Quota-Warning": "4500 of 5000 monthly validations used (90%); the grace period starts at 5000.",
+    }
+    fill(growth.account_id, 1_000)
+    grace = quota_headers(api.get("/api/usage", headers=growth.headers))
+    assert grace["X-Quota-State"] == "grace"
+    assert grace["X-Quota-Warning"] == (
+        "5500 of 5000 monthly validations used (110%); grace period, overage is billed; "
+        "validations past 6000 are refused."
+    )
