@@ -63,6 +63,51 @@ def parse_sealing_key(raw: str | None, app_env: str) -> bytes:
 
 
 @dataclass(frozen=True)
+class JobSettings:
+    """Validation jobs (``services.jobs``): waits, leases, deadlines, bulk limits. Seconds unless named."""
+
+    batch_wait: int = 25  # BATCH_SYNC_WAIT_SECONDS: a batch answers 200 if done by then, else 202
+    single_wait: int = 70  # VALIDATE_WAIT_SECONDS: longest wait of POST /validate (above SMTP_DEADLINE)
+    lease: int = 120  # JOB_LEASE_SECONDS: a claimed group is taken over after this (worker died)
+    requeue_after: int = 300  # JOB_REQUEUE_SECONDS: a sent but unclaimed group is sent again after this
+    sweep_interval: int = 15  # JOB_SWEEP_SECONDS: beat period of the job sweeper
+    batch_deadline: int = 900  # JOB_DEADLINE_SECONDS: greylisted retries of a batch stop here
+    bulk_deadline: int = 86_400  # BULK_DEADLINE_SECONDS: the same for bulk lists
+    window: int = 50  # JOB_WINDOW: groups of one job sent to the broker at once (fairness, small queues)
+    sessions_per_mx_host: int = 3  # SMTP_SESSIONS_PER_MX_HOST: across all workers (Redis leases)
+    catch_all_ttl: int = 21_600  # CATCH_ALL_TTL_SECONDS: a domain's catch-all verdict is reused this long
+    bulk_max_body_bytes: int = 256 * 1024 * 1024  # BULK_MAX_BODY_BYTES: bulk uploads only
+    bulk_max_addresses: int = 2_000_000  # BULK_MAX_ADDRESSES
+    allow_test_domains: bool = False  # ALLOW_TEST_DOMAINS: *.test addresses (the mail lab); never production
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str], *, production: bool) -> JobSettings:
+        d = cls()
+
+        def number(name: str, default: int, minimum: int = 1) -> int:
+            return parse_int(name, env.get(name, str(default)), minimum=minimum)
+
+        allow_test = parse_bool("ALLOW_TEST_DOMAINS", env.get("ALLOW_TEST_DOMAINS", "false"))
+        if allow_test and production:
+            raise ConfigError("ALLOW_TEST_DOMAINS=true is refused when APP_ENV=production")
+        return cls(
+            batch_wait=number("BATCH_SYNC_WAIT_SECONDS", d.batch_wait, 0),
+            single_wait=number("VALIDATE_WAIT_SECONDS", d.single_wait),
+            lease=number("JOB_LEASE_SECONDS", d.lease),
+            requeue_after=number("JOB_REQUEUE_SECONDS", d.requeue_after),
+            sweep_interval=number("JOB_SWEEP_SECONDS", d.sweep_interval),
+            batch_deadline=number("JOB_DEADLINE_SECONDS", d.batch_deadline),
+            bulk_deadline=number("BULK_DEADLINE_SECONDS", d.bulk_deadline),
+            window=number("JOB_WINDOW", d.window),
+            sessions_per_mx_host=number("SMTP_SESSIONS_PER_MX_HOST", d.sessions_per_mx_host),
+            catch_all_ttl=number("CATCH_ALL_TTL_SECONDS", d.catch_all_ttl, 0),
+            bulk_max_body_bytes=number("BULK_MAX_BODY_BYTES", d.bulk_max_body_bytes),
+            bulk_max_addresses=number("BULK_MAX_ADDRESSES", d.bulk_max_addresses),
+            allow_test_domains=allow_test,
+        )
+
+
+@dataclass(frozen=True)
 class Settings:
     """The service-level settings; the engine's own (DNS, SMTP) live in ``verifier.config``."""
 
@@ -79,6 +124,7 @@ class Settings:
     redis_key_prefix: str
     # CA bundle webhook deliveries trust (REQUESTS_CA_BUNDLE, the name requests users know); None: certifi's.
     webhook_ca_bundle: str | None = None
+    jobs: JobSettings = field(default_factory=JobSettings)
     # AES-256-GCM key sealing auto-rotated secrets until their owner reveals them (services.sealed_secrets).
     key_sealing_key: bytes = field(default=_DEVELOPMENT_SEALING_KEY, repr=False)
 
@@ -110,6 +156,7 @@ class Settings:
             redis_key_prefix=env.get("REDIS_KEY_PREFIX", "vm:"),
             webhook_ca_bundle=env.get("REQUESTS_CA_BUNDLE", "").strip() or None,
             key_sealing_key=parse_sealing_key(env.get("KEY_SEALING_KEY"), app_env),
+            jobs=JobSettings.from_env(env, production=app_env == "production"),
         )
 
 

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from settings import get_settings
+
+_JOB_SWEEP_SECONDS = float(get_settings().jobs.sweep_interval)
+
 BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     # Webhook retries are due at minute granularity (spec 6.4); 10 s also bounds the delay of a first attempt
     # whose after-commit nudge was lost. Expiring after one interval keeps a backlog of ticks from piling up
@@ -25,5 +29,12 @@ BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
         "task": "tasks.usage.close_ended_periods",
         "schedule": 60.0,
         "options": {"expires": 60.0},
+    },
+    # Validation jobs: groups whose worker died (lease expired), whose message was lost, or whose greylisting
+    # retry is due, and bulk lists never planned. A missed tick delays them by one interval, never loses them.
+    "jobs-sweep": {
+        "task": "tasks.validation.sweep_jobs",
+        "schedule": _JOB_SWEEP_SECONDS,
+        "options": {"expires": _JOB_SWEEP_SECONDS},
     },
 }

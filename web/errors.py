@@ -16,6 +16,7 @@ from werkzeug.exceptions import HTTPException
 
 from services import errors as service
 from services.errors import CodedError, ServiceError
+from services.job_errors import BadUpload, BatchEmpty, BatchTooLarge, JobNotFinished
 from services.limits import RateLimited
 from services.quota import QuotaExhausted
 from services.webhooks import EndpointLimitReached
@@ -35,6 +36,10 @@ STATUS: dict[type[ServiceError], int] = {
     service.InvalidField: 400,
     RateLimited: 429,  # flat shape (spec 7.2)
     QuotaExhausted: 429,  # coded RATE_LIMIT_EXCEEDED (spec 7.1)
+    BatchEmpty: 400,
+    BatchTooLarge: 400,
+    BadUpload: 400,
+    JobNotFinished: 409,
 }
 # Spec 7.2 names the flat 429 "Rate Limit Exceeded" rather than the HTTP phrase "Too Many Requests".
 PHRASES: dict[int, str] = {429: "Rate Limit Exceeded"}

@@ -7,7 +7,10 @@ broker only carries "go and look at job X" messages, so every task must be idemp
 
 from __future__ import annotations
 
+import psycogreen.gevent
 from celery import Celery
+from celery.signals import celeryd_init, worker_process_init
+from gevent import monkey
 
 from scheduler.schedule import BEAT_SCHEDULE
 from settings import Settings, get_settings
@@ -16,6 +19,8 @@ from workers.queues import TASK_QUEUES, TASK_ROUTES
 TASK_MODULES: list[str] = [  # later issues register their task modules here (tasks.<capability>)
     "tasks.webhooks",
     "tasks.usage",
+    "tasks.validation",
+    "tasks.probes",
 ]
 
 
@@ -47,6 +52,18 @@ def celery_config(settings: Settings) -> dict[str, object]:
         "task_send_sent_event": True,
         "broker_connection_retry_on_startup": True,
     }
+
+
+@worker_process_init.connect  # type: ignore[untyped-decorator]
+@celeryd_init.connect  # type: ignore[untyped-decorator]
+def cooperative_postgres(**_: object) -> None:
+    """Under the gevent pool, make psycopg2 yield to other greenlets while it waits on Postgres.
+
+    Without this a probe worker's greenlets would all stall behind one slow query; psycopg2 is a C
+    extension that gevent's monkey-patching cannot reach.
+    """
+    if monkey.is_module_patched("socket"):
+        psycogreen.gevent.patch_psycopg()
 
 
 def create_celery(settings: Settings | None = None) -> Celery:

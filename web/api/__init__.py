@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask
 
-from web.api import audit, keys, meta, usage, webhooks
+from web.api import audit, batches, keys, meta, usage, validate, webhooks
 
-BLUEPRINTS: tuple[Blueprint, ...] = (meta.bp, keys.bp, audit.bp, webhooks.bp, usage.bp)
+BLUEPRINTS: tuple[Blueprint, ...] = (
+    meta.bp, keys.bp, audit.bp, webhooks.bp, usage.bp, validate.bp, batches.bp
+)
 
 
 def register(app: Flask) -> None:

@@ -1,0 +1,120 @@
+"""The engine's shared state across every web and worker process, in Redis: DNS answers, catch-all
+verdicts and the per-MX-host session limit. The engine only knows the ``TtlCache`` and ``SessionLimiter``
+protocols; these are their fleet-wide implementations.
+
+Trade-offs accepted:
+
+- The session limiter is a sorted set of leases per MX host, scored by expiry (Redis ``TIME``, so worker
+  clocks do not matter). A worker killed mid-session never releases its lease; the slot frees itself when
+  the lease expires (``SMTP_DEADLINE`` plus a margin), so a crash costs one slot for a minute or so, never
+  for ever. Waiting for a slot polls (50-250 ms): no pub/sub to clean up after a dead waiter.
+- Catch-all verdicts are cached only when known (True/False); "could not tell" is asked again next time.
+"""
+
+from __future__ import annotations
+
+import functools
+import secrets
+import time
+
+from redis.commands.core import Script
+
+from services.redis_client import get_redis, key
+from settings import get_settings
+from verifier.config import EngineConfig
+from verifier.engine import Engine
+from verifier.syntax import SyntaxPolicy
+
+LEASE_MARGIN_SECONDS = 30
+POLL_FIRST, POLL_MAX = 0.05, 0.25
+
+# KEYS: the host's lease set. ARGV: slots, lease seconds, token. 1 when granted.
+_ACQUIRE = """
+local now = redis.call('TIME')
+local t = tonumber(now[1]) + tonumber(now[2]) / 1000000
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', t)
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
+  redis.call('ZADD', KEYS[1], t + tonumber(ARGV[2]), ARGV[3])
+  redis.call('EXPIRE', KEYS[1], math.ceil(tonumber(ARGV[2])) + 1)
+  return 1
+end
+return 0
+"""
+
+
+class RedisTtlCache:
+    """``TtlCache`` on Redis: one entry per key with Redis's own expiry."""
+
+    def __init__(self, namespace: str) -> None:
+        self.namespace = namespace
+
+    def get(self, name: str) -> str | None:
+        value = get_redis().get(key(self.namespace, name))
+        return None if value is None else str(value)
+
+    def set(self, name: str, value: str, ttl_seconds: int) -> None:
+        if ttl_seconds > 0:  # a zero TTL means "do not cache"
+            get_redis().set(key(self.namespace, name), value, ex=ttl_seconds)
+
+
+class RedisSessionLimiter:
+    """``SessionLimiter`` shared by every worker: at most ``per_host`` leases per MX host at once."""
+
+    def __init__(self, per_host: int, lease_seconds: float) -> None:
+        self.per_host = per_host
+        self.lease_seconds = lease_seconds
+
+    def acquire(self, mx_host: str, timeout: float) -> str | None:
+        token, give_up, pause = secrets.token_hex(8), time.monotonic() + timeout, POLL_FIRST
+        while True:
+            if _acquire_script()(keys=[_slots(mx_host)], args=[self.per_host, self.lease_seconds, token]):
+                return token
+            left = give_up - time.monotonic()
+            if left <= 0:
+                return None
+            time.sleep(min(pause, left))
+            pause = min(pause * 2, POLL_MAX)
+
+    def release(self, mx_host: str, lease: str) -> None:
+        get_redis().zrem(_slots(mx_host), lease)
+
+    def active(self, mx_host: str) -> int:
+        """Leases currently held on ``mx_host`` (expired ones included until the next acquire drops them)."""
+        count: int = get_redis().zcard(_slots(mx_host))
+        return count
+
+
+class CatchAllCache:
+    """A domain's catch-all verdict, so a list with 5,000 addresses at one domain asks once."""
+
+    def get(self, domain: str) -> bool | None:
+        value = get_redis().get(key("catchall", domain))
+        return None if value is None else value == "1"
+
+    def remember(self, domain: str, verdict: bool | None) -> None:
+        ttl = get_settings().jobs.catch_all_ttl
+        if verdict is not None and ttl > 0:
+            get_redis().set(key("catchall", domain), "1" if verdict else "0", ex=ttl)
+
+
+def _slots(mx_host: str) -> str:
+    return key("smtp-slots", mx_host.lower())
+
+
+def _acquire_script() -> Script:
+    return get_redis().register_script(_ACQUIRE)
+
+
+@functools.cache
+def shared_engine() -> Engine:
+    """The process's engine: configured from the environment, its caches and limits shared via Redis."""
+    from verifier.dns import MailResolver  # noqa: PLC0415 - keeps the import graph of this module small
+
+    config = EngineConfig.from_env()
+    jobs = get_settings().jobs
+    return Engine(
+        config,
+        resolver=MailResolver(config, RedisTtlCache("dns")),
+        limiter=RedisSessionLimiter(jobs.sessions_per_mx_host, config.smtp_deadline + LEASE_MARGIN_SECONDS),
+        policy=SyntaxPolicy(test_domains=jobs.allow_test_domains),
+    )

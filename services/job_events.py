@@ -1,0 +1,42 @@
+"""What a finished job announces: its event (in the completing transaction) and the waiter's wake-up.
+
+A single validation emits ``validation.completed``; a batch or a bulk list ``batch.completed`` (spec 6.3,
+``resultsUrl`` from ``BASE_URL``). Both payload shapes live in ``services.event_payloads``.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from models.jobs import JobItem, JobKind, ValidationJob
+from services import clock, event_payloads, events
+from services.job_dispatch import signal_done
+
+
+def on_completed(session: Session, job: ValidationJob) -> None:
+    emit_completed(session, job)
+    signal_done(session, job.public_id)
+
+
+def emit_completed(session: Session, job: ValidationJob) -> None:
+    elapsed = processing_ms(job)
+    if job.kind == JobKind.SINGLE.value:
+        result = session.scalar(select(JobItem.result).where(JobItem.job_id == job.id, JobItem.position == 0))
+        if result is not None:
+            payload = event_payloads.validation_completed(result, elapsed, job.key_id)
+            events.emit(session, job.account_id, "validation.completed", payload)
+        return
+    counts = {"total": job.total, "valid": job.valid, "invalid": job.invalid, "warning": job.warning}
+    events.emit(
+        session,
+        job.account_id,
+        "batch.completed",
+        event_payloads.batch_completed(job.public_id, counts, elapsed),
+    )
+
+
+def processing_ms(job: ValidationJob) -> int:
+    """Milliseconds from submission to the end (or to now, while it runs)."""
+    end = job.finished_at or clock.now()
+    return max(int((end - job.created_at).total_seconds() * 1000), 0)

@@ -1,0 +1,97 @@
+"""One domain group through the engine's stages, with the fleet's shared caches; no database here.
+
+No transaction is open while DNS and SMTP run (they take seconds; a pooled connection held that long per
+greenlet would exhaust Postgres long before the workers were busy).
+
+An address whose server asked us to come back later (greylisting: a 4xx naming or implying a retry time)
+is *deferred* while the retry still fits before the job's deadline and attempts remain; otherwise it is
+settled now with the unknown verdict the engine gave it, which is what "settle as unknown" means.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+
+from services import clock
+from services.engine_adapters import CatchAllCache, shared_engine
+from services.job_options import JobOptions
+from verifier.engine import Engine, GroupOutcome, Options, assemble, syntax_failure_result
+from verifier.results import ValidationResult
+from verifier.syntax import ParsedAddress, SyntaxFailure
+
+MAX_ATTEMPTS = 5
+CATCH_ALL = CatchAllCache()
+
+
+@dataclass(frozen=True)
+class GroupVerdicts:
+    settled: dict[str, ValidationResult]
+    deferred: tuple[str, ...] = ()
+    retry_at: datetime | None = None
+
+
+def probe_group(
+    emails: list[str], options: JobOptions, *, retry_until: datetime, attempt: int
+) -> GroupVerdicts:
+    """Verdicts for the (normalised, distinct) ``emails`` of one domain."""
+    engine = shared_engine()
+    members: list[ParsedAddress] = []
+    settled: dict[str, ValidationResult] = {}
+    for email in emails:
+        item = engine.parse(email)
+        if isinstance(item, SyntaxFailure):  # the policy changed since planning: judge by today's rules
+            settled[email] = syntax_failure_result(email, item)
+        else:
+            members.append(item)
+    if not members:
+        return GroupVerdicts(settled)
+    outcome = run_with_cached_catch_all(engine, members, options.engine)
+    return _split(members, outcome, options.engine, settled, retry_until if attempt < MAX_ATTEMPTS else None)
+
+
+def run_with_cached_catch_all(engine: Engine, members: list[ParsedAddress], options: Options) -> GroupOutcome:
+    """Stages 2-3, skipping the random-address probe when the domain's verdict is cached."""
+    domain = members[0].ascii_domain
+    known = CATCH_ALL.get(domain) if options.checks_catch_all else None
+    outcome = engine.run_group(
+        members, replace(options, skip_catch_all=True) if known is not None else options
+    )
+    if outcome.probe is None:
+        return outcome
+    if known is not None:
+        return GroupOutcome(outcome.mail_domain, replace(outcome.probe, catch_all=known))
+    if options.checks_catch_all:
+        CATCH_ALL.remember(domain, outcome.probe.catch_all)
+    return outcome
+
+
+def _split(
+    members: list[ParsedAddress],
+    outcome: GroupOutcome,
+    options: Options,
+    settled: dict[str, ValidationResult],
+    retry_until: datetime | None,
+) -> GroupVerdicts:
+    now, deferred, latest = clock.now(), [], None
+    for member in members:
+        wait = _retry_wait(outcome, member.email)
+        if wait is not None and retry_until is not None and now + wait < retry_until:
+            deferred.append(member.email)
+            latest = max(latest or now, now + wait)
+        else:
+            settled[member.email] = assemble(member, outcome.mail_domain, outcome.probe, options)
+    return GroupVerdicts(settled, tuple(deferred), latest)
+
+
+def _retry_wait(outcome: GroupOutcome, email: str) -> timedelta | None:
+    """How long the server asked us to wait before asking about ``email`` again, if it asked."""
+    if outcome.probe is None:
+        return None
+    try:
+        probe = outcome.probe[email]
+    except KeyError:
+        return None
+    if not probe.retryable or probe.retry_after is None:
+        return None
+    return timedelta(seconds=probe.retry_after)

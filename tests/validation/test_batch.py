@@ -1,0 +1,115 @@
+"""POST /validate/batch and its results URL: what a client sees, and what lands in Postgres."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from maillab import MailLab
+from models.jobs import JobItem, ValidationJob
+from models.session import transaction
+from models.usage import UsagePeriod
+from tests.fixtures.db import Persona
+from tests.workers.harness import Api, Worker, wait_for
+
+MIXED = [
+    "alice@mailbox.test",
+    "zed@mailbox.test",
+    "Alice@mailbox.test",  # the same mailbox as the first: probed once, answered twice
+    "bob@catchall.test",
+    "carol@full.test",
+    "not an address",
+    "dave@nullmx.test",
+    "erin@mailbox.test",
+]
+
+
+def test_a_batch_answers_every_address_in_order_when_it_finishes_in_time(
+    api: Api, worker: Worker, owner: Persona, lab: MailLab
+) -> None:
+    response = api.call("post", "/validate/batch", owner, json={"emails": MIXED})
+
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["batchId"].startswith("bat_")
+    assert body["total"] == len(MIXED)
+    assert body["valid"] + body["warning"] + body["invalid"] == len(MIXED)
+    assert [result["email"] for result in body["results"]] == [
+        "alice@mailbox.test", "zed@mailbox.test", "alice@mailbox.test", "bob@catchall.test",
+        "carol@full.test", "not an address", "dave@nullmx.test", "erin@mailbox.test",
+    ]  # fmt: skip
+    by_email = {result["email"]: result for result in body["results"]}
+    assert by_email["alice@mailbox.test"]["checks"]["smtp"]["passed"] is True
+    assert by_email["zed@mailbox.test"]["severity"] == "invalid"
+    assert by_email["bob@catchall.test"]["checks"]["catchAll"]["metadata"]["isCatchAll"] is True
+    unparsable = by_email["not an address"]
+    assert (unparsable["isValid"], unparsable["score"], unparsable["severity"]) == (False, 0, "invalid")
+    assert unparsable["checks"]["syntax"]["status"] == "fail"
+    assert unparsable["checks"]["syntax"]["reason"]
+
+
+def test_duplicates_are_probed_once(api: Api, worker: Worker, owner: Persona, lab: MailLab) -> None:
+    emails = ["alice@mailbox.test", "ALICE@mailbox.test", "alice@mailbox.test", "bob@mailbox.test"]
+
+    body = api.call("post", "/validate/batch", owner, json={"emails": emails}).json()
+
+    assert [result["email"] for result in body["results"]] == [
+        "alice@mailbox.test", "alice@mailbox.test", "alice@mailbox.test", "bob@mailbox.test"
+    ]  # fmt: skip
+    assert len({str(result) for result in body["results"][:3]}) == 1
+    rcpts = [cmd.lower() for cmd in lab.servers["mailbox"].commands() if cmd.upper().startswith("RCPT")]
+    assert sum(1 for cmd in rcpts if "<alice@mailbox.test>" in cmd) == 1
+    assert sum(1 for cmd in rcpts if "<bob@mailbox.test>" in cmd) == 1
+
+
+def test_each_address_counts_one_validation_against_the_quota(
+    api: Api, worker: Worker, owner: Persona
+) -> None:
+    api.call("post", "/validate/batch", owner, json={"emails": MIXED, "options": {"quickMode": True}})
+
+    with transaction() as session:
+        used = session.scalar(select(UsagePeriod.used).where(UsagePeriod.account_id == owner.account_id))
+    assert used == len(MIXED)
+
+
+def test_prefer_respond_async_answers_202_with_a_results_url(api: Api, worker: Worker, owner: Persona) -> None:
+    response = api.call(
+        "post", "/validate/batch", owner, json={"emails": MIXED}, headers={"Prefer": "respond-async"}
+    )
+
+    assert response.status_code == 202
+    accepted = response.json()
+    assert accepted["status"] in ("queued", "running", "completed")
+    assert accepted["resultsUrl"].endswith(f"/batches/{accepted['batchId']}/results")
+    assert response.headers["Location"] == accepted["resultsUrl"]
+    done = wait_for(api, owner, accepted["batchId"])
+    assert done["status"] == "completed"
+    assert done["progress"]["processed"] == done["progress"]["total"] == len(MIXED)
+    assert len(done["results"]) == len(MIXED)
+
+
+def test_results_are_paginated_in_submission_order(api: Api, worker: Worker, owner: Persona) -> None:
+    emails = [f"user{i:02d}@bench-000.test" for i in range(25)]
+    batch_id = api.call("post", "/validate/batch", owner, json={"emails": emails}).json()["batchId"]
+
+    first = api.call("get", f"/batches/{batch_id}/results?limit=10", owner).json()
+    second = api.call(
+        "get", f"/batches/{batch_id}/results?limit=10&startingAfter={first['nextStartingAfter']}", owner
+    ).json()
+    last = api.call(
+        "get", f"/batches/{batch_id}/results?limit=10&startingAfter={second['nextStartingAfter']}", owner
+    ).json()
+
+    assert first["hasMore"] and second["hasMore"] and not last["hasMore"]
+    seen = [r["email"] for page in (first, second, last) for r in page["results"]]
+    assert seen == emails
+
+
+def test_results_are_saved_in_postgres(api: Api, worker: Worker, owner: Persona) -> None:
+    batch_id = api.call("post", "/validate/batch", owner, json={"emails": MIXED}).json()["batchId"]
+
+    with transaction() as session:
+        job = session.scalars(select(ValidationJob).where(ValidationJob.public_id == batch_id)).one()
+        items = session.scalars(select(JobItem).where(JobItem.job_id == job.id)).all()
+    assert job.status == "completed"
+    assert sorted(item.position for item in items) == list(range(len(MIXED)))
+    assert all(item.state == "done" and item.result is not None for item in items)

@@ -1,0 +1,69 @@
+"""``POST /validate/batch`` (spec 4.2) and its results URL ``GET /batches/<id>/results`` (spec 4.11)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, request
+
+from models.jobs import JobKind, JobStatus
+from services import jobs
+from services.clock import now
+from settings import get_settings
+from web.auth import current_auth, require_scope
+from web.limits import charge, rate_limited
+from web.openapi import document
+from web.schemas.base import respond
+from web.schemas.validation import (
+    AcceptedOut,
+    BatchBody,
+    BatchResultOut,
+    ResultsOut,
+    ResultsQuery,
+    job_options,
+)
+from web.validation import parse_body, parse_query
+
+bp = Blueprint("batches", __name__)
+
+
+@bp.post("/validate/batch")
+@document(
+    "Validate 1 to 100 addresses",
+    request=BatchBody,
+    responses={200: BatchResultOut, 202: AcceptedOut},
+    description="200 with every result when the batch finishes within BATCH_SYNC_WAIT_SECONDS; otherwise, "
+    "or with `Prefer: respond-async`, 202 with batchId and resultsUrl. Each address counts one validation "
+    "against the monthly quota; the batch counts one request against the rate limit.",
+)
+@require_scope("validate:write")
+@rate_limited
+def create() -> Response:
+    body = parse_body(BatchBody)
+    auth = current_auth()
+    job = jobs.submit(auth, JobKind.BATCH, body.emails, job_options(auth.account, body.options), charge)
+    if not prefers_async():
+        job = jobs.wait(job, get_settings().jobs.batch_wait)
+    if job.status == JobStatus.COMPLETED.value:
+        return respond(BatchResultOut.of(jobs.results(job), now()))
+    accepted = AcceptedOut.of(job)
+    response = respond(accepted, 202)
+    response.headers["Location"] = accepted.results_url
+    if prefers_async():
+        response.headers["Preference-Applied"] = "respond-async"
+    return response
+
+
+@bp.get("/batches/<batch_id>/results")
+@document(
+    "A batch's status, progress and results, paginated", query=ResultsQuery, responses={200: ResultsOut}
+)
+@require_scope("validate:read")
+def results(batch_id: str) -> Response:
+    query = parse_query(ResultsQuery)
+    job = jobs.find(current_auth(), batch_id)
+    return respond(ResultsOut.of(jobs.results(job, after=query.starting_after, limit=query.limit)))
+
+
+def prefers_async() -> bool:
+    """RFC 7240 ``Prefer: respond-async`` (among other preferences, any case)."""
+    wanted = (part.split(";")[0].strip().lower() for part in request.headers.get("Prefer", "").split(","))
+    return "respond-async" in wanted

@@ -1,0 +1,62 @@
+"""``POST /validate`` (spec 4.1): one address; quickMode answers from the web process, the rest from the
+workers (the web process never opens an SMTP connection)."""
+
+from __future__ import annotations
+
+import time
+
+from flask import Blueprint, Response
+
+from models.jobs import JobKind, JobStatus
+from services import jobs, single
+from services.clock import now
+from settings import get_settings
+from verifier.results import JsonValue
+from web.auth import current_auth, require_scope
+from web.client_ip import client_ip
+from web.geo import country_of
+from web.limits import charge, rate_limited
+from web.openapi import document
+from web.schemas.base import respond
+from web.schemas.validation import AcceptedOut, SingleResultOut, ValidateBody, job_options
+from web.validation import parse_body
+
+bp = Blueprint("validate", __name__)
+
+
+@bp.post("/validate")
+@document(
+    "Validate one email address",
+    request=ValidateBody,
+    responses={200: SingleResultOut, 202: AcceptedOut},
+    description="200 also when the address is invalid. Without quickMode the SMTP probe runs on a worker; "
+    "if it has not finished within VALIDATE_WAIT_SECONDS the answer is 202 with a resultsUrl.",
+)
+@require_scope("validate:write")
+@rate_limited
+def validate() -> Response:
+    started = time.perf_counter()
+    body = parse_body(ValidateBody)
+    auth = current_auth()
+    options = job_options(auth.account, body.options)
+    if options.quick_mode:
+        result = single.validate_quick(auth, body.email, options, charge).to_dict()
+    else:
+        job = jobs.wait(
+            jobs.submit(auth, JobKind.SINGLE, [body.email], options, charge), get_settings().jobs.single_wait
+        )
+        if job.status != JobStatus.COMPLETED.value:
+            return respond(AcceptedOut.of(job), 202)
+        result = jobs.results(job).results[0]
+    return respond(SingleResultOut.model_validate({**result, "metadata": metadata(started)}))
+
+
+def metadata(started: float) -> dict[str, JsonValue]:
+    """Spec 2.3; ``country`` is null for private, loopback and unknown addresses."""
+    ip = client_ip()
+    return {
+        "processingTime": round((time.perf_counter() - started) * 1000),
+        "timestamp": now().isoformat(),
+        "ipAddress": ip,
+        "country": country_of(ip),
+    }

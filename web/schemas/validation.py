@@ -1,0 +1,162 @@
+"""Validation bodies: ``POST /validate``, ``POST /validate/batch``, batch results (spec 2.1-2.4, 4.1, 4.2)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import ConfigDict, Field
+
+from models.jobs import ValidationJob
+from services.job_events import processing_ms
+from services.job_options import JobOptions
+from services.jobs import ResultsPage
+from settings import get_settings
+from web.schemas.base import Body, Out, Query
+
+Email = Annotated[str, Field(max_length=254, description="at most 254 characters (spec 8.4)")]
+
+
+class ValidateOptions(Body):
+    quick_mode: bool = Field(default=False, description="skip the SMTP and catch-all checks")
+    skip_catch_all: bool = Field(default=False, description="skip catch-all detection")
+
+
+class ValidateBody(Body):
+    email: Email
+    options: ValidateOptions = ValidateOptions()
+
+
+class BatchBody(Body):
+    """``emails`` must be strings; an address that is not valid still gets its (invalid) result."""
+
+    emails: list[str]
+    options: ValidateOptions = ValidateOptions()
+
+
+def job_options(account: Any, options: ValidateOptions) -> JobOptions:
+    return JobOptions.for_account(
+        account, quick_mode=options.quick_mode, skip_catch_all=options.skip_catch_all
+    )
+
+
+class ResultsQuery(Query):
+    starting_after: int | None = Field(default=None, ge=0, description="position of the last result seen")
+    limit: int = Field(default=100, ge=1, le=1000)
+
+
+class CheckOut(Out):
+    model_config = ConfigDict(extra="allow")
+
+    passed: bool
+    check: str | None = None
+    message: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class ResultOut(Out):
+    """A validation result (spec 2.1)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    is_valid: bool
+    email: str
+    score: int
+    severity: str
+    checks: dict[str, CheckOut]
+    recommendations: list[str]
+
+
+class MetadataOut(Out):
+    processing_time: int
+    timestamp: datetime
+    ip_address: str | None
+    country: str | None
+
+
+class SingleResultOut(ResultOut):
+    """A validation result with its request metadata (spec 2.1, 2.3)."""
+
+    metadata: MetadataOut
+
+
+class BatchResultOut(Out):
+    """A finished batch (spec 2.4) with its id."""
+
+    batch_id: str
+    status: str
+    total: int
+    valid: int
+    invalid: int
+    warning: int
+    results: list[ResultOut]
+    processing_time: int
+    timestamp: datetime
+
+    @classmethod
+    def of(cls, page: ResultsPage, now: datetime) -> BatchResultOut:
+        job = page.job
+        return cls(
+            batch_id=job.public_id, status=job.status, total=job.total, valid=job.valid, invalid=job.invalid,
+            warning=job.warning, results=[ResultOut.model_validate(r) for r in page.results],
+            processing_time=processing_ms(job), timestamp=now,
+        )  # fmt: skip
+
+
+class AcceptedOut(Out):
+    """Still running: poll ``resultsUrl`` (or wait for the ``batch.completed`` event)."""
+
+    batch_id: str
+    status: str
+    total: int
+    results_url: str
+
+    @classmethod
+    def of(cls, job: ValidationJob) -> AcceptedOut:
+        return cls(batch_id=job.public_id, status=job.status, total=job.total, results_url=results_url(job))
+
+
+class ProgressOut(Out):
+    total: int
+    processed: int
+    valid: int
+    warning: int
+    invalid: int
+
+    @classmethod
+    def of(cls, job: ValidationJob) -> ProgressOut:
+        return cls(
+            total=job.total,
+            processed=job.processed,
+            valid=job.valid,
+            warning=job.warning,
+            invalid=job.invalid,
+        )
+
+
+class ResultsOut(Out):
+    """A job's status, progress and one page of its settled results, in submission order."""
+
+    batch_id: str
+    status: str
+    progress: ProgressOut
+    results: list[ResultOut]
+    has_more: bool
+    next_starting_after: int | None
+    created_at: datetime
+    finished_at: datetime | None
+    processing_time: int
+
+    @classmethod
+    def of(cls, page: ResultsPage) -> ResultsOut:
+        job = page.job
+        return cls(
+            batch_id=job.public_id, status=job.status, progress=ProgressOut.of(job),
+            results=[ResultOut.model_validate(r) for r in page.results], has_more=page.next_after is not None,
+            next_starting_after=page.next_after, created_at=job.created_at, finished_at=job.finished_at,
+            processing_time=processing_ms(job),
+        )  # fmt: skip
+
+
+def results_url(job: ValidationJob) -> str:
+    return f"{get_settings().base_url}/batches/{job.public_id}/results"
