@@ -50,6 +50,7 @@ class Behaviour:
     rcpt_reply: str | None = None  # fixed reply to every RCPT (policy block, access denied)
     unknown_reply: str | None = None  # reply for an unknown mailbox; None = Postfix "User unknown"
     max_rcpt_per_session: int | None = None  # further RCPTs get 452 4.5.3 Too many recipients
+    broken_tls: bool = False  # STARTTLS gets 220, then the server speaks plaintext: the handshake fails
 
 
 @dataclass(frozen=True)

@@ -176,6 +176,9 @@ class LabSmtpServer:
             await self._reply(writer, "502 5.5.1 Error: STARTTLS not available")
             return True
         await self._reply(writer, "220 2.0.0 Ready to start TLS")
+        if script.behaviour.broken_tls:  # e.g. a TLS library or certificate the client cannot use
+            await self._reply(writer, "421 4.7.0 TLS not available after all")
+            return False
         await writer.start_tls(self._tls)
         state.tls, state.greeted, state.mail_from = True, False, None
         return True

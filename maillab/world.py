@@ -49,6 +49,14 @@ SERVERS: tuple[SmtpServerSpec, ...] = (
     SmtpServerSpec(
         "inconclusive", "127.0.0.30", Behaviour(mailboxes=MAILBOXES, unknown_reply=LOOKUP_FAILURE)
     ),
+    SmtpServerSpec(
+        "tls-broken", "127.0.0.31", Behaviour(mailboxes=MAILBOXES, tls=Tls.OFFERED, broken_tls=True)
+    ),
+    SmtpServerSpec(
+        "tls-broken-required",
+        "127.0.0.32",
+        Behaviour(mailboxes=MAILBOXES, tls=Tls.REQUIRED, broken_tls=True),
+    ),
 )
 
 

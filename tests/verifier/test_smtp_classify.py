@@ -47,6 +47,11 @@ def reply(line: str) -> ReplyEvidence:
             "mailbox_full",
         ),
         ("552 5.2.2 Mailbox full", ProbeOutcome.FULL, "mailbox_full"),
+        (
+            "530 5.7.0 Must issue a STARTTLS command first",
+            ProbeOutcome.REJECTED_POLICY,
+            "tls_or_auth_required",
+        ),
         ("552 Requested mail action aborted: exceeded storage allocation", ProbeOutcome.FULL, "mailbox_full"),
         (
             "550 5.2.1 The email account that you tried to reach is disabled.",

@@ -148,6 +148,27 @@ def test_helo_fallback_and_530_starttls_first_is_retried_with_tls(probe, lab):
     assert verbs[:7] == ["EHLO", "HELO", "MAIL", "STARTTLS", "EHLO", "HELO", "MAIL"]
 
 
+def test_failed_tls_handshake_is_retried_in_plaintext_on_the_same_host(probe, lab):
+    result = probe("tls-broken.test", "alice", "zed")
+    assert verdicts(result) == {"alice": SmtpVerdict.DELIVERABLE, "zed": SmtpVerdict.UNDELIVERABLE}
+    assert not result["alice@tls-broken.test"].evidence.tls
+    first, second, *later = lab.servers["tls-broken"].transcripts()
+    assert first[-1] == "STARTTLS"
+    assert "STARTTLS" not in second
+    assert all("STARTTLS" not in session for session in later)  # the host stays plaintext for the group
+
+
+def test_failed_tls_handshake_where_tls_is_demanded_is_unknown_never_undeliverable(probe, lab):
+    result = probe("tls-broken-required.test", "alice")["alice@tls-broken-required.test"]
+    assert (result.verdict, result.reason, result.prober_blocked) == (
+        SmtpVerdict.UNKNOWN,
+        "tls_or_auth_required",
+        False,
+    )
+    assert result.smtp_response.startswith("530 5.7.0")
+    assert lab.servers["tls-broken-required"].sessions_opened == 2  # TLS tried once, plaintext once
+
+
 def test_utf8_local_part_is_sent_with_smtputf8_where_supported(probe, lab):
     assert probe("utf8.test", "jörg")["jörg@utf8.test"].verdict is SmtpVerdict.DELIVERABLE
     assert any(command.endswith(" SMTPUTF8") for command in lab.servers["utf8"].commands())

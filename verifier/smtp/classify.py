@@ -3,7 +3,8 @@
 Order matters and is the core of our accuracy:
 
 1. no reply -> no-answer; 250/251 -> accepted;
-2. provider rules (Microsoft 365 ``550 5.4.1 Access denied`` is a definitive reject);
+2. provider rules (Microsoft 365 ``550 5.4.1 Access denied`` is a definitive reject); a 530 (TLS or
+   authentication required) is about our session, never a mailbox or a block list;
 3. the enhanced status code (RFC 3463) when present, because it is more precise than the basic code:
    x.1.x addressing -> mailbox rejected (except 5.1.7/5.1.8, which are about *our* sender), x.2.1
    disabled, x.2.2 full, x.5.3 too many recipients, x.7.x policy;
@@ -95,6 +96,8 @@ def _classify_reply(evidence: ReplyEvidence, rules: ProviderRules, greylist_defa
     code, enhanced, text = evidence.code or 0, evidence.enhanced_code or "", evidence.text
     if rules.access_denied_is_reject and enhanced == "5.4.1" and "access denied" in text.lower():
         return Classification(ProbeOutcome.REJECTED_MAILBOX, "mailbox_rejected")
+    if code == 530:  # RFC 3207/4954: "STARTTLS first" or "authentication required", about us, not a block
+        return Classification(ProbeOutcome.REJECTED_POLICY, "tls_or_auth_required")
     by_enhanced = _by_enhanced(code, enhanced, text, greylist_default)
     if by_enhanced is not None:
         return by_enhanced

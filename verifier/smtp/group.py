@@ -52,6 +52,7 @@ class GroupRun:
         self._sent_in_current = 0
         self._leases: dict[int, str] = {}
         self._preferred: Target | None = None
+        self._plaintext: set[Target] = set()  # hosts whose STARTTLS handshake failed
 
     # -- recipients --------------------------------------------------------------------------------
     def probe_all(self, addresses: list[str]) -> None:
@@ -113,6 +114,18 @@ class GroupRun:
         session = self._connect()
         if session is not None and self._ready(session, utf8_wanted):
             self._current, self._sent_in_current = session, 0
+        elif session is not None and session.tls_fallback_due:
+            return self._retry_in_plaintext(session.target, utf8_wanted)
+        return self._current
+
+    def _retry_in_plaintext(self, target: Target, utf8_wanted: bool) -> ProbeSession | None:
+        """The host's optional TLS is broken: as real MTAs do, try it again without STARTTLS (once per
+        group; the host stays plaintext for the group's later sessions)."""
+        self._plaintext.add(target)
+        self.failure = None
+        session = self._connect()  # the host that greeted us is the preferred target now
+        if session is not None and self._ready(session, utf8_wanted):
+            self._current, self._sent_in_current = session, 0
         return self._current
 
     def _connect(self) -> ProbeSession | None:
@@ -129,7 +142,7 @@ class GroupRun:
 
     def _try_target(self, target: Target) -> tuple[ProbeSession | None, ReplyEvidence]:
         lease = self._acquire(target)
-        session = ProbeSession(target, self.config, self.deadline)
+        session = ProbeSession(target, self.config, self.deadline, starttls=target not in self._plaintext)
         if lease is None:
             self.local_evidence.append(session.no_reply("SESSION LIMIT", "session limit"))
             return None, self.local_evidence[-1]

@@ -57,13 +57,22 @@ def _tls_context() -> ssl.SSLContext:
 
 
 class ProbeSession:
-    """Open, greet, MAIL FROM, RCPT..., close; ``alive`` turns False at the first failure."""
+    """Open, greet, MAIL FROM, RCPT..., close; ``alive`` turns False at the first failure.
 
-    def __init__(self, target: Target, config: EngineConfig, deadline: Deadline) -> None:
+    ``starttls=False`` makes a plaintext session even where STARTTLS is offered: the retry after a failed
+    handshake (``tls_fallback_due``), as Postfix and Exim do on a host whose TLS is broken.
+    """
+
+    def __init__(
+        self, target: Target, config: EngineConfig, deadline: Deadline, *, starttls: bool = True
+    ) -> None:
         self.target = target
         self.transcript: list[ReplyEvidence] = []
         self.alive = False
         self.tls = False
+        self.starttls = starttls
+        self.tls_demanded = False  # the server answered 530 "STARTTLS first": plaintext is no option
+        self.handshake_failed = False
         self._config = config
         self._deadline = deadline
         self._client = _Client(local_hostname=config.smtp_helo_host)
@@ -72,6 +81,11 @@ class ProbeSession:
     def connected(self) -> bool:
         """TCP was established (what a server counts as a session), whatever happened next."""
         return self._client.tcp_connected
+
+    @property
+    def tls_fallback_due(self) -> bool:
+        """The TLS handshake failed on a server that did not demand TLS: retry there in plaintext."""
+        return self.handshake_failed and not self.tls_demanded
 
     @property
     def smtputf8(self) -> bool:
@@ -93,7 +107,7 @@ class ProbeSession:
         evidence = self._command(f"EHLO {self._config.smtp_helo_host}", self._client.ehlo)
         if evidence.code != 250 and self.alive:
             evidence = self._command(f"HELO {self._config.smtp_helo_host}", self._client.helo)
-        if evidence.code == 250 and self._client.has_extn("starttls") and not self.tls:
+        if evidence.code == 250 and self._client.has_extn("starttls") and self.starttls and not self.tls:
             return self.start_tls()
         self.alive = self.alive and evidence.code == 250
         return evidence
@@ -105,6 +119,7 @@ class ProbeSession:
             return evidence
         handshake = self._run("TLS handshake", self._handshake)
         self.alive = handshake.code is not None
+        self.handshake_failed = not self.alive
         return self.greet() if self.alive else handshake
 
     def _handshake(self) -> Reply:
@@ -120,7 +135,8 @@ class ProbeSession:
     def mail_from(self, *, utf8: bool) -> ReplyEvidence:
         """MAIL FROM our sender (with SMTPUTF8 when a recipient needs it); a 530 is retried under TLS."""
         evidence = self._mail(utf8)
-        if evidence.code == 530 and not self.tls and self.alive:
+        if evidence.code == 530 and not self.tls and self.alive and self.starttls:
+            self.tls_demanded = True
             tls = self.start_tls()
             evidence = self._mail(utf8) if self.alive and self.tls else tls
         return evidence
