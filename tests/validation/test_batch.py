@@ -71,7 +71,9 @@ def test_each_address_counts_one_validation_against_the_quota(
     assert used == len(MIXED)
 
 
-def test_prefer_respond_async_answers_202_with_a_results_url(api: Api, worker: Worker, owner: Persona) -> None:
+def test_prefer_respond_async_answers_202_with_a_results_url(
+    api: Api, worker: Worker, owner: Persona
+) -> None:
     response = api.call(
         "post", "/validate/batch", owner, json={"emails": MIXED}, headers={"Prefer": "respond-async"}
     )
@@ -99,7 +101,7 @@ def test_results_are_paginated_in_submission_order(api: Api, worker: Worker, own
         "get", f"/batches/{batch_id}/results?limit=10&startingAfter={second['nextStartingAfter']}", owner
     ).json()
 
-    assert first["hasMore"] and second["hasMore"] and not last["hasMore"]
+    assert [page["hasMore"] for page in (first, second, last)] == [True, True, False]
     seen = [r["email"] for page in (first, second, last) for r in page["results"]]
     assert seen == emails
 
