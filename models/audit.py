@@ -20,6 +20,7 @@ class AuditEvent(StrEnum):
     KEY_DELETED = "key.deleted"
     KEY_ROTATED = "key.rotated"
     KEY_DEACTIVATED = "key.deactivated"
+    KEY_SECRET_REVEALED = "key.secret_revealed"  # noqa: S105 - an event name; the secret is never logged
     KEYS_REVOKED_ALL = "keys.revoked_all"
     AUTH_FAILED = "auth.failed"
     SCOPE_DENIED = "auth.scope_denied"

@@ -30,6 +30,14 @@ BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
         "schedule": 60.0,
         "options": {"expires": 60.0},
     },
+    # Key rotation (spec 3.1) is counted in days; every 15 minutes keeps the warnings, day-90 rotations and
+    # day-97 deactivations within a quarter of an hour of their moment, and retries queued emails (their
+    # backoff starts at 5 minutes). Concurrent or repeated ticks are harmless (services.rotation).
+    "rotation-sweep-keys": {
+        "task": "tasks.rotation.sweep_key_rotation",
+        "schedule": 900.0,
+        "options": {"expires": 900.0},
+    },
     # Validation jobs: groups whose worker died (lease expired), whose message was lost, or whose greylisting
     # retry is due, and bulk lists never planned. A missed tick delays them by one interval, never loses them.
     "jobs-sweep": {

@@ -55,7 +55,8 @@ def key_created(key: ApiKey) -> dict[str, Any]:
 
 
 def key_disabled(key: ApiKey, reason: str, at: datetime) -> dict[str, Any]:
-    """``reason``: revoke-all, deleted, rotation-overdue (day 97), or rotated (auto-rotation's old key)."""
+    """``reason``: revoke-all, deleted, rotation-overdue (day 97), or rotated (the old secret, after a refresh
+    or an automatic rotation)."""
     return {**_key_fields(key), "reason": reason, "disabledAt": iso(at)}
 
 

@@ -88,18 +88,29 @@ def issue(
 
 
 def rotate_secret(
-    session: Session, key: ApiKey, origin: audit.Origin = audit.SYSTEM, actor_key_id: int | None = None
+    session: Session,
+    key: ApiKey,
+    origin: audit.Origin = audit.SYSTEM,
+    actor_key_id: int | None = None,
+    *,
+    trigger: str = "refresh",
 ) -> str:
     """Give ``key`` a new secret: the old one stops matching at commit; the publishable key stays.
 
-    Restarts the 90-day clock and brings a grace-period key back to active.
+    Restarts the 90-day clock and brings a grace-period key back to active. ``trigger`` (refresh or
+    auto-rotation) goes to the audit entry. Both rotations emit ``key.disabled`` (reason ``rotated``, naming
+    the old secret's last four characters) then ``key.created`` (the new ones): spec 3.1 calls the result
+    a new key, and a receiver mirroring its keys sees the credential it held stop and the new one start.
     """
     if not key.is_usable:
         raise KeyInactive("This key was deactivated and cannot be recovered; create a new key instead.")
+    now = clock.now()
+    events.emit(session, key.account_id, "key.disabled", event_payloads.key_disabled(key, "rotated", now))
     secret = key_secrets.new_secret()
     key.secret_hash, key.secret_last4 = key_secrets.hash_secret(secret), secret[-4:]
-    key.secret_issued_at, key.status = clock.now(), KeyStatus.ACTIVE.value
-    _audit(session, AuditEvent.KEY_ROTATED, key, origin, actor_key_id)
+    key.secret_issued_at, key.status = now, KeyStatus.ACTIVE.value
+    _audit(session, AuditEvent.KEY_ROTATED, key, origin, actor_key_id, trigger=trigger)
+    events.emit(session, key.account_id, "key.created", event_payloads.key_created(key))
     return secret
 
 
@@ -204,6 +215,11 @@ def revoke_all(actor: AuthContext) -> int:
             session=session,
         )
     return len(keys)
+
+
+def lock_managed_key(session: Session, actor: AuthContext, key_id: int) -> ApiKey:
+    """``key_id`` of the caller's account, row-locked, if the caller may manage it (as refresh requires)."""
+    return _owned_key(session, actor, key_id, managing=True)
 
 
 def _owned_key(session: Session, actor: AuthContext, key_id: int, *, managing: bool = False) -> ApiKey:

@@ -1,7 +1,8 @@
 """The request pipeline, in the order it runs; later capabilities add their hooks here, in place.
 
 before: request id -> body limit -> authentication (rate limit and quota: ``web.limits``, per validating view)
-after:  X-Request-Id -> X-RateLimit-*/X-Quota-* headers -> error counts for /api/usage -> one JSON access line
+after:  X-Request-Id -> X-API-Key-Warning/-Expires (grace keys) -> X-RateLimit-*/X-Quota-* headers
+        -> error counts for /api/usage -> one JSON access line
 
 Flask runs ``after_request`` functions in reverse registration order; ``install`` registers them so they
 run in the order written above.
@@ -17,6 +18,9 @@ import uuid
 from flask import Flask, Response, g, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from models.keys import KeyStatus
+from services import rotation_policy
+from services.events import iso
 from web import limits
 from web.auth import authenticate_request
 from web.client_ip import client_ip
@@ -45,6 +49,24 @@ def add_request_id(response: Response) -> Response:
     return response
 
 
+def add_key_warning(response: Response) -> Response:
+    """A key in its grace period (spec 3.1, day 90 to 97) says on every response when it stops working.
+
+    ``X-API-Key-Expires`` is the instant (ISO 8601, UTC) for programs; ``X-API-Key-Warning`` says the same
+    to a person reading logs, with what to do. Keys that are not in grace carry neither.
+    """
+    auth = g.get("auth")
+    if auth is None or auth.key.status != KeyStatus.GRACE:
+        return response
+    stops_at = iso(rotation_policy.stops_working_at(auth.key))
+    response.headers["X-API-Key-Expires"] = stops_at
+    response.headers["X-API-Key-Warning"] = (
+        f"This API key is past its 90-day rotation date and stops working at {stops_at}; "
+        f"refresh it with POST /api/keys/{auth.key.id}/refresh."
+    )
+    return response
+
+
 def log_request(response: Response) -> Response:
     """One line per request; the path without its query string, which may hold a development key."""
     auth = g.get("auth")
@@ -67,5 +89,6 @@ def log_request(response: Response) -> Response:
 def install(app: Flask) -> None:
     for hook in (assign_request_id, enforce_body_limit, authenticate_request):
         app.before_request(hook)
-    for after in reversed((add_request_id, limits.add_limit_headers, limits.count_error, log_request)):
+    afters = (add_request_id, add_key_warning, limits.add_limit_headers, limits.count_error, log_request)
+    for after in reversed(afters):
         app.after_request(after)

@@ -19,6 +19,7 @@ from workers.queues import TASK_QUEUES, TASK_ROUTES
 TASK_MODULES: list[str] = [  # later issues register their task modules here (tasks.<capability>)
     "tasks.webhooks",
     "tasks.usage",
+    "tasks.rotation",
     "tasks.validation",
     "tasks.probes",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from services import keys
+from services import keys, sealed_secrets
 from web.auth import current_auth, require_scope
 from web.openapi import document
 from web.schemas.base import respond
@@ -15,6 +15,7 @@ from web.schemas.keys import (
     KeyListOut,
     KeyOut,
     RefreshOut,
+    RevealOut,
     RevokeAllOut,
     UpdateKeyBody,
 )
@@ -72,6 +73,17 @@ def delete(key_id: int) -> Response:
 @require_scope("keys:write")
 def refresh(key_id: int) -> Response:
     return respond(RefreshOut.of_issued(keys.refresh_key(current_auth(), key_id)))
+
+
+@bp.post("/<int:key_id>/reveal-secret")
+@document(
+    "Show, once, the secret an automatic 90-day rotation gave this key",
+    responses={200: RevealOut},
+    description="Available for 7 days after the rotation; 404 once revealed, expired or refreshed.",
+)
+@require_scope("keys:write")
+def reveal_secret(key_id: int) -> Response:
+    return respond(RevealOut.of_issued(sealed_secrets.reveal(current_auth(), key_id)))
 
 
 @bp.post("/revoke-all")

@@ -137,6 +137,13 @@ class RefreshOut(Out):
         )
 
 
+class RevealOut(RefreshOut):
+    """An auto-rotated secret, shown once (docs/decisions.md, Key rotation); the same shape as a refresh."""
+
+    message: str = "This is the secret key issued by the automatic 90-day rotation."
+    warning: str = "Store the secret key now: it was shown once and is no longer kept anywhere."
+
+
 class RevokeAllOut(Out):
     """Spec 4.5."""
 
