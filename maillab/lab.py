@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from types import TracebackType
 from typing import Any
 
+from maillab.blackhole import Blackhole
 from maillab.dns_server import DnsServer, Zone
 from maillab.model import World
 from maillab.smtp_server import LabSmtpServer
@@ -41,6 +42,7 @@ class MailLab:
         self._thread = threading.Thread(target=self._loop.run_forever, name="maillab", daemon=True)
         self.dns: DnsServer | None = None
         self.servers: dict[str, LabSmtpServer] = {}
+        self.blackholes = [Blackhole(ip) for ip in self.world.blackhole_ips]
 
     # -- what clients use --------------------------------------------------------------------------
     @property
@@ -105,13 +107,16 @@ class MailLab:
         await self._bind_smtp()
 
     async def _bind_smtp(self) -> None:
-        """Find one port free on every server IP (and on the dead IPs, so they stay dead), then bind."""
+        """Find one port free on every server IP (and on the dead IPs, so they stay dead), then bind the
+        servers and the blackholes."""
         for _ in range(PORT_ATTEMPTS if not self.smtp_port else 1):
             port = self.smtp_port or _free_port()
             try:
                 _check_free(port, self.world.dead_ips)
                 for server in self.servers.values():
                     await server.start(port)
+                for blackhole in self.blackholes:
+                    blackhole.start(port)
             except OSError:
                 await self._stop_smtp()
                 continue
@@ -125,6 +130,8 @@ class MailLab:
             await self.dns.stop()
 
     async def _stop_smtp(self) -> None:
+        for blackhole in self.blackholes:
+            blackhole.stop()
         for server in self.servers.values():
             await server.stop()
 

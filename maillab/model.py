@@ -89,11 +89,13 @@ class DomainSpec:
 
 @dataclass(frozen=True)
 class World:
-    """Everything the lab serves. ``dead_ips`` are MX addresses where nothing listens (refused)."""
+    """Everything the lab serves. ``dead_ips`` are MX addresses where nothing listens (refused at once);
+    ``blackhole_ips`` are MX addresses where a connection attempt is never answered (connect timeout)."""
 
     domains: tuple[DomainSpec, ...]
     servers: tuple[SmtpServerSpec, ...]
     dead_ips: tuple[str, ...] = field(default=())
+    blackhole_ips: tuple[str, ...] = field(default=())
 
     def merged(self, other: World) -> World:
         """Both worlds in one lab (the standalone lab serves the test world and the benchmark world)."""
@@ -101,4 +103,5 @@ class World:
             self.domains + other.domains,
             self.servers + other.servers,
             tuple(dict.fromkeys(self.dead_ips + other.dead_ips)),
+            tuple(dict.fromkeys(self.blackhole_ips + other.blackhole_ips)),
         )

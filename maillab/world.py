@@ -12,6 +12,7 @@ from maillab.model import Answer, Behaviour, DomainSpec, Greeting, SmtpServerSpe
 
 MAILBOXES = frozenset({"alice", "bob", "carol", "dave", "erin"})
 DEAD_IP = "127.0.0.2"  # nothing listens here: connection refused
+BLACKHOLE_IP = "127.0.0.3"  # nothing answers the SYN here: connect timeout (maillab/blackhole.py)
 SPAMHAUS = "554 5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org"
 PROOFPOINT = "554 Blocked - see https://ipcheck.proofpoint.com/?ip=127.0.0.1"
 REVERSE_HOSTNAME = "550 Client host rejected: cannot find your reverse hostname, [127.0.0.1]"
@@ -71,9 +72,11 @@ def mail_domain(name: str, ip: str) -> tuple[DomainSpec, DomainSpec]:
 
 
 def _simple_domains() -> tuple[DomainSpec, ...]:
-    """``<server>.test`` for every scripted server, plus ``dead.test`` whose only MX refuses connections."""
+    """``<server>.test`` for every scripted server, plus ``dead.test`` whose only MX refuses connections and
+    ``blackhole.test`` whose only MX never answers a connection attempt."""
     pairs = [mail_domain(f"{spec.name}.test", spec.ip) for spec in SERVERS if spec.name not in _PROVIDERS]
     pairs.append(mail_domain("dead.test", DEAD_IP))
+    pairs.append(mail_domain("blackhole.test", BLACKHOLE_IP))
     return tuple(record for pair in pairs for record in pair)
 
 
@@ -98,6 +101,12 @@ _DNS_CASES: tuple[DomainSpec, ...] = (
     DomainSpec("tarpit-first.test", mx=((10, "mx1.tarpit-first.test"), (20, "mx2.tarpit-first.test"))),
     host("mx1.tarpit-first.test", "127.0.0.17"),
     host("mx2.tarpit-first.test", "127.0.0.11"),
+    # A first MX that never answers the SYN (a firewall dropping port 25) and a working second MX.
+    DomainSpec(
+        "blackhole-first.test", mx=((10, "mx1.blackhole-first.test"), (20, "mx2.blackhole-first.test"))
+    ),
+    host("mx1.blackhole-first.test", BLACKHOLE_IP),
+    host("mx2.blackhole-first.test", "127.0.0.11"),
     DomainSpec("implicit.test", a=("127.0.0.11",)),  # no MX: RFC 5321 5.1 implicit MX
     DomainSpec("v6only.test", aaaa=("::1",)),
     DomainSpec("nullmx.test", mx=((0, "."),)),  # RFC 7505
@@ -119,7 +128,12 @@ _DNS_CASES: tuple[DomainSpec, ...] = (
 
 def standard_world() -> World:
     """The world the test suite runs against."""
-    return World(_simple_domains() + _PROVIDER_DOMAINS + _DNS_CASES, SERVERS, dead_ips=(DEAD_IP,))
+    return World(
+        _simple_domains() + _PROVIDER_DOMAINS + _DNS_CASES,
+        SERVERS,
+        dead_ips=(DEAD_IP,),
+        blackhole_ips=(BLACKHOLE_IP,),
+    )
 
 
 BENCH_MAILBOXES = frozenset(f"user{i:02d}" for i in range(50))

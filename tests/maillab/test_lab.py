@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import smtplib
+import socket
 import subprocess
 import sys
 import time
@@ -12,9 +13,10 @@ import dns.flags
 import dns.message
 import dns.query
 import dns.rcode
+import pytest
 
 from maillab import MailLab
-from maillab.world import bench_domain, bench_world
+from maillab.world import BLACKHOLE_IP, DEAD_IP, bench_domain, bench_world
 
 
 def _ask(lab: MailLab, name: str, rdtype: str, *, tcp: bool = False) -> dns.message.Message:
@@ -46,6 +48,13 @@ def test_dns_unknown_name_is_nxdomain_with_soa(lab):
 
 def test_dns_scripted_servfail(lab):
     assert _ask(lab, "servfail.test", "MX").rcode() == dns.rcode.SERVFAIL
+
+
+def test_dead_ip_refuses_at_once_and_blackhole_ip_never_answers_the_connection(lab):
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection((DEAD_IP, lab.smtp_port), 2)
+    with pytest.raises(TimeoutError):
+        socket.create_connection((BLACKHOLE_IP, lab.smtp_port), 0.2)
 
 
 def test_smtp_server_records_every_command_of_a_session(lab):

@@ -112,6 +112,28 @@ def test_nothing_listening_is_unknown_and_reported_unreachable(probe):
     assert result.unreachable
 
 
+def test_mx_that_never_answers_the_connection_is_unknown_by_the_connect_timeout(probe):
+    result = probe("blackhole.test", "alice", smtp_connect_timeout=0.2, smtp_banner_timeout=30)
+    assert (result["alice@blackhole.test"].verdict, result["alice@blackhole.test"].reason) == (
+        SmtpVerdict.UNKNOWN,
+        "connect_timeout",
+    )
+    assert result["alice@blackhole.test"].evidence.command == "CONNECT"
+    assert (result.sessions_opened, result.unreachable) == (0, True)  # no TCP session was ever established
+
+
+def test_next_mx_is_used_when_the_preferred_one_never_answers_the_connection(probe, lab):
+    result = probe(
+        "blackhole-first.test", "alice", "zed", smtp_connect_timeout=0.2, smtp_max_rcpt_per_session=1
+    )
+    assert verdicts(result) == {"alice": SmtpVerdict.DELIVERABLE, "zed": SmtpVerdict.UNDELIVERABLE}
+    connects = [item for item in result.transcript if item.command == "CONNECT" and item.code is None]
+    assert [(item.mx_host, item.text) for item in connects] == [
+        ("mx1.blackhole-first.test", "connect timeout")
+    ]
+    assert lab.servers["mailbox"].sessions_opened == result.sessions_opened
+
+
 def test_next_mx_is_used_when_the_preferred_one_refuses(probe, lab):
     result = probe("backup.test", "alice")
     assert result["alice@backup.test"].verdict is SmtpVerdict.DELIVERABLE

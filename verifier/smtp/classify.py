@@ -84,6 +84,7 @@ def classify(
 
 _NO_REPLY_REASONS = {
     "timeout": "timeout",
+    "connect timeout": "connect_timeout",
     "connection refused": "connection_refused",
     "deadline reached": "deadline",
     "connection closed by server": "disconnected",

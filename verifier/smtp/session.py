@@ -35,6 +35,10 @@ class Target:
     ip: str
 
 
+class ConnectTimeout(TimeoutError):
+    """No answer to the TCP handshake (a firewall dropping port 25), as opposed to a silent banner."""
+
+
 class _Client(smtplib.SMTP):
     """``smtplib.SMTP`` with separate connect and greeting timeouts, connecting to an IP only."""
 
@@ -42,7 +46,10 @@ class _Client(smtplib.SMTP):
     tcp_connected = False  # set once TCP is up, even if the greeting never comes (a tarpit session)
 
     def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
-        sock = socket.create_connection((host, port), self.connect_timeout, self.source_address)
+        try:
+            sock = socket.create_connection((host, port), self.connect_timeout, self.source_address)
+        except TimeoutError as error:
+            raise ConnectTimeout("connect timeout") from error
         self.tcp_connected = True
         sock.settimeout(timeout)  # from here on: the banner timeout
         return sock
@@ -214,6 +221,8 @@ class ProbeSession:
 def _describe(error: BaseException) -> str:
     if isinstance(error, DeadlineExceeded):
         return "deadline reached"
+    if isinstance(error, ConnectTimeout):
+        return "connect timeout"
     if isinstance(error, TimeoutError | socket.timeout) or "timed out" in str(error):
         return "timeout"  # smtplib wraps a greeting timeout in SMTPServerDisconnected
     if isinstance(error, ConnectionRefusedError):
