@@ -6,6 +6,11 @@ our own that a client needs to act (``retryAfter``, ``proberBlocked``, ``isRelay
 
 ``passed`` means "no concern found". Informational checks (free provider, corporate, mailbox provider)
 pass whenever they ran: being on Gmail is not a failure, the metadata says what was found.
+
+``passed: false`` alone would mix three different things, so the spec's optional ``status``/``reason`` say
+which one it is when it is not a plain finding: ``skipped`` (asked for, but there was nothing to ask, e.g.
+smtp on a domain without mail server) and ``unknown`` (asked, no conclusion: greylisting, a block, a
+timeout). A catch-all that could not be determined is ``isCatchAll: null``, never ``false``.
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ CATCH_ALL_MESSAGES = {
     None: "Whether the domain accepts any address could not be determined.",
 }
 NOT_PROBED = {"checked": False}
+SKIPPED = "skipped"
+UNKNOWN = "unknown"
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,11 +127,23 @@ def role_check(facts: Facts) -> CheckResult:
     return CheckResult(CheckName.ROLE_BASED, False, f"Role-based address ({role.matched}).", metadata)
 
 
+def skipped(name: str, why: str) -> CheckResult:
+    """A check that was asked for but had nothing to ask: ``status: skipped``, never read as a failure."""
+    return CheckResult(name, False, f"Not checked: {why}.", NOT_PROBED, status=SKIPPED, reason=why)
+
+
+def _not_probed_reason(facts: Facts) -> str:
+    if facts.parsed.is_literal:
+        return "address literals are not probed"
+    if facts.mail_domain is not None and facts.mail_domain.status is DomainStatus.UNKNOWN:
+        return "the domain's mail servers are unknown"
+    return "no mail server to ask"
+
+
 def smtp_check(facts: Facts) -> CheckResult:
     probe = facts.address_probe
     if probe is None:
-        why = "address literals are not probed" if facts.parsed.is_literal else "no mail server to ask"
-        return CheckResult(CheckName.SMTP, False, f"Not checked: {why}.", NOT_PROBED)
+        return skipped(CheckName.SMTP, _not_probed_reason(facts))
     metadata: dict[str, JsonValue] = {
         "smtpResponse": probe.smtp_response,
         "verdict": probe.verdict.value,
@@ -136,17 +155,40 @@ def smtp_check(facts: Facts) -> CheckResult:
         "checkerDegraded": facts.degraded,
     }
     passed = probe.verdict is SmtpVerdict.DELIVERABLE
-    return CheckResult(CheckName.SMTP, passed, SMTP_MESSAGES[probe.verdict], metadata)
+    message = SMTP_MESSAGES[probe.verdict]
+    if probe.verdict is SmtpVerdict.UNKNOWN:
+        return CheckResult(CheckName.SMTP, passed, message, metadata, UNKNOWN, _words(probe.reason))
+    return CheckResult(CheckName.SMTP, passed, message, metadata)
 
 
 def catch_all_check(facts: Facts) -> CheckResult:
-    if facts.address_probe is None or facts.domain_probe is None:
-        return CheckResult(CheckName.CATCH_ALL, False, "Not checked: no mail server to ask.", NOT_PROBED)
-    verdict = facts.domain_probe.catch_all
-    metadata: dict[str, JsonValue] = {"isCatchAll": verdict is True, "determined": verdict is not None}
-    if facts.domain_probe.catch_all_probe is not None:
-        metadata["smtpResponse"] = facts.domain_probe.catch_all_probe.smtp_response
-    return CheckResult(CheckName.CATCH_ALL, verdict is False, CATCH_ALL_MESSAGES[verdict], metadata)
+    probe = facts.domain_probe
+    if facts.address_probe is None or probe is None:
+        return skipped(CheckName.CATCH_ALL, _not_probed_reason(facts))
+    verdict = probe.catch_all
+    metadata: dict[str, JsonValue] = {"isCatchAll": verdict, "determined": verdict is not None}
+    if probe.catch_all_probe is not None:
+        metadata["smtpResponse"] = probe.catch_all_probe.smtp_response
+    message = CATCH_ALL_MESSAGES[verdict]
+    if verdict is None:
+        return CheckResult(CheckName.CATCH_ALL, False, message, metadata, UNKNOWN, _catch_all_doubt(probe))
+    return CheckResult(CheckName.CATCH_ALL, verdict is False, message, metadata)
+
+
+def _catch_all_doubt(probe: DomainProbeResult) -> str:
+    """Why the catch-all verdict is missing, in words a client can show."""
+    if probe.catch_all_probe is not None:
+        return f"the random-address probe got no clear answer ({_words(probe.catch_all_probe.reason)})"
+    if any(item.reason == "provider_accepts_all" for item in probe.results):
+        return "the provider accepts every address at first, so no probe can tell"
+    if any(item.verdict is SmtpVerdict.DELIVERABLE for item in probe.results):
+        return "the random-address probe could not be sent"
+    return "no address was accepted, so there was no acceptance to test"
+
+
+def _words(reason: str) -> str:
+    """A machine reason (``prober_blocked``) as words (``prober blocked``)."""
+    return reason.replace("_", " ")
 
 
 def free_check(facts: Facts) -> CheckResult:

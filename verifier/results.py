@@ -54,7 +54,8 @@ class CheckName(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class CheckResult:
-    """One check's outcome; ``status`` and ``reason`` appear only on failed batch items (spec 2.2)."""
+    """One check's outcome (spec 2.2). ``status``/``reason`` are left out for a plain pass or finding; they
+    say ``fail`` (syntax), ``skipped`` (nothing to ask) or ``unknown`` (asked, no conclusion) and why."""
 
     check: str
     passed: bool

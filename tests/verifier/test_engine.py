@@ -92,6 +92,7 @@ def test_result_is_spec_json_in_camel_case(engine: Engine) -> None:
     assert checks["roleBased"]["metadata"] == {"isRole": False, "confidence": "high"}
     assert checks["smtp"]["metadata"]["smtpResponse"].startswith("250")
     assert checks["catchAll"]["metadata"]["isCatchAll"] is False
+    assert "status" not in checks["catchAll"]  # a determined verdict needs no qualifier
     assert checks["corporateEmail"]["metadata"] == {"isCorporate": True}
 
 
@@ -110,6 +111,35 @@ def test_blocked_prober_is_unknown_never_no_such_mailbox(engine: Engine) -> None
     result = engine.verify("alice@spamhaus.test")
     assert result.is_valid
     assert result.checks["smtp"].metadata["proberBlocked"] is True
+
+
+def test_checks_with_nothing_to_ask_are_marked_skipped_not_failed(engine: Engine) -> None:
+    checks = engine.verify("alice@nullmx.test").to_dict()["checks"]
+    for name in ("smtp", "catchAll"):
+        assert (checks[name]["status"], checks[name]["reason"]) == ("skipped", "no mail server to ask")
+    smtp = engine.verify("alice@servfail.test").to_dict()["checks"]["smtp"]
+    assert (smtp["status"], smtp["reason"]) == ("skipped", "the domain's mail servers are unknown")
+
+
+def test_an_unverifiable_mailbox_is_marked_unknown_and_a_rejected_one_plainly_failed(engine: Engine) -> None:
+    greylisted = engine.verify("alice@greylist.test").to_dict()["checks"]["smtp"]
+    assert (greylisted["passed"], greylisted["status"], greylisted["reason"]) == (
+        False,
+        "unknown",
+        "greylisted",
+    )
+    rejected = engine.verify("zed@mailbox.test").to_dict()["checks"]["smtp"]
+    assert rejected["passed"] is False
+    assert "status" not in rejected
+
+
+def test_an_undetermined_catch_all_is_null_with_its_reason_never_false(engine: Engine) -> None:
+    check = engine.verify("alice@inconclusive.test").to_dict()["checks"]["catchAll"]
+    assert (check["metadata"]["isCatchAll"], check["passed"], check["status"]) == (None, False, "unknown")
+    assert check["reason"].startswith("the random-address probe got no clear answer")
+    yahoo = engine.verify("a@yahoo.test").to_dict()["checks"]["catchAll"]
+    assert yahoo["metadata"]["isCatchAll"] is None
+    assert "accepts every address" in yahoo["reason"]
 
 
 def test_null_mx_domain_reports_no_mx(engine: Engine) -> None:
