@@ -25,7 +25,7 @@ from models.audit import AuditEvent
 from models.keys import ApiKey
 from models.rotation import SealedSecret
 from models.session import transaction
-from services import audit, clock, keys
+from services import audit, clock, key_secrets, keys
 from services.auth import AuthContext
 from services.errors import NotFound
 from settings import get_settings
@@ -83,7 +83,10 @@ def _open(sealed: SealedSecret, key: ApiKey) -> str | None:
         plain = _cipher().decrypt(sealed.nonce, sealed.ciphertext, _bound_to(key.id, key.secret_issued_at))
     except InvalidTag:  # sealed under another KEY_SEALING_KEY (rotated server key): nothing to show
         return None
-    return plain.decode()
+    secret = plain.decode()
+    # The decisive check: only the key's current secret is shown (a refresh in the same instant as the
+    # rotation has the same issue time, but not the same hash).
+    return secret if key_secrets.matches(secret, key.secret_hash) else None
 
 
 def _cipher() -> AESGCM:

@@ -83,10 +83,16 @@ def mail_about(mailbox: Mailbox, account_id: int, key_id: int) -> list[Received]
     return [mail for mail in mailbox.to(owner_email(account_id)) if f"(id {key_id}," in mail.text()]
 
 
-def create_key(client: FlaskClient, owner: Persona, name: str, *, auto_rotate: bool) -> dict[str, object]:
+@dataclass(frozen=True)
+class CreatedKey:
+    id: int
+    secret: str
+
+
+def create_key(client: FlaskClient, owner: Persona, name: str, *, auto_rotate: bool) -> CreatedKey:
     """A key made through the API as its owner would, with ``keys:write`` so it can read itself back."""
     body = {"name": name, "scopes": ["keys:write", "validate:write"], "autoRotate": auto_rotate}
     response = client.post("/api/keys", json=body, headers=owner.headers)
     assert response.status_code == 201, response.get_json()
-    created: dict[str, object] = response.get_json()
-    return created
+    created = response.get_json()
+    return CreatedKey(id=int(created["id"]), secret=str(created["secretKey"]))

@@ -37,7 +37,7 @@ def test_a_key_without_auto_rotate_is_warned_then_graced_then_deactivated(
     client: FlaskClient, owner: Persona, timeline: Timeline, mailbox: Mailbox
 ) -> None:
     created = create_key(client, owner, "Billing server", auto_rotate=False)
-    key_id, secret = int(created["id"]), str(created["secretKey"])  # type: ignore[call-overload]
+    key_id, secret = created.id, created.secret
     statuses: dict[int, str] = {}
     arrivals: dict[int, list[str]] = {}
     seen = 0
@@ -71,7 +71,7 @@ def test_a_key_with_auto_rotate_gets_a_new_secret_on_day_90_and_starts_again(
     client: FlaskClient, owner: Persona, timeline: Timeline, mailbox: Mailbox
 ) -> None:
     created = create_key(client, owner, "Signup form", auto_rotate=True)
-    key_id, old_secret = int(created["id"]), str(created["secretKey"])  # type: ignore[call-overload]
+    key_id, old_secret = created.id, created.secret
 
     live_through(timeline, range(90))
     assert client.get(f"/api/keys/{key_id}", headers={"X-API-Key": old_secret}).status_code == 200
@@ -104,7 +104,7 @@ def test_a_key_in_grace_says_when_it_stops_working_on_every_response(
     client: FlaskClient, owner: Persona, timeline: Timeline, mailbox: Mailbox
 ) -> None:
     created = create_key(client, owner, "Reporting job", auto_rotate=False)
-    key_id, secret = int(created["id"]), str(created["secretKey"])  # type: ignore[call-overload]
+    key_id, secret = created.id, created.secret
     headers = {"X-API-Key": secret}
 
     timeline.at(89)

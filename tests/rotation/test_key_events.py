@@ -1,0 +1,111 @@
+"""The rotation paths produce exactly one ``key.created``/``key.disabled`` each, and never carry a secret."""
+
+from __future__ import annotations
+
+import json
+
+from flask.testing import FlaskClient
+from sqlalchemy import select
+
+from models import Event, WebhookEndpoint
+from models.session import transaction
+from services.events import EVENT_TYPES
+from tests.fixtures.db import Persona
+from tests.mail.mailbox import Mailbox
+from tests.rotation.conftest import Timeline, create_key, sweep
+
+
+def subscribe_to_everything(account_id: int) -> None:
+    """An endpoint row as the webhooks API would store it (the API itself is tested in tests/webhooks)."""
+    with transaction() as session:
+        session.add(
+            WebhookEndpoint(
+                account_id=account_id,
+                url="https://hooks.example.com/verimail",
+                events=list(EVENT_TYPES),
+                secret="whsec_test",
+            )
+        )
+
+
+def key_events(account_id: int, key_id: int) -> list[tuple[str, str, str]]:
+    """(type, reason, last four of the secret) of the account's events about ``key_id``, sorted: events of
+    one transaction share their timestamp, and receivers must not rely on order anyway (spec 6.4)."""
+    stmt = (
+        select(Event)
+        .where(Event.account_id == account_id, Event.type.like("key.%"))
+        .order_by(Event.created_at)
+    )
+    with transaction() as session:
+        events = [event for event in session.scalars(stmt) if event.data["keyId"] == key_id]
+    return sorted(
+        (event.type, event.data.get("reason", ""), event.data["secretKeyLast4"]) for event in events
+    )
+
+
+def all_event_data(account_id: int) -> str:
+    with transaction() as session:
+        return json.dumps(
+            [event.data for event in session.scalars(select(Event).where(Event.account_id == account_id))]
+        )
+
+
+def test_auto_rotation_disables_the_old_secret_and_creates_the_new_one(
+    client: FlaskClient, owner: Persona, timeline: Timeline, mailbox: Mailbox
+) -> None:
+    subscribe_to_everything(owner.account_id)
+    created = create_key(client, owner, "Webhook consumer", auto_rotate=True)
+    key_id, old_last4 = created.id, created.secret[-4:]
+
+    for day in (83, 86, 89, 90, 90.5, 95):
+        timeline.at(day)
+        sweep(2)
+    new_secret = client.post(f"/api/keys/{key_id}/reveal-secret", headers=owner.headers).get_json()["key"][
+        "secretKey"
+    ]
+
+    assert key_events(owner.account_id, key_id) == sorted(
+        [
+            ("key.created", "", old_last4),
+            ("key.disabled", "rotated", old_last4),
+            ("key.created", "", new_secret[-4:]),
+        ]
+    )
+    assert new_secret not in all_event_data(owner.account_id)
+
+
+def test_day_97_deactivation_emits_one_key_disabled(
+    client: FlaskClient, owner: Persona, timeline: Timeline, mailbox: Mailbox
+) -> None:
+    subscribe_to_everything(owner.account_id)
+    created = create_key(client, owner, "Legacy cron", auto_rotate=False)
+    key_id, last4 = created.id, created.secret[-4:]
+
+    for day in (90, 96, 97, 97.5, 100):
+        timeline.at(day)
+        sweep(2)
+
+    assert key_events(owner.account_id, key_id) == [
+        ("key.created", "", last4),
+        ("key.disabled", "rotation-overdue", last4),
+    ]
+
+
+def test_a_manual_refresh_disables_the_old_secret_and_creates_the_new_one(
+    client: FlaskClient, owner: Persona, timeline: Timeline
+) -> None:
+    subscribe_to_everything(owner.account_id)
+    created = create_key(client, owner, "Admin panel", auto_rotate=False)
+    key_id, old_last4 = created.id, created.secret[-4:]
+
+    refreshed = client.post(f"/api/keys/{key_id}/refresh", headers=owner.headers).get_json()["key"][
+        "secretKey"
+    ]
+
+    assert key_events(owner.account_id, key_id) == sorted(
+        [
+            ("key.created", "", old_last4),
+            ("key.disabled", "rotated", old_last4),
+            ("key.created", "", refreshed[-4:]),
+        ]
+    )
