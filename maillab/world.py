@@ -11,6 +11,7 @@ from __future__ import annotations
 from maillab.model import Answer, Behaviour, DomainSpec, Greeting, SmtpServerSpec, Tls, World
 
 MAILBOXES = frozenset({"alice", "bob", "carol", "dave", "erin"})
+ROLE_MAILBOXES = frozenset({"info", "postmaster", "sales"})  # only on mailbox.test: roles that exist
 DEAD_IP = "127.0.0.2"  # nothing listens here: connection refused
 BLACKHOLE_IP = "127.0.0.3"  # nothing answers the SYN here: connect timeout (maillab/blackhole.py)
 SPAMHAUS = "554 5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org"
@@ -22,7 +23,7 @@ M365_DENIED = (
 LOOKUP_FAILURE = "451 4.3.0 <recipient>: Temporary lookup failure"
 
 SERVERS: tuple[SmtpServerSpec, ...] = (
-    SmtpServerSpec("mailbox", "127.0.0.11", Behaviour(mailboxes=MAILBOXES)),
+    SmtpServerSpec("mailbox", "127.0.0.11", Behaviour(mailboxes=MAILBOXES | ROLE_MAILBOXES)),
     SmtpServerSpec("catchall", "127.0.0.12", Behaviour(catch_all=True)),
     SmtpServerSpec(
         "full",

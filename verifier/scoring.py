@@ -9,6 +9,7 @@ The model, in short:
   warning, never "invalid". So ``severity == invalid`` exactly when ``isValid`` is false.
 * "Unknown" is a cost, not a verdict: DNS timeout/SERVFAIL, no SMTP answer, greylisting, a blocked prober
   or a provider that accepts everything at RCPT all cost the same 35 points (warning band at worst).
+* A sure role address costs as much as an unknown: deliverable, but not a person (warning band).
 
 Recommendations follow the order of the rules below, critical ones first.
 """
@@ -36,7 +37,10 @@ COST_TYPO = 30
 COST_NOT_PROBED = 10  # quickMode: the mailbox itself was not asked about
 COST_IMPLICIT_MX = 5
 COST_FREE = 5
-COST_ROLE = {RoleConfidence.HIGH: 15, RoleConfidence.MEDIUM: 10, RoleConfidence.LOW: 5}
+# A sure role (postmaster@, info@, sales@) is a warning even when its mailbox exists: it reaches a team, often
+# a shared inbox or a ticket queue, and list cleaners (ZeroBounce "do_not_mail", Kickbox and Reacher "risky")
+# do not count it as a person. Medium and low matches are often people (ceo@, berlin@, sales-emea@).
+COST_ROLE = {RoleConfidence.HIGH: 35, RoleConfidence.MEDIUM: 20, RoleConfidence.LOW: 10}
 MINUTE = 60
 
 NXDOMAIN = "The domain does not exist."
@@ -50,6 +54,7 @@ DEGRADED = "Our checker could not reach mail servers just now; the mailbox was n
 ACCEPTS_ALL = "{provider} accepts every address at first and bounces later: the mailbox cannot be confirmed."
 BLOCKED = "The mail server refused to be checked (policy or block list): the mailbox is unverified."
 GREYLISTED = "The mail server asked us to retry later (greylisting): check again in {minutes} min."
+UNAVAILABLE = "The mail server was temporarily unavailable: check again in {minutes} min."
 NO_SMTPUTF8 = "The mail server cannot receive internationalised addresses; the mailbox is unverified."
 NO_ANSWER = "The mail server did not give a usable answer: the mailbox could not be verified."
 CATCH_ALL = "Catch-all domain: the mailbox cannot be confirmed."
@@ -149,7 +154,8 @@ def _unknown_mailbox_advice(found: Findings) -> str:
     if found.prober_blocked:
         return BLOCKED
     if found.retry_after:
-        return GREYLISTED.format(minutes=max(1, round(found.retry_after / MINUTE)))
+        advice = GREYLISTED if found.smtp_reason == "greylisted" else UNAVAILABLE
+        return advice.format(minutes=max(1, round(found.retry_after / MINUTE)))
     if "smtputf8" in found.smtp_reason:
         return NO_SMTPUTF8
     return NO_ANSWER

@@ -43,13 +43,25 @@ def test_deliverable_corporate_mailbox_scores_100() -> None:
         ({"smtp": SmtpVerdict.UNKNOWN, "prober_blocked": True}, 65, Severity.WARNING, scoring.BLOCKED),
         ({"smtp": SmtpVerdict.UNKNOWN, "checker_degraded": True}, 65, Severity.WARNING, scoring.DEGRADED),
         ({"smtp": SmtpVerdict.UNKNOWN, "smtp_reason": "smtputf8_unsupported"}, 65, Severity.WARNING, None),
+        (
+            {"smtp": SmtpVerdict.UNKNOWN, "smtp_reason": "greylisted", "retry_after": 600},
+            65,
+            Severity.WARNING,
+            scoring.GREYLISTED.format(minutes=10),
+        ),
+        (
+            {"smtp": SmtpVerdict.UNKNOWN, "smtp_reason": "temporary_failure", "retry_after": 300},
+            65,
+            Severity.WARNING,
+            scoring.UNAVAILABLE.format(minutes=5),
+        ),
         ({"catch_all": True}, 65, Severity.WARNING, scoring.CATCH_ALL),
         ({"catch_all": None}, 90, Severity.VALID, scoring.CATCH_ALL_UNKNOWN),
         ({"catch_all": None, "catch_all_checked": False}, 100, Severity.VALID, None),
         ({"smtp": None, "smtp_skipped": True, "catch_all_checked": False}, 90, Severity.VALID, None),
-        ({"role": role_match("postmaster")}, 85, Severity.VALID, None),
-        ({"role": role_match("newsletter")}, 90, Severity.VALID, None),
-        ({"role": role_match("sales-emea")}, 95, Severity.VALID, None),
+        ({"role": role_match("postmaster")}, 65, Severity.WARNING, None),
+        ({"role": role_match("newsletter")}, 80, Severity.VALID, None),
+        ({"role": role_match("sales-emea")}, 90, Severity.VALID, None),
         ({"disposable_entry": "mailinator.com"}, 55, Severity.WARNING, None),
         ({"typo_domain": "gmail.com"}, 70, Severity.VALID, "Did you mean jane@gmail.com?"),
     ],
@@ -113,6 +125,7 @@ def test_the_models_constants_keep_its_promises() -> None:
     assert scoring.CEILING_MAILBOX_DISABLED < 40  # every critical finding lands in the invalid band
     assert 40 <= scoring.PERFECT - scoring.COST_UNKNOWN < 70  # an unknown alone is a warning
     assert scoring.PERFECT - scoring.COST_CATCH_ALL < 70  # a catch-all is never "valid" on its own
+    assert 40 <= scoring.PERFECT - scoring.COST_ROLE[RoleConfidence.HIGH] < 70  # an existing role: a warning
     assert set(scoring.COST_ROLE) == set(RoleConfidence)
 
 
