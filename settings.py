@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from verifier.config import EngineConfigError, parse_int
+
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 APP_ENVS = ("development", "production")
@@ -24,8 +26,9 @@ APP_ENVS = ("development", "production")
 _DEVELOPMENT_SEALING_KEY = hashlib.sha256(b"verimail development sealing key").digest()
 
 
-class ConfigError(ValueError):
-    """A configuration value that cannot be used; raised at start-up."""
+# One parser and one error type for the whole process: the service may depend on the engine, never the
+# reverse, so the engine owns them. Every configuration problem raises ``ConfigError`` at start-up.
+ConfigError = EngineConfigError
 
 
 def parse_bool(name: str, raw: str) -> bool:
@@ -35,16 +38,6 @@ def parse_bool(name: str, raw: str) -> bool:
     if value in _FALSE:
         return False
     raise ConfigError(f"{name} must be one of true/false/1/0/yes/no/on/off, got {raw!r}")
-
-
-def parse_int(name: str, raw: str, *, minimum: int = 0) -> int:
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        raise ConfigError(f"{name} must be a whole number, got {raw!r}") from None
-    if value < minimum:
-        raise ConfigError(f"{name} must be at least {minimum}, got {value}")
-    return value
 
 
 def parse_sealing_key(raw: str | None, app_env: str) -> bytes:

@@ -35,7 +35,7 @@ _T = TypeVar("_T")
 
 
 class EngineConfigError(ValueError):
-    """An engine configuration value that cannot be used."""
+    """A configuration value that cannot be used; the service's ``settings.ConfigError`` is this class."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +71,8 @@ def _parse_nameserver(item: str) -> Nameserver:
     return Nameserver(host, number)
 
 
-def _parse_int(name: str, raw: str, *, minimum: int) -> int:
+def parse_int(name: str, raw: str, *, minimum: int = 0) -> int:
+    """A whole number of at least ``minimum``; also the service's parser (``settings.py`` imports it)."""
     try:
         value = int(raw.strip())
     except ValueError:
@@ -147,15 +148,15 @@ class EngineConfig:
 
 
 def _count(name: str, raw: str) -> int:
-    return _parse_int(name, raw, minimum=0)
+    return parse_int(name, raw, minimum=0)
 
 
 def _positive(name: str, raw: str) -> int:
-    return _parse_int(name, raw, minimum=1)
+    return parse_int(name, raw, minimum=1)
 
 
 def _port(name: str, raw: str) -> int:
-    port = _parse_int(name, raw, minimum=1)
+    port = parse_int(name, raw, minimum=1)
     if port > 65535:
         raise EngineConfigError(f"{name} must be at most 65535, got {port}")
     return port
