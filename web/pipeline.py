@@ -21,10 +21,9 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from models.keys import KeyStatus
 from services import rotation_policy
 from services.events import iso
-from web import limits
+from web import body_limits, limits
 from web.auth import authenticate_request
 from web.client_ip import client_ip
-from web.config import app_settings
 
 log = logging.getLogger("verimail.request")
 SANE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:\-]{1,128}")
@@ -39,7 +38,8 @@ def assign_request_id() -> None:
 
 def enforce_body_limit() -> None:
     """Refuse oversized bodies up front, even on views that never read them (Werkzeug also guards reads)."""
-    limit = app_settings().max_body_bytes
+    limit = body_limits.limit_for_request()
+    request.max_content_length = limit
     if request.content_length is not None and request.content_length > limit:
         raise RequestEntityTooLarge(f"Request bodies are limited to {limit} bytes.")
 

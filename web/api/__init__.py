@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask
 
-from web.api import audit, batches, keys, meta, usage, validate, webhooks
+from web.api import audit, batches, bulk, keys, meta, usage, validate, webhooks
 
 BLUEPRINTS: tuple[Blueprint, ...] = (
-    meta.bp, keys.bp, audit.bp, webhooks.bp, usage.bp, validate.bp, batches.bp
+    meta.bp, keys.bp, audit.bp, webhooks.bp, usage.bp, validate.bp, batches.bp, bulk.bp
 )
 
 

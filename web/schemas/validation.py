@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol
 
 from pydantic import ConfigDict, Field
 
+from models.accounts import Account
 from models.jobs import ValidationJob
 from services.job_events import processing_ms
 from services.job_options import JobOptions
@@ -34,7 +35,12 @@ class BatchBody(Body):
     options: ValidateOptions = ValidateOptions()
 
 
-def job_options(account: Any, options: ValidateOptions) -> JobOptions:
+class Switches(Protocol):
+    quick_mode: bool
+    skip_catch_all: bool
+
+
+def job_options(account: Account, options: Switches) -> JobOptions:
     return JobOptions.for_account(
         account, quick_mode=options.quick_mode, skip_catch_all=options.skip_catch_all
     )

@@ -1,0 +1,73 @@
+"""Bulk list cleaning (scope ``bulk:*``): upload a CSV or JSON list, watch it, download it, cancel it.
+
+The upload is the raw request body (``Content-Type: text/csv`` or ``application/json``), read as a
+stream: ``curl --data-binary @list.csv -H 'Content-Type: text/csv' .../bulk/jobs``.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, request, stream_with_context
+from werkzeug.exceptions import UnsupportedMediaType
+
+from models.jobs import JobKind
+from services import bulk, jobs
+from settings import get_settings
+from web.auth import current_auth, require_scope
+from web.body_limits import body_limit
+from web.limits import charge, rate_limited
+from web.openapi import document
+from web.schemas.base import respond
+from web.schemas.bulk import BulkJobOut, DownloadQuery, UploadQuery
+from web.schemas.validation import job_options
+from web.validation import parse_query
+
+bp = Blueprint("bulk", __name__, url_prefix="/bulk/jobs")
+MEDIA_TYPES = {"text/csv": "csv", "application/json": "json"}
+DOWNLOAD_TYPES = {"csv": "text/csv; charset=utf-8", "json": "application/json"}
+
+
+@bp.post("")
+@document(
+    "Upload a list (CSV or JSON body) to validate",
+    query=UploadQuery,
+    responses={202: BulkJobOut},
+    description="Each address counts one validation against the monthly quota (all or nothing); the upload "
+    "counts one request against the rate limit. Bodies up to BULK_MAX_BODY_BYTES.",
+)
+@body_limit(lambda: get_settings().jobs.bulk_max_body_bytes)
+@require_scope("bulk:*")
+@rate_limited
+def upload() -> Response:
+    query = parse_query(UploadQuery)
+    fmt = MEDIA_TYPES.get(request.mimetype)
+    if fmt is None:
+        raise UnsupportedMediaType("Send the list as text/csv or application/json.")
+    auth = current_auth()
+    options = job_options(auth.account, query)
+    job = bulk.upload(auth, request.stream, fmt, options, charge)
+    return respond(BulkJobOut.of(bulk.progress(job)), 202)
+
+
+@bp.get("/<job_id>")
+@document("A list's status, progress, counts and estimated time left", responses={200: BulkJobOut})
+@require_scope("bulk:*")
+def status(job_id: str) -> Response:
+    return respond(BulkJobOut.of(bulk.progress(jobs.find(current_auth(), job_id, [JobKind.BULK]))))
+
+
+@bp.get("/<job_id>/download")
+@document("Download a finished list's results (CSV or JSON, streamed)", query=DownloadQuery, responses={})
+@require_scope("bulk:*")
+def download(job_id: str) -> Response:
+    fmt = parse_query(DownloadQuery).format
+    chunks = bulk.download(jobs.find(current_auth(), job_id, [JobKind.BULK]), fmt)
+    response = Response(stream_with_context(chunks), mimetype=DOWNLOAD_TYPES[fmt])
+    response.headers["Content-Disposition"] = f'attachment; filename="{job_id}.{fmt}"'
+    return response
+
+
+@bp.post("/<job_id>/cancel")
+@document("Stop a list: groups not started are dropped, results so far are kept", responses={200: BulkJobOut})
+@require_scope("bulk:*")
+def cancel(job_id: str) -> Response:
+    return respond(BulkJobOut.of(bulk.progress(jobs.cancel(current_auth(), job_id, [JobKind.BULK]))))

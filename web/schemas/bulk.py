@@ -1,0 +1,58 @@
+"""Bulk list bodies: upload options (query string), job status with progress, download format."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import Field
+
+from services.bulk import Progress
+from services.job_events import processing_ms
+from settings import get_settings
+from web.schemas.base import Out, Query
+
+
+class UploadQuery(Query):
+    quick_mode: bool = Field(default=False, description="skip the SMTP and catch-all checks")
+    skip_catch_all: bool = Field(default=False, description="skip catch-all detection")
+
+
+class DownloadQuery(Query):
+    format: Literal["csv", "json"] = "csv"
+
+
+class BulkCountsOut(Out):
+    valid: int
+    warning: int
+    invalid: int
+
+
+class BulkJobOut(Out):
+    """A bulk list job: status, progress, counts by severity, estimated time left and its links."""
+
+    id: str
+    status: str
+    source: str | None
+    total: int
+    processed: int
+    counts: BulkCountsOut
+    eta_seconds: int | None = Field(description="estimated seconds left; null until the first results")
+    processing_time: int
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    results_url: str
+    download_url: str
+
+    @classmethod
+    def of(cls, progress: Progress) -> BulkJobOut:
+        job, base = progress.job, f"{get_settings().base_url}/bulk/jobs/{progress.job.public_id}"
+        return cls(
+            id=job.public_id, status=job.status, source=job.source, total=job.total, processed=job.processed,
+            counts=BulkCountsOut(valid=job.valid, warning=job.warning, invalid=job.invalid),
+            eta_seconds=progress.eta_seconds, processing_time=processing_ms(job), created_at=job.created_at,
+            started_at=job.started_at, finished_at=job.finished_at,
+            results_url=f"{get_settings().base_url}/batches/{job.public_id}/results",
+            download_url=f"{base}/download",
+        )  # fmt: skip
