@@ -18,19 +18,10 @@ import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar
 
-from verimail_webhooks import SignatureVerificationError, construct_event
+from verimail_webhooks import EVENT_TYPES, SignatureVerificationError, construct_event
 
-HANDLED_TYPES = frozenset(
-    {
-        "validation.completed",
-        "batch.completed",
-        "quota.warning",
-        "quota.exceeded",
-        "quota.reset",
-        "key.created",
-        "key.disabled",
-    }
-)
+# A real receiver lists only the types it acts on; anything else is acknowledged and ignored.
+HANDLED_TYPES = frozenset(EVENT_TYPES)
 
 
 class ReceiverHandler(BaseHTTPRequestHandler):

@@ -20,19 +20,13 @@ from typing import Any
 from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
+import verimail_webhooks
 from models.events import Event
 from models.webhooks import DeliveryStatus, EndpointStatus, WebhookDelivery, WebhookEndpoint
 from services import clock, webhook_dispatch
 
-EVENT_TYPES: tuple[str, ...] = (
-    "validation.completed",
-    "batch.completed",
-    "quota.warning",
-    "quota.exceeded",
-    "quota.reset",
-    "key.created",
-    "key.disabled",
-)
+# The list is published with the receivers' module, so customers and the service share one definition.
+EVENT_TYPES = verimail_webhooks.EVENT_TYPES
 # Spec 6.4: six attempts in all (the first immediate, then five retries).
 MAX_ATTEMPTS = 6
 

@@ -26,6 +26,7 @@ from typing import Any
 
 __all__ = [
     "DEFAULT_TOLERANCE_SECONDS",
+    "EVENT_TYPES",
     "SIGNATURE_HEADER",
     "TIMESTAMP_HEADER",
     "SignatureVerificationError",
@@ -37,6 +38,16 @@ __all__ = [
 SIGNATURE_HEADER = "X-Service-Signature"
 TIMESTAMP_HEADER = "X-Service-Timestamp"
 DEFAULT_TOLERANCE_SECONDS = 300
+# The event types verimail sends today (spec 6.1). More may be added: ignore types you do not handle.
+EVENT_TYPES: tuple[str, ...] = (
+    "validation.completed",
+    "batch.completed",
+    "quota.warning",
+    "quota.exceeded",
+    "quota.reset",
+    "key.created",
+    "key.disabled",
+)
 
 
 class SignatureVerificationError(ValueError):
