@@ -115,3 +115,15 @@ def test_results_are_saved_in_postgres(api: Api, worker: Worker, owner: Persona)
     assert job.status == "completed"
     assert sorted(item.position for item in items) == list(range(len(MIXED)))
     assert all(item.state == "done" and item.result is not None for item in items)
+
+
+def test_a_greylisted_address_is_asked_again_later_within_the_deadline(
+    api: Api, worker: Worker, owner: Persona, lab: MailLab
+) -> None:
+    response = api.call("post", "/validate/batch", owner, json={"emails": ["carol@greylist.test"]})
+
+    body = response.json() if response.status_code == 200 else wait_for(api, owner, response.json()["batchId"])
+    smtp = body["results"][0]["checks"]["smtp"]
+    assert smtp["passed"] is True, smtp  # the retry, after the greylisting delay, was accepted
+    rcpts = [cmd for cmd in lab.servers["greylist"].commands() if cmd.upper().startswith("RCPT")]
+    assert len([cmd for cmd in rcpts if "carol@" in cmd.lower()]) == 2
