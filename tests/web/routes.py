@@ -11,6 +11,7 @@ ROUTES: tuple[tuple[str, str, str], ...] = (
     ("PATCH", f"/api/keys/{MISSING_ID}", "keys:write"),
     ("DELETE", f"/api/keys/{MISSING_ID}", "keys:write"),
     ("POST", f"/api/keys/{MISSING_ID}/refresh", "keys:write"),
+    ("POST", f"/api/keys/{MISSING_ID}/reveal-secret", "keys:write"),
     ("POST", "/api/keys/revoke-all", "*:*"),
     ("GET", "/api/audit-log", "*:*"),
 )
