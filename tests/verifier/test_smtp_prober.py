@@ -29,6 +29,8 @@ def test_evidence_names_the_mx_host_ip_command_and_codes(probe):
         "RCPT TO:<zed@mailbox.test>",
     )
     assert (evidence.code, evidence.enhanced_code, evidence.tls) == (550, "5.1.1", False)
+    assert evidence.text.startswith("<zed@mailbox.test>: Recipient address rejected: User unknown")
+    assert evidence.latency_ms >= 0
 
 
 def test_full_mailboxes_are_full_not_invalid(probe):

@@ -42,6 +42,26 @@ def test_catch_all_probe_rides_on_a_session_full_by_our_own_limit(probe, lab):
     assert result.sessions_opened == lab.servers["bench1"].sessions_opened == 1
 
 
+def test_a_session_greets_as_the_helo_host_sends_the_configured_sender_and_ends_with_quit(probe, lab):
+    probe(
+        "mailbox.test",
+        "alice",
+        "bob",
+        check_catch_all=False,
+        smtp_helo_host="probe.example.net",
+        smtp_mail_from="check@example.net",
+    )
+    assert lab.servers["mailbox"].transcripts() == [
+        [
+            "ehlo probe.example.net",  # smtplib spells the verb in lower case; servers must not care
+            "MAIL FROM:<check@example.net>",
+            "RCPT TO:<alice@mailbox.test>",
+            "RCPT TO:<bob@mailbox.test>",
+            "QUIT",
+        ]
+    ]
+
+
 def test_the_prober_never_sends_data_or_anything_beyond_rcpt(probe, lab):
     for domain in ("mailbox.test", "tls.test", "helo-only.test", "utf8.test", "outlook.test", "m365.test"):
         probe(domain, "alice", "zed")
