@@ -68,7 +68,9 @@ def _human(result: ValidationResult) -> str:
 
 
 def _check_line(check: CheckResult) -> str:
-    mark = "pass" if check.passed else "FAIL"
+    """``[pass]``, ``[FAIL]``, or the status of a check that was skipped or could not conclude: neither of
+    those is a failure, and a terminal reader should not take it for one."""
+    mark = "pass" if check.passed else "FAIL" if check.status in (None, "fail") else check.status
     return f"  [{mark}] {check.check:<16} {check.message}"
 
 

@@ -31,6 +31,13 @@ def test_human_output_names_each_check_and_the_advice(lab: MailLab) -> None:
     assert "  advice: The mailbox does not exist: remove this address." in lines
 
 
+def test_human_output_shows_skipped_and_unknown_checks_as_such_not_as_failures(lab: MailLab) -> None:
+    done = run(lab, "--test-domains", "alice@nullmx.test", "alice@greylist.test")
+    lines = done.stdout.splitlines()
+    assert any(line.startswith("  [skipped] smtp") for line in lines)
+    assert any(line.startswith("  [unknown] smtp") for line in lines)
+
+
 def test_json_output_is_the_spec_result(lab: MailLab) -> None:
     done = run(lab, "--json", "--test-domains", "bob@mailbox.test")
     assert done.returncode == 0, done.stderr
