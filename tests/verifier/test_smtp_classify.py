@@ -98,6 +98,11 @@ def reply(line: str) -> ReplyEvidence:
         ),
         ("554 Transaction failed", ProbeOutcome.REJECTED_POLICY, "prober_blocked"),
         (
+            "554 delivery error: dd This user doesn't have a yahoo.com account (zed@yahoo.com) [0]",
+            ProbeOutcome.REJECTED_MAILBOX,
+            "mailbox_rejected",
+        ),
+        (
             "550 5.4.1 Recipient address rejected: Access denied",
             ProbeOutcome.REJECTED_POLICY,
             "server_refused",

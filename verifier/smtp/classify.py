@@ -48,7 +48,7 @@ POLICY_WORDS = re.compile(
 MAILBOX_WORDS = re.compile(
     r"user unknown|unknown user|no such (user|mailbox|recipient)|does not exist|doesn't exist|not exist"
     r"|invalid (recipient|mailbox|address)|recipient (not found|unknown)|mailbox (unavailable|not found)"
-    r"|address rejected|unrouteable",
+    r"|address rejected|unrouteable|(doesn't|does not) have an? [\w.-]+ account",  # Yahoo's "554 ... dd"
     re.IGNORECASE,
 )
 TOO_MANY = re.compile(r"too many recipients", re.IGNORECASE)
