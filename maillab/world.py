@@ -93,6 +93,13 @@ _PROVIDER_DOMAINS: tuple[DomainSpec, ...] = (
     host("mta6.am0.yahoodns.net", "127.0.0.28"),
 )
 
+# Real list-classified names, answered only by the lab: a disposable provider (Mailinator accepts any
+# address, like the catch-all server) and a forwarding relay (DuckDuckGo Email Protection).
+_LIST_DOMAINS: tuple[DomainSpec, ...] = (
+    *mail_domain("mailinator.com", "127.0.0.12"),
+    *mail_domain("duck.com", "127.0.0.11"),
+)
+
 _DNS_CASES: tuple[DomainSpec, ...] = (
     # A dead first MX and a working second one: the prober must move on.
     DomainSpec("backup.test", mx=((20, "mx2.backup.test"), (10, "mx1.backup.test"))),
@@ -130,7 +137,7 @@ _DNS_CASES: tuple[DomainSpec, ...] = (
 def standard_world() -> World:
     """The world the test suite runs against."""
     return World(
-        _simple_domains() + _PROVIDER_DOMAINS + _DNS_CASES,
+        _simple_domains() + _PROVIDER_DOMAINS + _LIST_DOMAINS + _DNS_CASES,
         SERVERS,
         dead_ips=(DEAD_IP,),
         blackhole_ips=(BLACKHOLE_IP,),

@@ -43,6 +43,8 @@ def sessions(lab: MailLab, *servers: str) -> int:
         ("postmaster@mailbox.test", 65, Severity.WARNING, "Role address (postmaster@)"),
         ("info@mailbox.test", 65, Severity.WARNING, "Role address (info@)"),
         ("admin@catchall.test", 40, Severity.WARNING, scoring.CATCH_ALL),
+        ("anyone@mailinator.com", 40, Severity.WARNING, "Disposable address (mailinator.com)"),
+        ("alice@duck.com", 100, Severity.VALID, None),
         ("alice@busy.test", 65, Severity.WARNING, "temporarily unavailable: check again in 5 min"),
         ("x@tls-broken.test", 10, Severity.INVALID, scoring.REJECTED),
         ("full@full.test", 55, Severity.WARNING, scoring.FULL),
@@ -145,6 +147,12 @@ def test_an_undetermined_catch_all_is_null_with_its_reason_never_false(engine: E
     yahoo = engine.verify("a@yahoo.test").to_dict()["checks"]["catchAll"]
     assert yahoo["metadata"]["isCatchAll"] is None
     assert "accepts every address" in yahoo["reason"]
+
+
+def test_a_relay_address_on_a_live_server_is_a_valid_relay_not_disposable(engine: Engine) -> None:
+    disposable = engine.verify("alice@duck.com").checks["disposable"]
+    assert disposable.passed
+    assert (disposable.metadata["isDisposable"], disposable.metadata["isRelay"]) == (False, True)
 
 
 def test_null_mx_domain_reports_no_mx(engine: Engine) -> None:
