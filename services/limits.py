@@ -101,10 +101,10 @@ class RateLimited(ServiceError):
 
     def __init__(self, status: RateStatus, now: datetime) -> None:
         window = status.binding
-        span = "minute" if window is status.minute else "day"
+        self.span = "minute" if window is status.minute else "day"
         retry_after = seconds_until(window.resets_at, now)
         super().__init__(
-            f"Rate limit of {window.limit} requests per {span} reached; retry in {retry_after} seconds.",
+            f"Rate limit of {window.limit} requests per {self.span} reached; retry in {retry_after} seconds.",
             retryAfter=retry_after,
             limit=window.limit,
             remaining=window.remaining,
@@ -125,10 +125,9 @@ def admit_request(auth: AuthContext) -> RateStatus:
         return status
     refused = RateLimited(status, clock.now())
     if status.first_refusal:
-        details = {"window": "minute" if status.binding is status.minute else "day", **refused.extra}
         audit.record(
             AuditEvent.RATE_LIMITED, account_id=auth.account.id, key_id=auth.key.id, origin=auth.origin,
-            details=details,
+            details={"window": refused.span, **refused.extra},
         )  # fmt: skip
     raise refused
 
@@ -164,7 +163,8 @@ def _floor(instant: datetime, step: timedelta) -> datetime:
 
 
 def _key(account_id: int, window: str, start: datetime) -> str:
-    return key("rl", account_id, window, int(start.timestamp()))
+    """The account id is a hash tag, so one script's keys share a slot should Redis ever be a cluster."""
+    return key("rl", f"{{{account_id}}}", window, int(start.timestamp()))
 
 
 def _script() -> Script:
