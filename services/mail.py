@@ -99,7 +99,12 @@ def attempt(mail: OutboundMail, relay: Relay) -> None:
     """Send ``mail`` once (the caller holds its row lock) and record the outcome on the row."""
     mail.attempts += 1
     try:
-        mail_relay.transmit(relay, build_message(mail))
+        message = build_message(mail)
+    except (ValueError, TypeError) as error:  # e.g. a header the email package refuses: never sendable
+        _give_up(mail, f"unsendable: {error}")
+        return
+    try:
+        mail_relay.transmit(relay, message)
     except PermanentFailure as error:
         _give_up(mail, f"refused: {error}")
     except TemporaryFailure as error:

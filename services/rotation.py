@@ -21,6 +21,7 @@ wrote, not the key's age).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -35,6 +36,7 @@ from models.rotation import Milestone, RotationNotice
 from models.session import transaction
 from services import audit, clock, keys, mail, rotation_mail, rotation_policy, sealed_secrets
 
+log = logging.getLogger(__name__)
 USABLE = (KeyStatus.ACTIVE.value, KeyStatus.GRACE.value)
 PAGE = 500
 
@@ -55,9 +57,12 @@ def run() -> SweepReport:
     """One sweep: apply every due milestone, forget expired sealed secrets, send the queued emails."""
     report = SweepReport()
     for key_id in _candidate_ids(clock.now()):
-        with transaction() as session:
-            for milestone in advance(session, key_id, clock.now()):
-                report.count(milestone)
+        try:
+            with transaction() as session:
+                for milestone in advance(session, key_id, clock.now()):
+                    report.count(milestone)
+        except Exception:  # one broken key must not hold back every key after it
+            log.exception("rotation sweep failed for key %s; it is retried at the next sweep", key_id)
     report.purged_secrets = sealed_secrets.purge_expired()
     report.mail_attempts = mail.send_due()
     return report

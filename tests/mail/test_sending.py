@@ -99,3 +99,21 @@ def test_an_unreachable_relay_is_retried_until_the_last_attempt_then_failed(
     failed = row(mail_id)
     assert (failed.status, failed.attempts) == (MailStatus.FAILED, mail.MAX_ATTEMPTS)
     assert "ConnectionRefusedError" in (failed.last_error or "")
+
+
+def test_an_unsendable_email_fails_at_once_and_does_not_block_the_queue(
+    mailbox: Mailbox, database_url: str
+) -> None:
+    injected = mail.Draft("owner@example.com\r\nBcc: thief@example.net", "Hi", "text\n", "<p>html</p>")
+    with transaction() as session:
+        bad_id = mail.queue(session, None, injected).id
+    good_id, recipient = queue_one()
+
+    mail.send_due()
+
+    bad = row(bad_id)
+    assert (bad.status, bad.attempts) == (MailStatus.FAILED, 1)
+    assert (bad.last_error or "").startswith("unsendable")
+    assert row(good_id).status == MailStatus.SENT
+    assert len(mailbox.to(recipient)) == 1
+    assert mailbox.to("thief@example.net") == []
