@@ -46,8 +46,9 @@ def parse_sealing_key(raw: str | None, app_env: str) -> bytes:
         if app_env == "production":
             raise ConfigError("KEY_SEALING_KEY is required when APP_ENV=production")
         return _DEVELOPMENT_SEALING_KEY
-    try:
-        key = base64.urlsafe_b64decode(raw.strip() + "=" * (-len(raw.strip()) % 4))
+    text = raw.strip()
+    try:  # validate=True: a stray character is an error, not silently dropped
+        key = base64.b64decode(text + "=" * (-len(text) % 4), altchars=b"-_", validate=True)
     except (binascii.Error, ValueError):
         raise ConfigError("KEY_SEALING_KEY must be URL-safe base64") from None
     if len(key) != 32:
