@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
+import pytest
 from flask.testing import FlaskClient
-from sqlalchemy import select
+from sqlalchemy import delete, select
 
 from models import Event, WebhookEndpoint
 from models.session import transaction
@@ -15,17 +17,22 @@ from tests.mail.mailbox import Mailbox
 from tests.rotation.conftest import Timeline, create_key, sweep
 
 
-def subscribe_to_everything(account_id: int) -> None:
-    """An endpoint row as the webhooks API would store it (the API itself is tested in tests/webhooks)."""
+@pytest.fixture
+def subscribed(owner: Persona) -> Iterator[None]:
+    """An endpoint row for the owner's account, as the webhooks API would store it (the API itself is tested
+    in tests/webhooks), so key events are stored. Removed afterwards with its pending deliveries: the
+    webhook sweeper of other tests must not find them due."""
+    endpoint = WebhookEndpoint(
+        account_id=owner.account_id,
+        url="https://hooks.example.com/verimail",
+        events=list(EVENT_TYPES),
+        secret="whsec_test",
+    )
     with transaction() as session:
-        session.add(
-            WebhookEndpoint(
-                account_id=account_id,
-                url="https://hooks.example.com/verimail",
-                events=list(EVENT_TYPES),
-                secret="whsec_test",
-            )
-        )
+        session.add(endpoint)
+    yield
+    with transaction() as session:
+        session.execute(delete(WebhookEndpoint).where(WebhookEndpoint.id == endpoint.id))
 
 
 def key_events(account_id: int, key_id: int) -> list[tuple[str, str, str]]:
@@ -51,9 +58,8 @@ def all_event_data(account_id: int) -> str:
 
 
 def test_auto_rotation_disables_the_old_secret_and_creates_the_new_one(
-    client: FlaskClient, owner: Persona, timeline: Timeline, mailbox: Mailbox
+    client: FlaskClient, owner: Persona, subscribed: None, timeline: Timeline, mailbox: Mailbox
 ) -> None:
-    subscribe_to_everything(owner.account_id)
     created = create_key(client, owner, "Webhook consumer", auto_rotate=True)
     key_id, old_last4 = created.id, created.secret[-4:]
 
@@ -75,9 +81,8 @@ def test_auto_rotation_disables_the_old_secret_and_creates_the_new_one(
 
 
 def test_day_97_deactivation_emits_one_key_disabled(
-    client: FlaskClient, owner: Persona, timeline: Timeline, mailbox: Mailbox
+    client: FlaskClient, owner: Persona, subscribed: None, timeline: Timeline, mailbox: Mailbox
 ) -> None:
-    subscribe_to_everything(owner.account_id)
     created = create_key(client, owner, "Legacy cron", auto_rotate=False)
     key_id, last4 = created.id, created.secret[-4:]
 
@@ -92,9 +97,8 @@ def test_day_97_deactivation_emits_one_key_disabled(
 
 
 def test_a_manual_refresh_disables_the_old_secret_and_creates_the_new_one(
-    client: FlaskClient, owner: Persona, timeline: Timeline
+    client: FlaskClient, owner: Persona, subscribed: None, timeline: Timeline
 ) -> None:
-    subscribe_to_everything(owner.account_id)
     created = create_key(client, owner, "Admin panel", auto_rotate=False)
     key_id, old_last4 = created.id, created.secret[-4:]
 

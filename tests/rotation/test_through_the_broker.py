@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from datetime import timedelta
 
 import pytest
+from celery import Celery
 from sqlalchemy import update
 
 from models import ApiKey
@@ -23,7 +24,7 @@ from tests.fixtures.db import Persona, add_key
 from tests.mail.mailbox import Mailbox, start_server
 from tests.rotation.conftest import mail_about
 from tests.workers.harness import Worker, start_worker
-from workers.celery_app import app, celery_config
+from workers.celery_app import create_celery
 
 SWEEP = "tasks.rotation.sweep_key_rotation"
 PATIENCE_SECONDS = 60.0
@@ -41,10 +42,18 @@ def broker_mailbox(database_url: str) -> Iterator[Mailbox]:
 @pytest.fixture(scope="module")
 def rotation_worker(broker_mailbox: Mailbox) -> Iterator[Worker]:
     """A worker on this run's database and Redis prefix, sending mail to ``broker_mailbox``."""
-    app.conf.update(celery_config(get_settings()))  # this process publishes under the run's prefix too
     started = start_worker({**os.environ, "MAIL_SMTP_URL": broker_mailbox.url}, f"rot{os.getpid()}")
     yield started
     started.stop()
+
+
+@pytest.fixture(scope="module")
+def publisher(rotation_worker: Worker) -> Iterator[Celery]:
+    """A Celery app built now, on this run's Redis prefix (the process-wide one may have been built, and
+    connected, before the run's settings existed)."""
+    celery = create_celery(get_settings())
+    yield celery
+    celery.close()
 
 
 def age_secret(key_id: int, days: float) -> None:
@@ -67,14 +76,14 @@ def wait_until(condition: Callable[[], bool]) -> None:
 
 
 def test_sweeps_sent_through_the_broker_warn_once(
-    owner: Persona, broker_mailbox: Mailbox, rotation_worker: Worker
+    owner: Persona, broker_mailbox: Mailbox, rotation_worker: Worker, publisher: Celery
 ) -> None:
     key = add_key(owner.account_id, "Broker-driven key", ("validate:write",))
     age_secret(key.key_id, 83.01)
     before = finished_sweeps(rotation_worker)
 
     for _ in range(4):  # beat on several hosts, or a tick delivered twice
-        app.send_task(SWEEP)
+        publisher.send_task(SWEEP)
     wait_until(lambda: finished_sweeps(rotation_worker) >= before + 4)
 
     subjects = [
