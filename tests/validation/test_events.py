@@ -3,9 +3,11 @@ batch, validation.completed for a single validation."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from sqlalchemy import select
+import pytest
+from sqlalchemy import delete, select
 
 from models.events import Event
 from models.session import transaction
@@ -15,18 +17,26 @@ from tests.fixtures.db import Persona
 from tests.workers.harness import Api, Worker
 
 
-def subscribe(persona: Persona, *events: str) -> None:
-    """An enabled endpoint (set up directly, like an operator: delivery is not what this test is about)."""
+@pytest.fixture
+def subscribe() -> Iterator[Callable[..., None]]:
+    """Enabled endpoints set up directly (like an operator: delivery is not what these tests are about),
+    deleted afterwards with their deliveries so the webhook tests' sweeps never see them. The URL is a
+    loopback literal, which the outbound client refuses before any DNS lookup or connection."""
+    created: list[int] = []
+
+    def add(persona: Persona, *events: str) -> None:
+        with transaction() as session:
+            endpoint = WebhookEndpoint(
+                account_id=persona.account_id, url="https://127.0.0.1:9/in", events=list(events),
+                secret="whsec_test", status="enabled",
+            )  # fmt: skip
+            session.add(endpoint)
+            session.flush()
+            created.append(endpoint.id)
+
+    yield add
     with transaction() as session:
-        session.add(
-            WebhookEndpoint(
-                account_id=persona.account_id,
-                url="https://hooks.example.com/in",
-                events=list(events),
-                secret="whsec_test",
-                status="enabled",
-            )
-        )
+        session.execute(delete(WebhookEndpoint).where(WebhookEndpoint.id.in_(created)))
 
 
 def events_of(persona: Persona, event_type: str) -> list[dict[str, Any]]:
@@ -38,7 +48,9 @@ def events_of(persona: Persona, event_type: str) -> list[dict[str, Any]]:
         )
 
 
-def test_a_finished_batch_emits_batch_completed(api: Api, worker: Worker, owner: Persona) -> None:
+def test_a_finished_batch_emits_batch_completed(
+    api: Api, worker: Worker, owner: Persona, subscribe: Callable[..., None]
+) -> None:
     subscribe(owner, "batch.completed")
 
     body = api.call(
@@ -54,7 +66,9 @@ def test_a_finished_batch_emits_batch_completed(api: Api, worker: Worker, owner:
     assert isinstance(data["processingTime"], int)
 
 
-def test_a_single_validation_emits_validation_completed(api: Api, worker: Worker, owner: Persona) -> None:
+def test_a_single_validation_emits_validation_completed(
+    api: Api, worker: Worker, owner: Persona, subscribe: Callable[..., None]
+) -> None:
     subscribe(owner, "validation.completed")
 
     api.call("post", "/validate", owner, json={"email": "bob@mailbox.test", "options": {"quickMode": True}})
