@@ -23,7 +23,7 @@ migrate:  ## apply Alembic migrations to DATABASE_URL
 	.venv/bin/alembic -c models/alembic.ini upgrade head
 
 bench:  ## run the benchmarks under bench/ (figures go to docs/benchmarks.md)
-	for b in bench/*.py; do .venv/bin/python $$b || exit 1; done
+	.venv/bin/python -m bench.smtp_sessions && .venv/bin/python -m bench.validation_workers
 
 lab:  ## start the mail lab (DNS + SMTP servers on loopback) in the foreground
 	.venv/bin/python -m maillab
