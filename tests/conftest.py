@@ -1,5 +1,16 @@
 """Root of the suite: shared fixtures live in ``tests/fixtures`` as plugins, one module per real service."""
 
+import os
+import secrets
+
+# One Redis key prefix per run, set before any test module is imported: the Celery app (built at the first
+# import of ``workers.celery_app``) and the Redis client read it then, so no message or key of a test run can
+# land in the development namespace where a local worker would pick it up.
+os.environ["REDIS_KEY_PREFIX"] = f"vmtest_{secrets.token_hex(6)}:"
+# No test may ask the system resolver (it is not on loopback): by default the engine resolves through a
+# loopback port where nothing listens, which answers "unknown" at once; lab tests point it at the lab DNS.
+os.environ["DNS_NAMESERVERS"] = "127.0.0.1:9"
+
 pytest_plugins = [
     "tests.fixtures.lab",  # the mail lab: DNS on 127.0.0.1, SMTP servers on 127.0.0.x
     "tests.fixtures.db",  # a fresh Postgres database per run, migrated with Alembic

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import trustme
 from flask.testing import FlaskClient
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete
 
 from models import WebhookEndpoint
 from models import session as db_session
@@ -69,21 +69,22 @@ def subscribed(client: FlaskClient, owner: Persona, receiver: Receiver) -> Subsc
 
 
 @pytest.fixture(autouse=True)
-def forget_endpoints_afterwards(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Delete the endpoints (and so the deliveries) a test created, once it is over.
+def no_foreign_endpoints(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Each webhook test starts and ends with no endpoint (so no delivery) in the run's database.
 
-    The sweeper is global by nature: a delivery left pending by one test would fall due when the next
-    test moves the clock. Tests share the run's database, so each cleans up what it added.
+    The sweeper is global by nature: a delivery left pending by any earlier test - from this folder or from
+    validation, rotation or usage tests that subscribe endpoints - would fall due when this test moves the
+    clock, and its counts would be off. Tests run one after another on the run's own database, so what is
+    there before a test starts is leftovers; deleting endpoints cascades to their deliveries and attempts.
     """
     if "database_url" not in request.fixturenames:
         yield
         return
-    newest_before = _newest_endpoint_id()
+    _delete_all_endpoints()
     yield
-    with db_session.transaction() as session:
-        session.execute(delete(WebhookEndpoint).where(WebhookEndpoint.id > newest_before))
+    _delete_all_endpoints()
 
 
-def _newest_endpoint_id() -> int:
+def _delete_all_endpoints() -> None:
     with db_session.transaction() as session:
-        return session.scalar(select(func.max(WebhookEndpoint.id))) or 0
+        session.execute(delete(WebhookEndpoint))
