@@ -143,7 +143,9 @@ class Settings:
             port=port,
             trusted_proxies=parse_int("TRUSTED_PROXIES", env.get("TRUSTED_PROXIES", "0")),
             webhook_allow_loopback=allow_loopback,
-            max_body_bytes=parse_int("MAX_BODY_BYTES", env.get("MAX_BODY_BYTES", str(1024 * 1024)), minimum=1),
+            max_body_bytes=parse_int(
+                "MAX_BODY_BYTES", env.get("MAX_BODY_BYTES", str(1024 * 1024)), minimum=1
+            ),
             mail_smtp_url=env.get("MAIL_SMTP_URL", "smtp://127.0.0.1:1025"),
             mail_from=env.get("MAIL_FROM", "verimail <no-reply@verimail.localhost>"),
             base_url=env.get("BASE_URL", f"http://127.0.0.1:{port}").rstrip("/"),

@@ -35,9 +35,7 @@ def validation_completed(result: Mapping[str, Any], processing_ms: int, key_id: 
     }
 
 
-def batch_completed(
-    batch_id: str, counts: Mapping[str, int], processing_ms: int
-) -> dict[str, Any]:
+def batch_completed(batch_id: str, counts: Mapping[str, int], processing_ms: int) -> dict[str, Any]:
     """Spec 6.3; ``counts`` holds total, valid, invalid and warning."""
     return {
         "batchId": batch_id,

@@ -87,7 +87,11 @@ def test_the_first_refusal_of_a_minute_is_audited_once(api: FlaskClient, at_inst
     entry = entries[0]
     assert (entry.key_id, entry.ip, entry.user_agent) == (growth.key_id, "127.0.0.1", "loop-client/1.0")
     assert entry.details == {
-        "window": "minute", "retryAfter": 55, "limit": 10, "remaining": 0, "reset": NEXT_MINUTE
+        "window": "minute",
+        "retryAfter": 55,
+        "limit": 10,
+        "remaining": 0,
+        "reset": NEXT_MINUTE,
     }
     clock.move(timedelta(minutes=1))
     for _ in range(11):

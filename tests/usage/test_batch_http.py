@@ -41,7 +41,10 @@ def test_a_batch_that_would_cross_the_hard_limit_is_refused_whole(
     assert refused.status_code == 429
     error = body(refused)["error"]
     assert (error["code"], error["requested"], error["used"], error["hardLimit"]) == (
-        "RATE_LIMIT_EXCEEDED", 11, 5_990, 6_000
+        "RATE_LIMIT_EXCEEDED",
+        11,
+        5_990,
+        6_000,
     )
     assert refused.headers["Retry-After"] == str(error["retryAfter"])
     assert usage_of(api, growth.headers)["quota"]["used"] == 5_990

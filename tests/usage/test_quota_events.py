@@ -63,8 +63,8 @@ def test_a_batch_jumping_both_thresholds_sends_both(api: FlaskClient, at_instant
     fill(growth.account_id, 3_950)
     assert validate_n(api, growth.headers, count=100).status_code == 200  # 4,050: warning
     assert validate_n(api, growth.headers, count=1_000).status_code == 200  # 5,050: exceeded
-    warning, = events_of(growth.account_id, "quota.warning")
-    exceeded, = events_of(growth.account_id, "quota.exceeded")
+    (warning,) = events_of(growth.account_id, "quota.warning")
+    (exceeded,) = events_of(growth.account_id, "quota.exceeded")
     assert (warning["used"], exceeded["used"]) == (4_050, 5_050)
 
     other = open_persona(Tier.GROWTH)

@@ -7,7 +7,14 @@ from flask import Blueprint, Flask
 from web.api import audit, batches, bulk, keys, meta, usage, validate, webhooks
 
 BLUEPRINTS: tuple[Blueprint, ...] = (
-    meta.bp, keys.bp, audit.bp, webhooks.bp, usage.bp, validate.bp, batches.bp, bulk.bp
+    meta.bp,
+    keys.bp,
+    audit.bp,
+    webhooks.bp,
+    usage.bp,
+    validate.bp,
+    batches.bp,
+    bulk.bp,
 )
 
 
