@@ -3,7 +3,7 @@
 Coded shape ``{"error": {"code", "message", ...extra}}`` for errors that have a spec 7.1 code (or one of
 ours in the same style): authentication, permissions, plan limits. Flat shape ``{"error", "message",
 ...extra}`` for protocol-level failures: 400 validation (with ``field``), 404, 405, 413, 415, 500 (with
-``requestId``). docs/decisions.md lists which status each code answers with.
+``requestId``), 503 (Redis unreachable: ``retryAfter``, ``requestId`` and ``Retry-After``). docs/decisions.md lists which status each code answers with.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import logging
 from http import HTTPStatus
 
 from flask import Flask, Response, g, jsonify
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from werkzeug.exceptions import HTTPException
 
 from services import errors as service
@@ -88,7 +90,32 @@ def on_unexpected(_error: Exception) -> Response:
     )
 
 
+# How long a client should wait after a 503: long enough for a Redis restart or failover to finish.
+UNAVAILABLE_RETRY_SECONDS = 10
+
+
+def on_unavailable(_error: Exception) -> Response:
+    """Redis unreachable (rate-limit admission, the job broker): a 503 the client can retry, not a 500.
+
+    It is not a bug of ours nor of the request, and nothing about the request was wrong: saying so, with
+    ``Retry-After``, lets well-behaved clients back off and retry instead of reporting a crash.
+    """
+    request_id = g.get("request_id", "unknown")
+    log.error("backing store unreachable", exc_info=True, extra={"requestId": request_id})
+    response = flat(
+        503,
+        "The service is briefly unable to take this request (a backing store is unreachable). "
+        f"Retry in {UNAVAILABLE_RETRY_SECONDS} seconds.",
+        retryAfter=UNAVAILABLE_RETRY_SECONDS,
+        requestId=request_id,
+    )
+    response.headers["Retry-After"] = str(UNAVAILABLE_RETRY_SECONDS)
+    return response
+
+
 def install(app: Flask) -> None:
+    app.register_error_handler(RedisConnectionError, on_unavailable)
+    app.register_error_handler(RedisTimeoutError, on_unavailable)
     app.register_error_handler(ServiceError, on_service_error)
     app.register_error_handler(HTTPException, on_http_error)
     app.register_error_handler(Exception, on_unexpected)

@@ -20,7 +20,7 @@ from services import clock, redis_client
 from services.plans import Tier
 from settings import get_settings
 from tests.fixtures.db import open_persona
-from tests.limits.probe import usage_of, validate_n
+from tests.limits.probe import body, usage_of, validate_n
 
 
 class OwnRedis:
@@ -95,7 +95,7 @@ def test_usage_survives_a_redis_restart_and_the_windows_are_rebuilt(
     assert usage_of(api, growth.headers)["quota"]["used"] == 157
 
 
-def test_while_redis_is_down_validation_fails_and_other_routes_answer_without_limit_headers(
+def test_while_redis_is_down_validation_answers_503_to_retry_and_other_routes_answer_without_limit_headers(
     api: FlaskClient, own_redis: OwnRedis, at_instant: datetime
 ) -> None:
     growth = open_persona(Tier.GROWTH)
@@ -104,8 +104,16 @@ def test_while_redis_is_down_validation_fails_and_other_routes_answer_without_li
     assert keys.status_code == 200
     assert "X-RateLimit-Limit" not in keys.headers
     refused = validate_n(api, growth.headers)
-    assert refused.status_code == 500  # admission is not best effort
-    assert "requestId" in (refused.get_json() or {})
+    assert refused.status_code == 503  # admission is not best effort, and the client may retry
+    assert refused.headers["Retry-After"] == "10"
+    assert body(refused) == {
+        "error": "Service Unavailable",
+        "message": "The service is briefly unable to take this request (a backing store is unreachable). "
+        "Retry in 10 seconds.",
+        "retryAfter": 10,
+        "requestId": refused.headers["X-Request-Id"],
+    }
+    assert "Traceback" not in refused.get_data(as_text=True)
     own_redis.start()
     assert validate_n(api, growth.headers).status_code == 200
     assert usage_of(api, growth.headers)["quota"]["used"] == 1
