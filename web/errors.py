@@ -3,7 +3,8 @@
 Coded shape ``{"error": {"code", "message", ...extra}}`` for errors that have a spec 7.1 code (or one of
 ours in the same style): authentication, permissions, plan limits. Flat shape ``{"error", "message",
 ...extra}`` for protocol-level failures: 400 validation (with ``field``), 404, 405, 413, 415, 500 (with
-``requestId``), 503 (Redis unreachable: ``retryAfter``, ``requestId`` and ``Retry-After``). docs/decisions.md lists which status each code answers with.
+``requestId``), 503 (Redis unreachable: ``retryAfter``, ``requestId``, ``Retry-After``).
+docs/decisions.md lists which status each code answers with.
 """
 
 from __future__ import annotations
