@@ -17,7 +17,7 @@ from models.accounts import Account
 from models.audit import AuditEvent
 from models.keys import ApiKey
 from models.session import transaction
-from services import allowlist, audit, key_secrets, scopes
+from services import allowlist, audit, audit_gate, key_secrets, scopes
 from services.errors import InsufficientPermissions, InvalidApiKey, IpNotAllowed, MissingApiKey
 
 INVALID_MESSAGE = "The API key is not valid: it may be mistyped, revoked or deactivated."
@@ -44,8 +44,7 @@ def authenticate(credential: str | None, origin: audit.Origin) -> AuthContext:
     is_publishable = credential.startswith(key_secrets.PUBLISHABLE_PREFIX)
     key = _find_key(credential, is_publishable)
     if key is None or not key.is_usable:
-        reason = "unknown key" if key is None else f"key {key.status}"
-        _record(AuditEvent.AUTH_FAILED, key, origin, reason=reason)
+        _record_failure(key, origin)
         raise InvalidApiKey(INVALID_MESSAGE)
     if not allowlist.permits(key.allowed_ips, origin.ip):
         _record(AuditEvent.IP_DENIED, key, origin, clientIp=origin.ip)
@@ -55,6 +54,15 @@ def authenticate(credential: str | None, origin: audit.Origin) -> AuthContext:
             allowed=key.allowed_ips,
         )
     return AuthContext(account=key.account, key=key, is_publishable=is_publishable, origin=origin)
+
+
+def _record_failure(key: ApiKey | None, origin: audit.Origin) -> None:
+    """A revoked or deactivated key is its account's business (and its ``recentErrors``): always recorded.
+    An unknown key names nobody, so a flood of them is recorded once per source IP and minute."""
+    if key is not None:
+        _record(AuditEvent.AUTH_FAILED, key, origin, reason=f"key {key.status}")
+    elif audit_gate.first_in_window("unknown-key", origin.ip):
+        _record(AuditEvent.AUTH_FAILED, None, origin, reason="unknown key")
 
 
 def _find_key(credential: str, is_publishable: bool) -> ApiKey | None:

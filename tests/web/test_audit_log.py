@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import secrets
 from datetime import timedelta
 from typing import Any
 
-from models.audit import AuditEvent
+from sqlalchemy import select
+
+from models.audit import AuditEntry, AuditEvent
+from models.session import transaction
 from services import audit, clock
 from tests.fixtures.db import Persona, add_key
 
@@ -138,3 +142,30 @@ def test_audit_entries_hold_no_secret(client, owner: Persona) -> None:
     text = str(entries(client, owner))
     assert created["secretKey"] not in text
     assert refreshed["key"]["secretKey"] not in text
+
+
+def unknown_key_entries(ip: str) -> list[tuple[int | None, str | None, dict[str, Any]]]:
+    """The operators' view: failures that name no account, from one source address."""
+    with transaction() as session:
+        stmt = select(AuditEntry).where(AuditEntry.event == "auth.failed", AuditEntry.ip == ip)
+        return [(row.account_id, row.key_id, row.details) for row in session.scalars(stmt)]
+
+
+def test_a_flood_of_unknown_keys_is_recorded_once_per_source_ip_and_minute(client) -> None:
+    flooder, other = f"203.0.113.{secrets.randbelow(250) + 1}", f"2001:db8::{secrets.token_hex(2)}"
+    for _ in range(20):
+        made_up = {"X-API-Key": f"sk_live_{secrets.token_urlsafe(32)}"}
+        response = client.get("/api/keys", headers=made_up, environ_base={"REMOTE_ADDR": flooder})
+        assert response.json["error"]["code"] == "INVALID_API_KEY"
+    client.get("/api/keys", headers={"X-API-Key": "sk_live_nope"}, environ_base={"REMOTE_ADDR": other})
+
+    assert unknown_key_entries(flooder) == [(None, None, {"reason": "unknown key"})]
+    assert unknown_key_entries(other) == [(None, None, {"reason": "unknown key"})]
+
+
+def test_every_use_of_a_revoked_key_is_recorded_for_its_account(client, owner: Persona) -> None:
+    client.post("/api/keys/revoke-all", headers=owner.headers)
+    for _ in range(3):
+        assert client.get("/api/keys", headers=owner.headers).status_code == 401
+    auditor = add_key(owner.account_id, "Auditor key", ("*:*",))
+    assert len(entries(client, auditor, "?type=auth.failed")) == 3
