@@ -20,6 +20,12 @@ from services.errors import ServiceError
 
 IPAddress = IPv4Address | IPv6Address
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+# Ranges Python 3.11's ``is_global`` still calls public although no delivery should reach them: IPv6
+# site-local (deprecated, still routed inside some networks), the IETF protocol block 192.0.0.0/24, the
+# old 6to4 relay anycast and the IPv6 documentation prefix of RFC 9637.
+_NOT_PUBLIC = tuple(
+    ipaddress.ip_network(net) for net in ("fec0::/10", "192.0.0.0/24", "192.88.99.0/24", "3fff::/20")
+)
 
 
 class UnsafeTarget(ServiceError):
@@ -44,7 +50,7 @@ def _own_refusal(address: IPAddress, *, allow_loopback: bool) -> str | None:
         (address.is_multicast, "a multicast address"),
         (address.is_reserved, "a reserved address"),
         (address.is_private, "a private address"),
-        (not address.is_global, "not a public address"),
+        (not address.is_global or any(address in net for net in _NOT_PUBLIC), "not a public address"),
     )
     return next((reason for refused, reason in checks if refused), None)
 

@@ -29,6 +29,11 @@ REFUSED = {
     "::ffff:127.0.0.1": "loopback",
     "64:ff9b::a00:1": "private",  # NAT64 of 10.0.0.1
     "2002:a00:1::1": "private",  # 6to4 of 10.0.0.1
+    "fec0::1": "not a public address",  # IPv6 site-local, which Python still calls global
+    "192.0.0.8": "not a public address",  # IETF protocol assignments
+    "192.88.99.1": "not a public address",  # deprecated 6to4 relay anycast
+    "3fff::1": "not a public address",  # IPv6 documentation (RFC 9637)
+    "::ffff:192.0.0.8": "not a public address",
 }
 ALLOWED = ["93.184.216.34", "8.8.8.8", "2606:2800:220:1:248:1893:25c8:1946", "64:ff9b::808:808"]
 
