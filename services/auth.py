@@ -17,7 +17,7 @@ from models.accounts import Account
 from models.audit import AuditEvent
 from models.keys import ApiKey
 from models.session import transaction
-from services import allowlist, audit, audit_gate, key_secrets, scopes
+from services import allowlist, audit, key_secrets, once_a_minute, scopes
 from services.errors import InsufficientPermissions, InvalidApiKey, IpNotAllowed, MissingApiKey
 
 INVALID_MESSAGE = "The API key is not valid: it may be mistyped, revoked or deactivated."
@@ -61,7 +61,7 @@ def _record_failure(key: ApiKey | None, origin: audit.Origin) -> None:
     An unknown key names nobody, so a flood of them is recorded once per source IP and minute."""
     if key is not None:
         _record(AuditEvent.AUTH_FAILED, key, origin, reason=f"key {key.status}")
-    elif audit_gate.first_in_window("unknown-key", origin.ip):
+    elif once_a_minute.first_this_minute("unknown-key", origin.ip, if_redis_down=True):
         _record(AuditEvent.AUTH_FAILED, None, origin, reason="unknown key")
 
 

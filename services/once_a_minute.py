@@ -1,31 +1,36 @@
-"""Bounding the audit writes a stranger can cause at will: the first per source and minute, the rest dropped.
+"""At most one of something per subject and minute: writes a caller can trigger at will, bounded.
 
-A request with a made-up key costs its sender nothing, and each one would otherwise be a Postgres row
-that belongs to no account (operators only). One entry per source IP and minute keeps the trail ("this
-address was guessing keys at 10:02") without letting a loop turn the audit log into a write amplifier.
-The trade-off accepted: the entry says that it happened and from where, not how often.
+Two users: failed authentications with a made-up key (one audit row per source IP and minute, however
+hard a loop hammers us) and a key's ``last_used_at`` (one UPDATE per key and minute, not one per
+request). The minute is the service clock's (UTC-aligned), so tests move time instead of sleeping; the
+Redis marker only has to outlive its minute.
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import UTC, datetime
 
 from redis.exceptions import RedisError
 
+from services import clock
 from services.redis_client import get_redis, key
 
-WINDOW_SECONDS = 60
+MARKER_TTL_SECONDS = 120
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 log = logging.getLogger(__name__)
 
 
-def first_in_window(kind: str, source: str | None) -> bool:
-    """True for the first ``kind`` event from ``source`` in the window (the one to record).
+def first_this_minute(kind: str, subject: str | int | None, *, if_redis_down: bool) -> bool:
+    """True for the first ``kind`` event of ``subject`` in this clock minute (the one to act on).
 
-    If Redis is unreachable the event is recorded anyway: losing the trail is worse than a few extra rows.
+    ``if_redis_down`` is the answer when Redis is unreachable: True where losing the event is worse than
+    a few extra rows (the audit trail), False where the write is a convenience (``last_used_at``).
     """
+    minute = int((clock.now() - EPOCH).total_seconds()) // 60
+    marker = key("once-a-minute", kind, subject if subject is not None else "-", minute)
     try:
-        marked = get_redis().set(key("audit-gate", kind, source or "-"), "1", nx=True, ex=WINDOW_SECONDS)
+        return bool(get_redis().set(marker, "1", nx=True, ex=MARKER_TTL_SECONDS))
     except RedisError:
-        log.warning("audit gate unavailable: recording the event", exc_info=True)
-        return True
-    return bool(marked)
+        log.warning("once-a-minute gate unavailable for %s", kind, exc_info=True)
+        return if_redis_down
