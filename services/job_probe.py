@@ -17,10 +17,11 @@ from services import clock
 from services.engine_adapters import CatchAllCache, shared_engine
 from services.job_options import JobOptions
 from verifier.engine import Engine, GroupOutcome, Options, assemble, syntax_failure_result
-from verifier.results import ValidationResult
+from verifier.results import CheckName, CheckResult, Severity, ValidationResult
 from verifier.syntax import ParsedAddress, SyntaxFailure
 
-MAX_ATTEMPTS = 5
+MAX_ATTEMPTS = 5  # claims of a group that may still defer greylisted addresses
+MAX_CLAIMS = MAX_ATTEMPTS + 3  # past this, the group keeps failing: its addresses settle as not validated
 CATCH_ALL = CatchAllCache()
 
 
@@ -48,6 +49,21 @@ def probe_group(
         return GroupVerdicts(settled)
     outcome = run_with_cached_catch_all(engine, members, options.engine)
     return _split(members, outcome, options.engine, settled, retry_until if attempt < MAX_ATTEMPTS else None)
+
+
+def given_up(emails: list[str], failures: int) -> GroupVerdicts:
+    """Spec 4.2 for addresses that cannot be validated: still answered, invalid, score 0, with a failed
+    check whose reason says why. ``domain`` is the check named: every job, quickMode too, reaches it."""
+    reason = (
+        f"Could not be validated: our checker failed on this address {failures} times. "
+        "Nothing is known about the mailbox; validate it again later."
+    )
+    check = CheckResult(CheckName.DOMAIN, False, "Not validated.", {}, status="fail", reason=reason)
+    settled = {
+        email: ValidationResult(email, False, 0, Severity.INVALID, {check.check: check}, (reason,))
+        for email in emails
+    }
+    return GroupVerdicts(settled)
 
 
 def run_with_cached_catch_all(engine: Engine, members: list[ParsedAddress], options: Options) -> GroupOutcome:

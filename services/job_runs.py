@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select, text, update
+from sqlalchemy import ColumnElement, and_, func, or_, select, text, update
 from sqlalchemy.orm import Session
 
 from models.jobs import GroupState, JobGroup, JobStatus, ValidationJob
@@ -32,7 +32,7 @@ from models.session import transaction
 from services import clock, job_events
 from services.job_dispatch import send_groups
 from services.job_options import JobOptions, result_row
-from services.job_probe import GroupVerdicts, probe_group
+from services.job_probe import MAX_CLAIMS, GroupVerdicts, given_up, probe_group
 from settings import get_settings
 
 COUNTERS = ("valid", "warning", "invalid")
@@ -50,19 +50,45 @@ class Claim:
     attempt: int
     job_id: int
     emails: list[str]
-    options: JobOptions
+    options: dict[str, Any]  # parsed inside the guarded part of ``run_group``: unreadable options fail it
     deadline: datetime
+
+    @property
+    def mine(self) -> ColumnElement[bool]:
+        """The group row as long as this claim is the latest (``attempts`` is the fencing token)."""
+        return and_(
+            JobGroup.id == self.group_id,
+            JobGroup.attempts == self.attempt,
+            JobGroup.state == GroupState.RUNNING.value,
+        )
 
 
 def run_group(group_id: int) -> bool:
-    """Probe group ``group_id`` if it is ours to run; False when there was nothing to do."""
+    """Probe group ``group_id`` if it is ours to run; False when there was nothing to do.
+
+    A group claimed more than ``MAX_CLAIMS`` times keeps failing (a bug, a poisoned row, a worker killed
+    by it every time): its addresses settle as "could not be validated" so the job still finishes."""
     claim = claim_group(group_id)
     if claim is None:
         return False
-    verdicts = probe_group(claim.emails, claim.options, retry_until=claim.deadline, attempt=claim.attempt)
+    verdicts = given_up(claim.emails, claim.attempt - 1) if claim.attempt > MAX_CLAIMS else _probe(claim)
     with transaction() as session:
         save(session, claim, verdicts)
     return True
+
+
+def _probe(claim: Claim) -> GroupVerdicts:
+    """The group's verdicts; on an error the claim is let go at once, so the next sweep (not the end of
+    the lease) retries it, and the error propagates to the task's log and Flower."""
+    try:
+        options = JobOptions.from_json(claim.options)
+        return probe_group(claim.emails, options, retry_until=claim.deadline, attempt=claim.attempt)
+    except Exception:
+        with transaction() as session:
+            session.execute(
+                update(JobGroup).where(claim.mine).values(state=GroupState.PENDING.value, lease_until=None)
+            )
+        raise
 
 
 def claim_group(group_id: int) -> Claim | None:
@@ -86,7 +112,7 @@ def claim_group(group_id: int) -> Claim | None:
     if row is None:
         return None
     attempt, job_id, emails, options, deadline = row
-    return Claim(group_id, attempt, job_id, list(emails), JobOptions.from_json(options), deadline)
+    return Claim(group_id, attempt, job_id, list(emails), dict(options), deadline)
 
 
 def save(session: Session, claim: Claim, verdicts: GroupVerdicts) -> None:
@@ -95,17 +121,12 @@ def save(session: Session, claim: Claim, verdicts: GroupVerdicts) -> None:
     if rows:
         severities = session.scalars(_SETTLE, {"job": claim.job_id, "rows": json.dumps(rows)}).all()
         add_counts(session, claim.job_id, Counter(severities))
-    mine = and_(
-        JobGroup.id == claim.group_id,
-        JobGroup.attempts == claim.attempt,
-        JobGroup.state == GroupState.RUNNING.value,
-    )
     if verdicts.deferred:
         changes: dict[str, Any] = {"state": GroupState.PENDING.value, "emails": list(verdicts.deferred)}
         changes |= {"next_attempt_at": verdicts.retry_at, "enqueued_at": None, "lease_until": None}
     else:
         changes = {"state": GroupState.DONE.value, "finished_at": clock.now(), "lease_until": None}
-    session.execute(update(JobGroup).where(mine).values(**changes))
+    session.execute(update(JobGroup).where(claim.mine).values(**changes))
     if not complete_if_done(session, claim.job_id):
         fill_window(session, claim.job_id)
 
