@@ -17,7 +17,7 @@ from models.accounts import Account
 from models.audit import AuditEvent
 from models.keys import ApiKey
 from models.session import transaction
-from services import allowlist, audit, key_secrets, once_a_minute, scopes
+from services import allowlist, audit, key_secrets, key_usage, once_a_minute, scopes
 from services.errors import InsufficientPermissions, InvalidApiKey, IpNotAllowed, MissingApiKey
 
 INVALID_MESSAGE = "The API key is not valid: it may be mistyped, revoked or deactivated."
@@ -53,6 +53,7 @@ def authenticate(credential: str | None, origin: audit.Origin) -> AuthContext:
             client_ip=origin.ip,
             allowed=key.allowed_ips,
         )
+    key_usage.note_use(key)
     return AuthContext(account=key.account, key=key, is_publishable=is_publishable, origin=origin)
 
 

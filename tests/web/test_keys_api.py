@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 from sqlalchemy import select
 
 from models import ApiKey
 from models.session import transaction
+from services import clock
 from services.plans import Tier
 from tests.fixtures.db import Persona, add_key, open_persona
 
@@ -169,3 +172,25 @@ def test_keys_write_may_manage_ordinary_keys(client, owner: Persona, member: Per
     manager = add_key(owner.account_id, "Key manager", ("keys:write",))
     assert client.post(f"/api/keys/{member.key_id}/refresh", headers=manager.headers).status_code == 200
     assert create(client, manager, scopes=["bulk:*"]).status_code == 201
+
+
+def test_last_used_at_says_when_a_key_last_called_to_the_minute(client, owner: Persona, frozen_clock) -> None:
+    worker = add_key(owner.account_id, "Nightly import job", ("validate:read",))
+
+    def last_used() -> str | None:
+        value: str | None = client.get(f"/api/keys/{worker.key_id}", headers=owner.headers).json["lastUsedAt"]
+        return value
+
+    assert last_used() is None
+    clock.freeze(datetime(2031, 5, 14, 10, 0, 5, tzinfo=UTC))  # early in a minute: +30 s stays in it
+    client.get("/api/usage", headers=worker.headers)  # refused (no analytics:read): the key still called
+    first = last_used()
+    assert first == "2031-05-14T10:00:05Z"
+    updated = client.get(f"/api/keys/{worker.key_id}", headers=owner.headers).json["updatedAt"]
+    clock.move(timedelta(seconds=30))
+    client.get("/api/usage", headers=worker.headers)
+    assert last_used() == first  # at most one write per key and minute
+    clock.move(timedelta(minutes=2))
+    client.get("/api/usage", headers=worker.headers)
+    assert last_used() == "2031-05-14T10:02:35Z"
+    assert client.get(f"/api/keys/{worker.key_id}", headers=owner.headers).json["updatedAt"] == updated

@@ -77,6 +77,7 @@ class KeyOut(Out):
     status: str
     auto_rotate: bool
     secret_issued_at: datetime
+    last_used_at: datetime | None
     created_at: datetime
     updated_at: datetime
 
@@ -86,7 +87,7 @@ class KeyOut(Out):
             id=key.id, name=key.name, scopes=key.scopes, allowed_ips=key.allowed_ips,
             publishable_key=key.publishable_key, secret_key_hint=key_secrets.hint(key.secret_last4),
             status=key.status, auto_rotate=key.auto_rotate, secret_issued_at=key.secret_issued_at,
-            created_at=key.created_at, updated_at=key.updated_at,
+            last_used_at=key.last_used_at, created_at=key.created_at, updated_at=key.updated_at,
         )  # fmt: skip
 
 
