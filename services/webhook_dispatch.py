@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import time
 
+from kombu import pools
 from kombu.exceptions import OperationalError
 from sqlalchemy import event
 from sqlalchemy.orm import Session
@@ -22,6 +23,10 @@ _PENDING = "webhook_nudges"
 # After a failed publish, skip nudges for this long: while Redis is down each publish costs seconds of
 # connection retries, and the requests that emit events should not pay that one after another.
 BACKOFF_SECONDS = 30.0
+# The nudge's own broker connection fails fast: no reconnection loop (kombu's default sleeps about 6 s
+# before giving up on a refused connection) and one-second socket timeouts (a Redis that accepts but does
+# not answer would otherwise hold the request for good). Workers keep the app's patient defaults.
+NUDGE_TRANSPORT_OPTIONS = {"max_retries": 0, "socket_connect_timeout": 1.0, "socket_timeout": 1.0}
 _skip_until = 0.0
 
 
@@ -56,7 +61,13 @@ def send_nudge(event_id: str) -> bool:
     if time.monotonic() < _skip_until:
         return False
     try:
-        app.send_task(DELIVER_EVENT_TASK, args=[event_id], retry=False, ignore_result=True)
+        with (
+            app.connection_for_write(transport_options=NUDGE_TRANSPORT_OPTIONS) as connection,
+            pools.producers[connection].acquire(block=True) as producer,
+        ):
+            app.send_task(
+                DELIVER_EVENT_TASK, args=[event_id], retry=False, ignore_result=True, producer=producer
+            )
     except (OperationalError, OSError):
         _skip_until = time.monotonic() + BACKOFF_SECONDS
         log.warning("webhook nudge for %s not sent; the sweeper will deliver it", event_id, exc_info=True)
