@@ -19,7 +19,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     """
     settings = settings or get_settings()
     logs.configure()
-    app = Flask(__name__)
+    app = Flask(__name__, static_folder=None)  # an API: no /static route to authenticate or document
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
     if isinstance(app.json, DefaultJSONProvider):
         app.json.sort_keys = False  # keep fields in the order the schemas declare them

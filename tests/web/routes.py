@@ -1,8 +1,14 @@
-"""Every authenticated route of the foundation with the scope it needs (key id 999999999 never exists)."""
+"""Every authenticated route of the app with the scope it needs (ids that never exist: 404 when allowed).
+
+``test_the_registry_lists_every_authenticated_route`` fails when a route is added without being listed
+here, so the scope matrix (``test_scopes.py``) always covers every route.
+"""
 
 from __future__ import annotations
 
 MISSING_ID = 999_999_999
+MISSING_JOB = "job_000000000000000000000000"
+MISSING_BATCH = "bat_000000000000000000000000"
 
 ROUTES: tuple[tuple[str, str, str], ...] = (
     ("POST", "/api/keys", "keys:write"),
@@ -14,4 +20,21 @@ ROUTES: tuple[tuple[str, str, str], ...] = (
     ("POST", f"/api/keys/{MISSING_ID}/reveal-secret", "keys:write"),
     ("POST", "/api/keys/revoke-all", "*:*"),
     ("GET", "/api/audit-log", "*:*"),
+    ("GET", "/api/usage", "analytics:read"),
+    ("POST", "/validate", "validate:write"),
+    ("POST", "/validate/batch", "validate:write"),
+    ("GET", f"/batches/{MISSING_BATCH}/results", "validate:read"),
+    ("POST", "/bulk/jobs", "bulk:*"),
+    ("GET", f"/bulk/jobs/{MISSING_JOB}", "bulk:*"),
+    ("POST", f"/bulk/jobs/{MISSING_JOB}/cancel", "bulk:*"),
+    ("GET", f"/bulk/jobs/{MISSING_JOB}/download", "bulk:*"),
+    ("POST", "/webhooks", "webhooks:write"),
+    ("GET", "/webhooks", "webhooks:read"),
+    ("GET", f"/webhooks/{MISSING_ID}", "webhooks:read"),
+    ("PATCH", f"/webhooks/{MISSING_ID}", "webhooks:write"),
+    ("DELETE", f"/webhooks/{MISSING_ID}", "webhooks:write"),
+    ("GET", f"/webhooks/{MISSING_ID}/deliveries", "webhooks:read"),
+    ("POST", f"/webhooks/{MISSING_ID}/deliveries/{MISSING_ID}/redeliver", "webhooks:write"),
+    ("POST", f"/webhooks/{MISSING_ID}/rotate-secret", "webhooks:write"),
+    ("POST", "/webhooks/test", "webhooks:write"),
 )

@@ -7,6 +7,18 @@ import pytest
 from services.scopes import SCOPES, grants
 from tests.fixtures.db import add_key, open_persona
 from tests.web.routes import ROUTES
+from web.auth import PUBLIC, SCOPE
+
+
+def test_the_registry_lists_every_authenticated_route(app) -> None:
+    served = {
+        (method, rule.endpoint, getattr(app.view_functions[rule.endpoint], SCOPE, None))
+        for rule in app.url_map.iter_rules()
+        if not getattr(app.view_functions[rule.endpoint], PUBLIC, False)
+        for method in (rule.methods or set()) - {"HEAD", "OPTIONS"}
+    }
+    urls = app.url_map.bind("localhost")
+    assert {(method, urls.match(path, method)[0], scope) for method, path, scope in ROUTES} == served
 
 
 @pytest.mark.parametrize("scope", SCOPES)
@@ -34,3 +46,14 @@ def test_area_wildcard_covers_every_action_of_its_area_only() -> None:
     assert not grants("bulk:*", "validate:write")
     assert not grants("validate:read", "validate:write")
     assert grants("*:*", "keys:write")
+
+
+@pytest.mark.parametrize(("method", "path", "required"), ROUTES)
+def test_a_publishable_key_reads_usage_and_nothing_else(client, method, path, required) -> None:
+    admin = open_persona()  # its publishable twin sits on a *:* key row: scopes alone would let it pass
+    response = client.open(path, method=method, headers={"X-API-Key": admin.publishable}, json={"bogus": 1})
+    if path == "/api/usage":
+        assert response.status_code == 200
+    else:
+        assert response.status_code == 403
+        assert response.json["error"]["code"] == "INSUFFICIENT_PERMISSIONS"
