@@ -40,6 +40,17 @@ def parse_bool(name: str, raw: str) -> bool:
     raise ConfigError(f"{name} must be one of true/false/1/0/yes/no/on/off, got {raw!r}")
 
 
+def parse_ca_bundle(name: str, raw: str) -> str | None:
+    """A PEM file path, or None when unset; a path that is not a readable file is an error at start-up,
+    not a TLS failure discovered at the first send."""
+    path = raw.strip()
+    if not path:
+        return None
+    if not os.path.isfile(path) or not os.access(path, os.R_OK):
+        raise ConfigError(f"{name} must be a readable PEM file, got {path!r}")
+    return path
+
+
 def parse_sealing_key(raw: str | None, app_env: str) -> bytes:
     """KEY_SEALING_KEY: 32 bytes in URL-safe base64, e.g. from ``secrets.token_urlsafe(32)``."""
     if raw is None or not raw.strip():
@@ -118,6 +129,8 @@ class Settings:
     redis_key_prefix: str
     # CA bundle webhook deliveries trust (REQUESTS_CA_BUNDLE, the name requests users know); None: certifi's.
     webhook_ca_bundle: str | None = None
+    # CA bundle the mail relay's certificate is checked against (MAIL_CA_BUNDLE); None: the system store.
+    mail_ca_bundle: str | None = None
     jobs: JobSettings = field(default_factory=JobSettings)
     # AES-256-GCM key sealing auto-rotated secrets until their owner reveals them (services.sealed_secrets).
     key_sealing_key: bytes = field(default=_DEVELOPMENT_SEALING_KEY, repr=False)
@@ -151,6 +164,7 @@ class Settings:
             base_url=env.get("BASE_URL", f"http://127.0.0.1:{port}").rstrip("/"),
             redis_key_prefix=env.get("REDIS_KEY_PREFIX", "vm:"),
             webhook_ca_bundle=env.get("REQUESTS_CA_BUNDLE", "").strip() or None,
+            mail_ca_bundle=parse_ca_bundle("MAIL_CA_BUNDLE", env.get("MAIL_CA_BUNDLE", "")),
             key_sealing_key=parse_sealing_key(env.get("KEY_SEALING_KEY"), app_env),
             jobs=JobSettings.from_env(env, production=app_env == "production"),
         )

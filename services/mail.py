@@ -72,7 +72,8 @@ def queue(session: Session, account_id: int | None, draft: Draft) -> OutboundMai
 
 def send_due(*, limit: int = SEND_LIMIT) -> int:
     """Make one attempt for each queued message that is due; returns how many attempts were made."""
-    relay = Relay.from_url(get_settings().mail_smtp_url)
+    settings = get_settings()
+    relay = Relay.from_url(settings.mail_smtp_url, settings.mail_ca_bundle)
     attempted = 0
     while attempted < limit:
         with transaction() as session:

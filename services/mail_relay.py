@@ -8,8 +8,8 @@ URL forms (credentials percent-encoded in the user-info part):
 - ``smtp://127.0.0.1:1025``: plain SMTP, default port 25.
 
 Credentials over a plain connection are refused unless the relay is on loopback (a local MTA or a test
-server): a password must not cross a network in clear. Certificates are checked against the system's
-trust store with the relay's host name.
+server): a password must not cross a network in clear. Certificates are checked with the relay's host
+name against ``MAIL_CA_BUNDLE`` when set (a relay with a private CA), else the system's trust store.
 
 Errors are sorted for the retry logic: ``PermanentFailure`` when the relay answered 5xx to this message
 (sender, recipient or content refused: sending again would be refused again), ``TemporaryFailure`` for
@@ -48,9 +48,10 @@ class Relay:
     security: Security
     username: str | None = None
     password: str | None = field(default=None, repr=False)
+    ca_bundle: str | None = None  # MAIL_CA_BUNDLE; None: the system trust store
 
     @classmethod
-    def from_url(cls, url: str) -> Relay:
+    def from_url(cls, url: str, ca_bundle: str | None = None) -> Relay:
         """Parse ``MAIL_SMTP_URL``; ``ConfigError`` for anything not exactly one of the documented forms."""
         parts = urlsplit(url.strip())
         if parts.scheme not in DEFAULT_PORTS or not parts.hostname:
@@ -65,6 +66,7 @@ class Relay:
             security="tls" if parts.scheme == "smtps" else _plain_or_starttls(parts.query),
             username=unquote(parts.username) if parts.username else None,
             password=unquote(parts.password) if parts.password else None,
+            ca_bundle=ca_bundle,
         )
         relay.check_credentials_travel_safely()
         return relay
@@ -118,7 +120,7 @@ def _raise_for_codes(codes: list[int], detail: str) -> None:
 
 
 def _connect(relay: Relay) -> smtplib.SMTP:
-    context = ssl.create_default_context()
+    context = ssl.create_default_context(cafile=relay.ca_bundle)
     if relay.security == "tls":
         return smtplib.SMTP_SSL(relay.host, relay.port, timeout=TIMEOUT_SECONDS, context=context)
     smtp = smtplib.SMTP(relay.host, relay.port, timeout=TIMEOUT_SECONDS)

@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 import trustme
 from aiosmtpd.controller import Controller
+from sqlalchemy import select
 
+from models.mail import MailStatus, OutboundMail
 from models.session import transaction
 from services import mail
 from services.mail_relay import Relay
-from settings import ConfigError, get_settings
+from settings import ConfigError, Settings, get_settings
 from tests.mail.mailbox import Mailbox, point_mail_at, start_server
 
 CREDENTIALS = "relay-user:p%40ss%20word"  # "p@ss word", percent-encoded as a URL requires
@@ -61,16 +63,21 @@ def test_the_password_never_shows_in_the_relay_repr() -> None:
 
 @pytest.fixture
 def tls_server(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[ssl.SSLContext]:
-    """A server certificate for ``localhost`` from a test CA that the client trusts via SSL_CERT_FILE."""
+    """A server certificate for ``localhost`` from a test CA that the client trusts via MAIL_CA_BUNDLE."""
     ca = trustme.CA()
     bundle = tmp_path / "ca.pem"
     ca.cert_pem.write_to_path(str(bundle))
-    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
+    monkeypatch.setenv("MAIL_CA_BUNDLE", str(bundle))
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ca.issue_cert("localhost").configure_cert(context)
     yield context
     monkeypatch.undo()
     get_settings.cache_clear()
+
+
+def test_mail_ca_bundle_must_be_a_readable_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="MAIL_CA_BUNDLE"):
+        Settings.from_env({"MAIL_CA_BUNDLE": str(tmp_path / "missing.pem")})
 
 
 def send_one() -> str:
@@ -108,3 +115,21 @@ def test_smtps_speaks_tls_from_the_first_byte(
     finally:
         controller.stop()
     assert len(box.to(recipient)) == 1
+
+
+def test_a_relay_certificate_outside_the_configured_trust_is_refused_and_retried(
+    tls_server: ssl.SSLContext, monkeypatch: pytest.MonkeyPatch, database_url: str
+) -> None:
+    box = Mailbox()
+    controller: Controller = start_server(box, ssl_context=tls_server)
+    try:
+        monkeypatch.delenv("MAIL_CA_BUNDLE")  # the system store does not know the test CA
+        point_mail_at(monkeypatch, f"smtps://localhost:{controller.port}")
+        recipient = send_one()
+    finally:
+        controller.stop()
+    assert box.to(recipient) == []
+    with transaction() as session:
+        queued = session.scalars(select(OutboundMail).where(OutboundMail.recipient == recipient)).one()
+        assert (queued.status, queued.attempts) == (MailStatus.QUEUED.value, 1)
+        assert "CERTIFICATE_VERIFY_FAILED" in (queued.last_error or "")
