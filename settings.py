@@ -132,6 +132,8 @@ class Settings:
     # CA bundle the mail relay's certificate is checked against (MAIL_CA_BUNDLE); None: the system store.
     mail_ca_bundle: str | None = None
     jobs: JobSettings = field(default_factory=JobSettings)
+    # Finished webhook deliveries, their events and sent/failed emails are deleted after this many days.
+    outbox_retention_days: int = 30
     # AES-256-GCM key sealing auto-rotated secrets until their owner reveals them (services.sealed_secrets).
     key_sealing_key: bytes = field(default=_DEVELOPMENT_SEALING_KEY, repr=False)
 
@@ -166,6 +168,9 @@ class Settings:
             webhook_ca_bundle=env.get("REQUESTS_CA_BUNDLE", "").strip() or None,
             mail_ca_bundle=parse_ca_bundle("MAIL_CA_BUNDLE", env.get("MAIL_CA_BUNDLE", "")),
             key_sealing_key=parse_sealing_key(env.get("KEY_SEALING_KEY"), app_env),
+            outbox_retention_days=parse_int(
+                "OUTBOX_RETENTION_DAYS", env.get("OUTBOX_RETENTION_DAYS", "30"), minimum=1
+            ),
             jobs=JobSettings.from_env(env, production=app_env == "production"),
         )
 

@@ -38,6 +38,13 @@ BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
         "schedule": 900.0,
         "options": {"expires": 900.0},
     },
+    # Retention (services.retention): finished deliveries, their events and sent/failed emails older than
+    # OUTBOX_RETENTION_DAYS. Hourly keeps each run small; nothing depends on its exact moment.
+    "retention-purge-expired": {
+        "task": "tasks.retention.purge_expired",
+        "schedule": 3600.0,
+        "options": {"expires": 3600.0},
+    },
     # Validation jobs: groups whose worker died (lease expired), whose message was lost, or whose greylisting
     # retry is due, and bulk lists never planned. A missed tick delays them by one interval, never loses them.
     "jobs-sweep": {

@@ -22,6 +22,7 @@ TASK_MODULES: list[str] = [  # later issues register their task modules here (ta
     "tasks.rotation",
     "tasks.validation",
     "tasks.probes",
+    "tasks.retention",
 ]
 
 

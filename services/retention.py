@@ -1,0 +1,91 @@
+"""Retention: finished webhook deliveries, their events and sent or failed emails go after N days.
+
+Without it the outbox tables grow forever: every delivery keeps its attempts (with the body sent and a
+response excerpt) and every owner email its text and HTML. ``OUTBOX_RETENTION_DAYS`` (30 by default, as
+long as the delivery log is useful for debugging a receiver) bounds them. Only finished rows go:
+
+- a delivery ``delivered`` or ``failed`` whose ``completed_at`` is older than the cut-off, with its
+  attempts (foreign key cascade);
+- an event older than the cut-off that no delivery refers to any more (so never the event of a pending
+  delivery, whose retries still need its payload);
+- an email ``sent`` or ``failed`` queued before the cut-off (a rotation notice keeps its claim; its link
+  to the email becomes null).
+
+Rows that are still due (pending deliveries, queued emails) are never deleted, whatever their age. Deletes
+run in batches of ``BATCH`` rows, each its own short transaction, so a large first purge never holds
+locks for long. Trade-off accepted: the cut-off columns carry no index of their own; the oldest rows sit
+at the start of each table, so each batch finds its rows early in a scan, and the sweep runs hourly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, cast
+
+from sqlalchemy import CursorResult, Delete, delete, exists, select
+
+from models.events import Event
+from models.mail import MailStatus, OutboundMail
+from models.session import transaction
+from models.webhooks import DeliveryStatus, WebhookDelivery
+from services import clock
+from settings import get_settings
+
+BATCH = 1000
+_FINISHED_DELIVERY = (DeliveryStatus.DELIVERED.value, DeliveryStatus.FAILED.value)
+_FINISHED_MAIL = (MailStatus.SENT.value, MailStatus.FAILED.value)
+
+
+@dataclass(frozen=True)
+class Purged:
+    """How many rows of each kind one run deleted (attempts go with their deliveries)."""
+
+    deliveries: int
+    events: int
+    mail: int
+
+
+def purge_expired() -> Purged:
+    """Delete every finished record older than ``OUTBOX_RETENTION_DAYS``; safe to run at any time."""
+    cutoff = clock.now() - timedelta(days=get_settings().outbox_retention_days)
+    return Purged(
+        deliveries=_delete_in_batches(_old_deliveries(cutoff)),
+        events=_delete_in_batches(_orphaned_events(cutoff)),
+        mail=_delete_in_batches(_old_mail(cutoff)),
+    )
+
+
+def _old_deliveries(cutoff: datetime) -> Delete:
+    batch = (
+        select(WebhookDelivery.id)
+        .where(WebhookDelivery.status.in_(_FINISHED_DELIVERY), WebhookDelivery.completed_at < cutoff)
+        .limit(BATCH)
+    )
+    return delete(WebhookDelivery).where(WebhookDelivery.id.in_(batch.scalar_subquery()))
+
+
+def _orphaned_events(cutoff: datetime) -> Delete:
+    referred = exists().where(WebhookDelivery.event_id == Event.id)
+    batch = select(Event.id).where(Event.created_at < cutoff, ~referred).limit(BATCH)
+    return delete(Event).where(Event.id.in_(batch.scalar_subquery()))
+
+
+def _old_mail(cutoff: datetime) -> Delete:
+    batch = (
+        select(OutboundMail.id)
+        .where(OutboundMail.status.in_(_FINISHED_MAIL), OutboundMail.queued_at < cutoff)
+        .limit(BATCH)
+    )
+    return delete(OutboundMail).where(OutboundMail.id.in_(batch.scalar_subquery()))
+
+
+def _delete_in_batches(statement: Delete) -> int:
+    deleted = 0
+    while True:
+        with transaction() as session:
+            # A DELETE answers with a cursor result, whose row count the generic Result type hides.
+            count = cast("CursorResult[Any]", session.execute(statement)).rowcount
+        deleted += count
+        if count < BATCH:
+            return deleted
