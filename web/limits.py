@@ -37,6 +37,7 @@ from web import errors
 P = ParamSpec("P")
 R = TypeVar("R")
 log = logging.getLogger(__name__)
+RATE_LIMITED = "verimail_rate_limited"
 
 
 def rate_limited(view: Callable[P, R]) -> Callable[P, R]:
@@ -48,6 +49,7 @@ def rate_limited(view: Callable[P, R]) -> Callable[P, R]:
         g.rate_status = limits.admit_request(g.auth)
         return view(*args, **kwargs)
 
+    setattr(admitted, RATE_LIMITED, True)  # read by /openapi.json (its 429 answers)
     return admitted
 
 

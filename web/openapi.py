@@ -17,8 +17,9 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 from werkzeug.routing import Rule
 
-from web import auth
+from web import auth, openapi_headers
 from web.config import app_settings
+from web.limits import RATE_LIMITED
 from web.schemas.errors import CodedError, FlatError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -99,7 +100,11 @@ def document_root(app: Flask, paths: dict[str, Any], schemas: dict[str, Any]) ->
         "info": {"title": "verimail", "version": "0.1.0", "description": "Email validation API."},
         "servers": [{"url": base_url}],
         "paths": paths,
-        "components": {"schemas": schemas, "securitySchemes": SECURITY_SCHEMES},
+        "components": {
+            "schemas": schemas,
+            "securitySchemes": SECURITY_SCHEMES,
+            "headers": openapi_headers.HEADERS,
+        },
         "security": [{"ApiKeyHeader": []}, {"BearerAuth": []}, {"ApiKeyQuery": []}],
     }
 
@@ -128,7 +133,7 @@ def operation(
         "summary": op.summary,
         "description": op.description + (f"\n\nRequires scope `{scope}`." if scope else ""),
         "parameters": path_parameters(rule) + query_parameters(op.query, refs, defs),
-        "responses": responses(rule, op, refs, authenticated=not is_public),
+        "responses": responses(rule, view, op, refs, authenticated=not is_public),
     }
     if is_public:
         body["security"] = []
@@ -165,9 +170,11 @@ def query_parameters(model: type[BaseModel] | None, refs: Refs, defs: dict[str, 
     ]
 
 
-def responses(rule: Rule, op: Operation, refs: Refs, *, authenticated: bool) -> dict[str, Any]:
+def responses(
+    rule: Rule, view: Callable[..., Any], op: Operation, refs: Refs, *, authenticated: bool
+) -> dict[str, Any]:
     out = {str(status): response(model, refs) for status, model in op.responses.items()}
-    errors: dict[int, type[BaseModel]] = {500: FlatError}
+    errors: dict[int, type[BaseModel]] = {500: FlatError, 503: FlatError}
     if authenticated:
         errors |= {401: CodedError, 403: CodedError}
     if op.request or op.query:
@@ -176,7 +183,18 @@ def responses(rule: Rule, op: Operation, refs: Refs, *, authenticated: bool) -> 
         errors[404] = FlatError
     for status, model in errors.items():
         out.setdefault(str(status), response(model, refs))
+    if getattr(view, RATE_LIMITED, False):
+        out["429"] = too_many_requests(refs)
+    for code, body in out.items():
+        body["headers"] = openapi_headers.for_response(int(code), authenticated=authenticated)
     return out
+
+
+def too_many_requests(refs: Refs) -> dict[str, Any]:
+    """Both 429s of docs/plans.md: the rate limit (flat shape) and the monthly hard limit (coded)."""
+    either = {"oneOf": [refs[(FlatError, "serialization")], refs[(CodedError, "serialization")]]}
+    description = "Rate limit (flat: retryAfter, limit, remaining, reset) or monthly hard limit (coded)"
+    return {"description": description, "content": json_content(either)}
 
 
 def response(model: type[BaseModel], refs: Refs) -> dict[str, Any]:
