@@ -20,6 +20,8 @@ from werkzeug.routing import Rule
 from web import auth, openapi_headers
 from web.config import app_settings
 from web.limits import RATE_LIMITED
+from web.openapi_webhooks import models as event_models
+from web.openapi_webhooks import webhooks as event_webhooks
 from web.schemas.errors import CodedError, FlatError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -75,13 +77,16 @@ def build(app: Flask) -> dict[str, Any]:
     ]
     models = [(CodedError, "serialization"), (FlatError, "serialization")]
     models += [pair for _, _, op in documented for pair in op.models()]
+    models += [(model, "serialization") for model in event_models()]
     refs, schemas = models_json_schema(list(dict.fromkeys(models)), ref_template=REF)  # type: ignore[arg-type]
     defs = schemas.get("$defs", {})
     paths: dict[str, dict[str, Any]] = {}
     for rule, view, op in documented:
         for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
             paths.setdefault(path_of(rule), {})[method.lower()] = operation(rule, view, op, refs, defs)
-    return document_root(app, paths, defs)
+    root = document_root(app, paths, defs)
+    root["webhooks"] = event_webhooks(lambda model: refs[(model, "serialization")])
+    return root
 
 
 def cached(app: Flask) -> dict[str, Any]:

@@ -1,0 +1,63 @@
+"""/openapi.json describes the requests receivers get: one ``webhooks`` entry per event type, whose schema
+the payloads the service really builds satisfy, field for field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from models import ApiKey
+from services import clock, event_payloads, events
+from services.events import EVENT_TYPES
+from verifier.results import CheckResult, Severity, ValidationResult
+
+
+def built_payloads() -> dict[str, dict[str, Any]]:
+    """Payloads from the builders the code paths call, beside the samples of test sends."""
+    key = ApiKey(id=7, name="Billing server", secret_last4="AbCd", publishable_key="pk_live_x",
+                 scopes=["validate:write"], allowed_ips=["192.0.2.0/24"])  # fmt: skip
+    checks = {"syntax": CheckResult(check="syntax", passed=True, message="ok")}
+    result = ValidationResult(
+        email="jane@example.com", is_valid=True, score=88, severity=Severity.VALID, checks=checks
+    )
+    counts = {"total": 3, "valid": 1, "invalid": 1, "warning": 1}
+    return {
+        "validation.completed": event_payloads.validation_completed(result.to_dict(), 120, 7),
+        "batch.completed": event_payloads.batch_completed("b_1", counts, 900),
+        "key.created": event_payloads.key_created(key),
+        "key.disabled": event_payloads.key_disabled(key, "rotation-overdue", clock.now()),
+    }
+
+
+def envelope_validator(
+    document: dict[str, Any], event_type: str
+) -> tuple[Draft202012Validator, dict[str, Any]]:
+    operation = document["webhooks"][event_type]["post"]
+    schema = operation["requestBody"]["content"]["application/json"]["schema"]
+    data_ref = schema["properties"]["data"]["$ref"].rsplit("/", 1)[1]
+    validator = Draft202012Validator({**schema, "components": document["components"]})
+    return validator, document["components"]["schemas"][data_ref]
+
+
+def test_every_event_type_is_described_with_its_signature_headers(client) -> None:
+    document = client.get("/openapi.json").json
+    assert list(document["webhooks"]) == list(EVENT_TYPES)
+    for entry in document["webhooks"].values():
+        headers = {parameter["name"] for parameter in entry["post"]["parameters"]}
+        assert headers == {"X-Service-Timestamp", "X-Service-Signature"}
+
+
+@pytest.mark.parametrize("event_type", EVENT_TYPES)
+def test_sent_payloads_match_the_documented_schema_field_for_field(client, event_type: str) -> None:
+    validator, data_schema = envelope_validator(client.get("/openapi.json").json, event_type)
+    payloads = [event_payloads.sample(event_type)]
+    if event_type in built_payloads():
+        payloads.append(built_payloads()[event_type])
+    for data in payloads:
+        envelope = {"id": "evt_1", "type": event_type, "timestamp": events.iso(clock.now()), "data": data}
+        validator.validate(envelope)
+        assert set(data) == set(data_schema["properties"]) == set(data_schema["required"])
+    wrong_type = {"id": "evt_1", "type": "batch.started", "timestamp": "x", "data": payloads[0]}
+    assert not validator.is_valid(wrong_type)

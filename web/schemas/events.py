@@ -1,0 +1,100 @@
+"""The events the service sends to webhook endpoints (spec 6.2, 6.3), for the OpenAPI ``webhooks`` section.
+
+One model per event type's ``data``; the payloads themselves are built in ``services.event_payloads`` and
+``services.quota_events``. The OpenAPI test validates real payloads against these schemas, so the two
+cannot drift apart silently. Numbers are ``float`` where the spec says "number" without promising an
+integer (percentages); counts and milliseconds are integers.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from web.schemas.base import Out
+
+
+class ValidationCompletedData(Out):
+    """validation.completed: the verdict of one single validation (docs/decisions.md)."""
+
+    email: str
+    is_valid: bool
+    score: int
+    severity: str
+    checks: dict[str, bool] = Field(description="check name -> passed")
+    processing_time: int = Field(description="milliseconds")
+    key_id: int | None = Field(description="the key that asked for the validation")
+
+
+class BatchCompletedData(Out):
+    """batch.completed (spec 6.3)."""
+
+    batch_id: str
+    total: int
+    valid: int
+    invalid: int
+    warning: int
+    processing_time: int = Field(description="milliseconds")
+    results_url: str
+
+
+class QuotaWarningData(Out):
+    """quota.warning (spec 6.3): usage reached 80% of the monthly limit."""
+
+    limit: int
+    used: int
+    remaining: int
+    percentage: float
+    days_remaining: int
+    projected_usage: int
+
+
+class QuotaExceededData(Out):
+    """quota.exceeded (spec 6.3): usage reached 100%."""
+
+    limit: int
+    used: int
+    grace_limit: int
+    in_grace_period: bool
+    resets_at: str = Field(description="ISO 8601")
+
+
+class QuotaResetData(Out):
+    """quota.reset (spec 6.3): a new billing period began."""
+
+    previous_usage: int
+    new_limit: int
+    period_start: str = Field(description="ISO 8601")
+    period_end: str = Field(description="ISO 8601")
+
+
+class KeyCreatedData(Out):
+    """key.created: a key was issued, or got a new secret (never the secret itself)."""
+
+    key_id: int
+    name: str
+    secret_key_last4: str
+    publishable_key: str
+    scopes: list[str]
+    allowed_ips: list[str]
+
+
+class KeyDisabledData(Out):
+    """key.disabled: a key, or one of its secrets, stopped working."""
+
+    key_id: int
+    name: str
+    secret_key_last4: str
+    publishable_key: str
+    reason: str = Field(description="revoke-all, deleted, rotated or rotation-overdue")
+    disabled_at: str = Field(description="ISO 8601")
+
+
+EVENT_DATA: dict[str, type[BaseModel]] = {
+    "validation.completed": ValidationCompletedData,
+    "batch.completed": BatchCompletedData,
+    "quota.warning": QuotaWarningData,
+    "quota.exceeded": QuotaExceededData,
+    "quota.reset": QuotaResetData,
+    "key.created": KeyCreatedData,
+    "key.disabled": KeyDisabledData,
+}
