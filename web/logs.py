@@ -22,6 +22,24 @@ class ScrubbingJsonFormatter(JsonFormatter):
         return SECRET_PATTERN.sub(REDACTED, super().format(record))
 
 
+class Scrubbing(logging.Formatter):
+    """Wraps another process's formatter (Celery's) with the same scrub, keeping its format."""
+
+    def __init__(self, inner: logging.Formatter | None) -> None:
+        super().__init__()
+        self.inner = inner or logging.Formatter()
+
+    def format(self, record: logging.LogRecord) -> str:
+        return SECRET_PATTERN.sub(REDACTED, self.inner.format(record))
+
+
+def scrub_handlers(logger: logging.Logger) -> None:
+    """Put the scrub on every handler of ``logger`` (Celery sets up its own logging in workers and beat)."""
+    for handler in logger.handlers:
+        if not isinstance(handler.formatter, ScrubbingJsonFormatter | Scrubbing):
+            handler.setFormatter(Scrubbing(handler.formatter))
+
+
 def configure(level: int = logging.INFO) -> None:
     """Install the JSON handler on the root logger once per process (apps are created many times in tests)."""
     root = logging.getLogger()

@@ -7,13 +7,16 @@ broker only carries "go and look at job X" messages, so every task must be idemp
 
 from __future__ import annotations
 
+import logging
+
 import psycogreen.gevent
 from celery import Celery
-from celery.signals import celeryd_init, worker_process_init
+from celery.signals import after_setup_logger, after_setup_task_logger, celeryd_init, worker_process_init
 from gevent import monkey
 
 from scheduler.schedule import BEAT_SCHEDULE
 from settings import Settings, get_settings
+from web import logs
 from workers.queues import TASK_QUEUES, TASK_ROUTES
 
 TASK_MODULES: list[str] = [  # later issues register their task modules here (tasks.<capability>)
@@ -66,6 +69,13 @@ def cooperative_postgres(**_: object) -> None:
     """
     if monkey.is_module_patched("socket"):
         psycogreen.gevent.patch_psycopg()
+
+
+@after_setup_logger.connect  # type: ignore[untyped-decorator]
+@after_setup_task_logger.connect  # type: ignore[untyped-decorator]
+def scrub_secrets(logger: logging.Logger, **_: object) -> None:
+    """Celery replaces the root logger's handlers with its own: keep the secret scrub of ``web.logs``."""
+    logs.scrub_handlers(logger)
 
 
 def create_celery(settings: Settings | None = None) -> Celery:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import subprocess
 
 from sqlalchemy import make_url
 
 from tests.fixtures.db import Persona
+from workers.celery_app import create_celery
 
 
 def dump_database(database_url: str) -> str:
@@ -52,3 +54,31 @@ def test_secret_keys_carry_at_least_192_bits_of_randomness(client, owner: Person
     body = secret.removeprefix("sk_live_")
     assert len(body) * 6 >= 192  # URL-safe base64: 6 bits per character
     assert set(body) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+
+
+def test_celery_logs_scrub_a_secret_even_in_a_traceback(tmp_path) -> None:
+    """Workers and beat log through Celery's own handlers; the scrub must be on those too."""
+    secret = "sk_live_" + "A1b2" * 11
+    root = logging.getLogger()
+    saved_handlers, saved_level = root.handlers[:], root.level
+    celery = create_celery()
+    celery.log.already_setup = False
+    try:
+        celery.log.setup_logging_subsystem(loglevel="INFO", logfile=str(tmp_path / "worker.log"))
+        try:
+            raise RuntimeError(f"refused key {secret}")
+        except RuntimeError:
+            logging.getLogger("tasks.example").exception("task failed with %s", secret)
+        for handler in root.handlers:
+            handler.flush()
+    finally:
+        for handler in root.handlers[:]:
+            if handler not in saved_handlers:
+                root.removeHandler(handler)
+                handler.close()
+        root.handlers[:] = saved_handlers
+        root.setLevel(saved_level)
+    text = (tmp_path / "worker.log").read_text()
+    assert "task failed with sk_live_[REDACTED]" in text
+    assert "RuntimeError: refused key sk_live_[REDACTED]" in text
+    assert secret not in text
