@@ -61,3 +61,15 @@ def test_sent_payloads_match_the_documented_schema_field_for_field(client, event
         assert set(data) == set(data_schema["properties"]) == set(data_schema["required"])
     wrong_type = {"id": "evt_1", "type": "batch.started", "timestamp": "x", "data": payloads[0]}
     assert not validator.is_valid(wrong_type)
+
+
+def test_the_endpoint_bodies_list_the_event_types_they_accept(client) -> None:
+    document = client.get("/openapi.json").json
+    schemas = document["components"]["schemas"]
+
+    def body_schema(path: str) -> dict[str, Any]:
+        content = document["paths"][path]["post"]["requestBody"]["content"]["application/json"]
+        return schemas[content["schema"]["$ref"].rsplit("/", 1)[1]]
+
+    assert body_schema("/webhooks")["properties"]["events"]["items"]["enum"] == list(EVENT_TYPES)
+    assert body_schema("/webhooks/test")["properties"]["type"]["enum"] == list(EVENT_TYPES)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, Field, WithJsonSchema, model_validator
 
 from models.webhooks import EndpointStatus, WebhookAttempt, WebhookEndpoint
 from services import webhooks
@@ -20,7 +20,10 @@ def known_event_type(event_type: str) -> str:
     return event_type
 
 
-EventType = Annotated[str, AfterValidator(known_event_type)]
+# The schema lists the types, so /openapi.json shows what ``events`` and ``type`` accept.
+EventType = Annotated[
+    str, AfterValidator(known_event_type), WithJsonSchema({"type": "string", "enum": list(EVENT_TYPES)})
+]
 EventTypes = Annotated[list[EventType], Field(min_length=1, max_length=len(EVENT_TYPES))]
 Url = Annotated[str, Field(min_length=1, max_length=webhooks.MAX_URL_LENGTH)]
 
