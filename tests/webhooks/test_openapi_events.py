@@ -69,7 +69,8 @@ def test_the_endpoint_bodies_list_the_event_types_they_accept(client) -> None:
 
     def body_schema(path: str) -> dict[str, Any]:
         content = document["paths"][path]["post"]["requestBody"]["content"]["application/json"]
-        return schemas[content["schema"]["$ref"].rsplit("/", 1)[1]]
+        schema: dict[str, Any] = schemas[content["schema"]["$ref"].rsplit("/", 1)[1]]
+        return schema
 
     assert body_schema("/webhooks")["properties"]["events"]["items"]["enum"] == list(EVENT_TYPES)
     assert body_schema("/webhooks/test")["properties"]["type"]["enum"] == list(EVENT_TYPES)
