@@ -11,7 +11,7 @@ from models.audit import AuditEntry, AuditEvent
 from models.session import transaction
 from services import clock
 from services.plans import Tier
-from tests.fixtures.db import open_persona
+from tests.fixtures.db import add_key, open_persona
 from tests.limits.probe import body, usage_of, validate_n
 
 NEXT_MINUTE = int(datetime(2031, 5, 14, 10, 1, tzinfo=UTC).timestamp())  # INSTANT's minute ends
@@ -162,3 +162,33 @@ def test_unauthenticated_answers_carry_no_limit_headers(api: FlaskClient) -> Non
     response = api.post("/probe/validate", json={"count": 1})
     assert response.status_code == 401
     assert "X-RateLimit-Limit" not in response.headers
+
+
+def test_error_answers_to_an_authenticated_caller_carry_the_headers_too(
+    api: FlaskClient, at_instant: datetime
+) -> None:
+    growth, other = open_persona(Tier.GROWTH), open_persona(Tier.GROWTH)
+    reader = add_key(growth.account_id, "Reads results only", ("validate:read",))
+    validate_n(api, growth.headers)
+    answers = {
+        400: api.post("/probe/validate", json={"count": "many"}, headers=growth.headers),
+        403: api.get("/api/keys", headers=reader.headers),
+        404: api.get(f"/api/keys/{other.key_id}", headers=growth.headers),
+        500: api.get("/probe/boom", headers=growth.headers),
+    }
+    for status, response in answers.items():
+        assert response.status_code == status
+        assert response.headers["X-RateLimit-Limit"] == "10", status
+        assert response.headers["X-RateLimit-Reset"] == str(NEXT_MINUTE), status
+    # The 400 was admitted (a request that validates, with a bad body, is still a request).
+    assert answers[400].headers["X-RateLimit-Remaining"] == "8"
+    assert answers[404].headers["X-RateLimit-Remaining"] == "8"
+
+
+def test_unmatched_paths_and_methods_answer_alike_for_everyone_without_checking_the_key(
+    api: FlaskClient, at_instant: datetime
+) -> None:
+    growth = open_persona(Tier.GROWTH)
+    for response in (api.put("/api/keys", headers=growth.headers), api.get("/nope", headers=growth.headers)):
+        assert response.status_code in (404, 405)
+        assert "X-RateLimit-Limit" not in response.headers  # docs/decisions.md: no key is checked there
