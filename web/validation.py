@@ -19,10 +19,11 @@ def parse_body(model: type[M]) -> M:
     """The JSON body as ``model``; wrong content type is 415, malformed JSON 400 (no field to name)."""
     if not request.is_json:
         raise UnsupportedMediaType("Send the body as JSON with Content-Type: application/json.")
-    data = request.get_json(silent=True)
-    if data is None:
-        raise BadRequest("The request body is not valid JSON.")
-    return validate(model, data)
+    try:
+        data = request.get_json()
+    except BadRequest:
+        raise BadRequest("The request body is not valid JSON.") from None
+    return validate(model, data)  # a literal ``null`` is valid JSON: the model says it is not an object
 
 
 def parse_query(model: type[M]) -> M:

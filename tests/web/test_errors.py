@@ -89,3 +89,21 @@ def test_an_odd_incoming_request_id_is_replaced(client, incoming: str) -> None:
 
 def test_errors_carry_request_ids_too(client) -> None:
     assert client.get("/api/keys").headers["X-Request-Id"].startswith("req_")
+
+
+def test_a_literal_null_body_is_named_as_not_an_object(client, owner: Persona) -> None:
+    json_type = {"Content-Type": "application/json"}
+    response = client.post("/api/keys", data="null", headers=owner.headers | json_type)
+    assert response.status_code == 400
+    assert response.json["field"] == "body"
+
+
+@pytest.mark.parametrize("field", ["name", "scopes", "allowedIps", "autoRotate"])
+def test_updating_a_field_to_null_is_refused_rather_than_ignored(client, owner: Persona, field: str) -> None:
+    response = client.patch(f"/api/keys/{owner.key_id}", json={field: None}, headers=owner.headers)
+    assert response.status_code == 400
+    assert response.json == {
+        "error": "Bad Request",
+        "message": f"{field} cannot be null; leave it out to keep it as is.",
+        "field": field,
+    }

@@ -5,7 +5,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from pydantic import AfterValidator, Field, StringConstraints, model_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
 
 from models.keys import ApiKey
 from services import allowlist, key_secrets, keys, scopes
@@ -49,6 +57,15 @@ class UpdateKeyBody(Body):
     scopes: Scopes | None = None
     allowed_ips: AllowedIps | None = None
     auto_rotate: bool | None = None
+
+    @field_validator("name", "scopes", "allowed_ips", "auto_rotate")
+    @classmethod
+    def not_null(cls, value: object, info: ValidationInfo) -> object:
+        """``null`` would silently change nothing; say so instead (a field left out keeps its value)."""
+        if value is None:
+            name = to_camel(info.field_name or "")
+            raise ValueError(f"{name} cannot be null; leave it out to keep it as is.")
+        return value
 
     @model_validator(mode="after")
     def something_to_change(self) -> UpdateKeyBody:
