@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, Delete, delete, exists, select
+from sqlalchemy.orm import InstrumentedAttribute
 
 from models.events import Event
 from models.mail import MailStatus, OutboundMail
@@ -57,12 +58,7 @@ def purge_expired() -> Purged:
 
 
 def _old_deliveries(cutoff: datetime) -> Delete:
-    batch = (
-        select(WebhookDelivery.id)
-        .where(WebhookDelivery.status.in_(_FINISHED_DELIVERY), WebhookDelivery.completed_at < cutoff)
-        .limit(BATCH)
-    )
-    return delete(WebhookDelivery).where(WebhookDelivery.id.in_(batch.scalar_subquery()))
+    return _finished_before(WebhookDelivery, _FINISHED_DELIVERY, WebhookDelivery.completed_at, cutoff)
 
 
 def _orphaned_events(cutoff: datetime) -> Delete:
@@ -72,12 +68,18 @@ def _orphaned_events(cutoff: datetime) -> Delete:
 
 
 def _old_mail(cutoff: datetime) -> Delete:
-    batch = (
-        select(OutboundMail.id)
-        .where(OutboundMail.status.in_(_FINISHED_MAIL), OutboundMail.queued_at < cutoff)
-        .limit(BATCH)
-    )
-    return delete(OutboundMail).where(OutboundMail.id.in_(batch.scalar_subquery()))
+    return _finished_before(OutboundMail, _FINISHED_MAIL, OutboundMail.queued_at, cutoff)
+
+
+def _finished_before(
+    table: type[WebhookDelivery | OutboundMail],
+    finished: tuple[str, ...],
+    moment: InstrumentedAttribute[Any],
+    cutoff: datetime,
+) -> Delete:
+    """One batch of ``table``'s rows in a ``finished`` status whose ``moment`` is before ``cutoff``."""
+    batch = select(table.id).where(table.status.in_(finished), moment < cutoff).limit(BATCH)
+    return delete(table).where(table.id.in_(batch.scalar_subquery()))
 
 
 def _delete_in_batches(statement: Delete) -> int:
