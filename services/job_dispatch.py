@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 PROBE_GROUP_TASK = "tasks.probes.probe_group"
 PLAN_JOB_TASK = "tasks.validation.plan_job"
 DONE_SIGNAL_TTL = 600
+WAIT_SLICE = 2.0  # seconds of one BLPOP, well under the Redis client's socket timeout
 _PENDING = "job_after_commit"
 
 
@@ -83,10 +84,12 @@ def signal_done(session: Session, public_id: str) -> None:
 
 
 def wait_done(public_id: str, seconds: float) -> bool:
-    """Block up to ``seconds`` for the job's completion signal (a waiting web thread costs no CPU)."""
-    if seconds <= 0:
-        return False
-    return get_redis().blpop([_done_key(public_id)], timeout=seconds) is not None
+    """Block up to ``seconds``, at most ``WAIT_SLICE``, for the job's completion signal (a waiting web
+    thread costs no CPU). Callers loop and read Postgres between slices: the signal wakes one waiter only,
+    and the Redis client's socket timeout (5 s by default in redis-py 8) does not stretch for a blocking
+    command, so a longer BLPOP would fail as "Redis unreachable" (a 503)."""
+    timeout = min(seconds, WAIT_SLICE)
+    return timeout > 0 and get_redis().blpop([_done_key(public_id)], timeout=timeout) is not None
 
 
 def _done_key(public_id: str) -> str:

@@ -12,6 +12,7 @@ milliseconds, less than a broker round trip); bulk lists are planned by a worker
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -78,9 +79,13 @@ def check_batch_size(count: int) -> None:
 
 
 def wait(job: ValidationJob, seconds: float) -> ValidationJob:
-    """The job once finished, or as it stands after ``seconds``."""
-    job_dispatch.wait_done(job.public_id, seconds)
-    return reload(job.id)
+    """The job once finished, or as it stands after ``seconds``. Postgres is read after every signal
+    slice, so a second waiter (a replayed request) is not left waiting for a signal the first consumed."""
+    give_up = time.monotonic() + seconds
+    while not JobStatus(job.status).finished and (left := give_up - time.monotonic()) > 0:
+        job_dispatch.wait_done(job.public_id, left)
+        job = reload(job.id)
+    return job
 
 
 def reload(job_id: int) -> ValidationJob:
