@@ -64,7 +64,17 @@ class GroupState(StrEnum):
 
 class ValidationJob(Base):
     __tablename__ = "validation_jobs"
-    __table_args__ = (Index("ix_validation_jobs_account_id_created_at", "account_id", "created_at"),)
+    __table_args__ = (
+        Index("ix_validation_jobs_account_id_created_at", "account_id", "created_at"),
+        # One job per client Idempotency-Key and account; the sweeper clears keys older than 24 h.
+        Index(
+            "uq_validation_jobs_account_id_idempotency_key",
+            "account_id",
+            "idempotency_key",
+            unique=True,
+            postgresql_where="idempotency_key IS NOT NULL",
+        ),
+    )
 
     id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
     # "val_"/"bat_"/"blk_" + 96 random bits: the id clients see; numeric ids never leave the service.
@@ -86,6 +96,11 @@ class ValidationJob(Base):
     finished_at: Mapped[datetime | None]
     # Greylisted addresses are retried until here, then settled as unknown.
     deadline: Mapped[datetime]
+    # The client's ``Idempotency-Key`` and a digest of what it was sent with (a reuse must match it).
+    idempotency_key: Mapped[str | None] = mapped_column(String(255))
+    request_digest: Mapped[str | None] = mapped_column(String(64))
+    # Enough groups probed and not one MX answered: our outbound SMTP is down, not the domains.
+    checker_degraded: Mapped[bool] = mapped_column(default=False)
 
 
 class JobItem(Base):
@@ -123,3 +138,7 @@ class JobGroup(Base):
     enqueued_at: Mapped[datetime | None]
     lease_until: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
+    # Set when probed: True when no MX host said a word. An unreachable group keeps its engine outcome
+    # (``outcome``) so its results can be re-assembled as "checker degraded" once the job looks degraded.
+    unreachable: Mapped[bool | None]
+    outcome: Mapped[dict[str, Any] | None] = mapped_column(JSONB)

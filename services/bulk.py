@@ -8,7 +8,9 @@ Upload in three steps, so that nobody pays for a list that was never stored and 
    the job and its rows are deleted and the client gets the quota error;
 3. the job becomes ``queued`` and a worker plans it (``tasks.validation.plan_job``).
 
-A process that dies between 1 and 3 leaves an ``uploading`` job nobody sees (``find`` hides them).
+A process that dies between 1 and 3 leaves an ``uploading`` job nobody sees (``find`` hides them); the
+sweeper expires it. A client ``Idempotency-Key`` is honoured as for batches (``services.job_idempotency``);
+the list's digest is computed as it streams in.
 Same engine path and events as batches: groups, leases, sweeper, ``batch.completed``.
 """
 
@@ -20,20 +22,20 @@ import itertools
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import IO, Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from models.jobs import ItemState, JobItem, JobKind, JobStatus, ValidationJob
 from models.session import transaction
-from services import bulk_readers, clock
+from services import bulk_readers, clock, job_idempotency
 from services.auth import AuthContext
-from services.job_dispatch import PLAN_JOB_TASK, after_commit, send_task
+from services.job_dispatch import PLAN_JOB_TASK, send_task
 from services.job_errors import BadUpload, JobNotFinished
 from services.job_options import JobOptions, storable
-from services.jobs import Charge, new_public_id
+from services.jobs import Charge, Submitted, admit, open_job, replay_of_concurrent
 from settings import get_settings
 
 COPY_CHUNK = 10_000
@@ -48,42 +50,52 @@ class Progress:
 
 
 def upload(
-    auth: AuthContext, stream: IO[bytes], fmt: str, options: JobOptions, charge: Charge
-) -> ValidationJob:
-    """Store, charge and queue the list read from ``stream`` (see the module docstring)."""
-    job_id, public_id, count = _store(auth, bulk_readers.addresses(stream, fmt), fmt, options)
+    auth: AuthContext,
+    stream: IO[bytes],
+    fmt: str,
+    options: JobOptions,
+    charge: Charge,
+    *,
+    idempotency_key: str | None = None,
+) -> Submitted:
+    """Store, charge and queue the list read from ``stream`` (see the module docstring); with an
+    ``idempotency_key`` seen in the last 24 h, the earlier job, once this body proves to be the same."""
+    body = job_idempotency.DigestingStream(
+        stream, job_idempotency.digest_of(JobKind.BULK.value, fmt, options.quick_mode, options.skip_catch_all)
+    )
+    reader = io.BufferedReader(body)
+    if idempotency_key and (earlier := job_idempotency.earlier_job(auth.account.id, idempotency_key)):
+        job_idempotency.drain(reader)
+        return Submitted(job_idempotency.same_request(earlier, body.hexdigest()), replayed=True)
     try:
-        charge(count, public_id)
-    except Exception:
-        with transaction() as session:
-            session.execute(delete(ValidationJob).where(ValidationJob.id == job_id))
-        raise
-    with transaction() as session:
-        job = session.scalars(
-            update(ValidationJob)
-            .where(ValidationJob.id == job_id, ValidationJob.status == JobStatus.UPLOADING.value)
-            .values(status=JobStatus.QUEUED.value, created_at=clock.now())
-            .returning(ValidationJob)
-        ).one()
-        after_commit(session, lambda: send_task(PLAN_JOB_TASK, job_id))
-    return job
+        job_id, public_id, count = _store(auth, reader, body, fmt, options, idempotency_key=idempotency_key)
+    except IntegrityError as error:
+        job_idempotency.drain(reader)
+        return replay_of_concurrent(error, auth, idempotency_key, body.hexdigest())
+    job = admit(job_id, public_id, count, charge)
+    send_task(PLAN_JOB_TASK, job_id)  # after admit's commit; a lost message is re-sent by the sweeper
+    return Submitted(job)
 
 
-def _store(auth: AuthContext, inputs: Iterable[str], fmt: str, options: JobOptions) -> tuple[int, str, int]:
-    public_id, now, jobs = new_public_id(JobKind.BULK), clock.now(), get_settings().jobs
+def _store(
+    auth: AuthContext,
+    reader: IO[bytes],
+    body: job_idempotency.DigestingStream,
+    fmt: str,
+    options: JobOptions,
+    *,
+    idempotency_key: str | None,
+) -> tuple[int, str, int]:
     with transaction() as session:
-        job = ValidationJob(
-            public_id=public_id, account_id=auth.account.id, key_id=auth.key.id, kind=JobKind.BULK.value,
-            status=JobStatus.UPLOADING.value, options=options.to_json(), source=fmt, total=0,
-            created_at=now, deadline=now + timedelta(seconds=jobs.bulk_deadline),
-        )  # fmt: skip
-        session.add(job)
-        session.flush()
-        count = _copy(session, job.id, inputs, jobs.bulk_max_addresses)
+        job = open_job(session, auth, JobKind.BULK, options, idempotency_key=idempotency_key, digest=None)
+        job.source = fmt
+        inputs = bulk_readers.addresses(reader, fmt)
+        count = _copy(session, job.id, inputs, get_settings().jobs.bulk_max_addresses)
         if count == 0:
             raise BadUpload("body", "The list holds no addresses.")
-        job.total = count
-    return job.id, public_id, count
+        # The sweeper's clock for abandoned uploads starts when the list is in, not when it started coming.
+        job.total, job.request_digest, job.created_at = count, body.hexdigest(), clock.now()
+        return job.id, job.public_id, count
 
 
 def _copy(session: Session, job_id: int, inputs: Iterable[str], maximum: int) -> int:

@@ -1,9 +1,10 @@
 """Validation jobs as the API sees them: submit, wait, read, page through results, cancel.
 
-Admission order, for every kind: rate limit (the web tier, one request), quota (``charge`` below, N
-validations under the job's id, so a retried message never charges twice), then the job. The charge
-commits before the job does; if the process dies between the two, the client was charged for a job it
-never got an id for: rare, visible in the usage log, and preferable to running work nobody paid for.
+Admission order, for every kind: rate limit (the web tier, one request), the job stored as ``uploading``
+(hidden, not run; with the client's Idempotency-Key, see ``services.job_idempotency``), quota (``admit``:
+N validations under the job's id, so a retried message never charges twice), then the job is opened to
+the workers. A process dying between store and charge leaves an ``uploading`` job that the sweeper
+expires (deleted if uncharged, opened if charged), so nothing runs unpaid and nothing paid is lost.
 
 Batches and single validations are planned right here in the web process (100 addresses parse in a few
 milliseconds, less than a broker round trip); bulk lists are planned by a worker (``services.bulk``).
@@ -18,11 +19,13 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from models.jobs import GroupState, ItemState, JobGroup, JobItem, JobKind, JobStatus, ValidationJob
 from models.session import transaction
-from services import clock, job_dispatch, job_plan
+from services import clock, job_dispatch, job_idempotency, job_plan
 from services.auth import AuthContext
 from services.errors import NotFound
 from services.job_errors import BATCH_MAXIMUM, BatchEmpty, BatchTooLarge
@@ -44,30 +47,99 @@ def new_public_id(kind: JobKind) -> str:
     return PREFIXES[kind] + secrets.token_hex(12)
 
 
+@dataclass(frozen=True)
+class Submitted:
+    job: ValidationJob
+    replayed: bool = False  # an earlier request with the same Idempotency-Key made this job
+
+
 def submit(
-    auth: AuthContext, kind: JobKind, inputs: Sequence[str], options: JobOptions, charge: Charge
-) -> ValidationJob:
-    """Charge, store and plan a single validation or a batch; its groups are at the broker on return."""
+    auth: AuthContext,
+    kind: JobKind,
+    inputs: Sequence[str],
+    options: JobOptions,
+    charge: Charge,
+    *,
+    idempotency_key: str | None = None,
+) -> Submitted:
+    """Store, charge and plan a single validation or a batch; its groups are at the broker on return.
+    With an ``idempotency_key`` seen in the last 24 h, the earlier job instead (nothing charged)."""
     if kind is JobKind.BATCH:
         check_batch_size(len(inputs))
-    public_id = new_public_id(kind)
-    charge(len(inputs), public_id)
-    now = clock.now()
-    with transaction() as session:
-        job = ValidationJob(
-            public_id=public_id, account_id=auth.account.id, key_id=auth.key.id, kind=kind.value,
-            status=JobStatus.QUEUED.value, options=options.to_json(), total=len(inputs),
-            deadline=now + timedelta(seconds=get_settings().jobs.batch_deadline), created_at=now,
-        )  # fmt: skip
-        session.add(job)
-        session.flush()
-        items = [
-            {"job_id": job.id, "position": i, "input": storable(raw), "state": ItemState.NEW.value}
-            for i, raw in enumerate(inputs)
-        ]
-        session.execute(insert(JobItem), items)
+    digest = job_idempotency.digest_of(kind.value, list(inputs), options.quick_mode, options.skip_catch_all)
+    if idempotency_key and (earlier := job_idempotency.earlier_job(auth.account.id, idempotency_key)):
+        return Submitted(job_idempotency.same_request(earlier, digest), replayed=True)
+    try:
+        with transaction() as session:
+            job = open_job(session, auth, kind, options, idempotency_key=idempotency_key, digest=digest)
+            job.total = len(inputs)
+            items = [
+                {"job_id": job.id, "position": i, "input": storable(raw), "state": ItemState.NEW.value}
+                for i, raw in enumerate(inputs)
+            ]
+            session.execute(insert(JobItem), items)
+    except IntegrityError as error:
+        return replay_of_concurrent(error, auth, idempotency_key, digest)
+    job = admit(job.id, job.public_id, len(inputs), charge)
     job_plan.plan(job.id)
+    return Submitted(job)
+
+
+def open_job(
+    session: Session,
+    auth: AuthContext,
+    kind: JobKind,
+    options: JobOptions,
+    *,
+    idempotency_key: str | None,
+    digest: str | None,
+) -> ValidationJob:
+    """A new job in state ``uploading``: stored, not charged, seen by no one (``find`` hides it).
+
+    Stored before it is charged so that two requests with one Idempotency-Key meet at its unique index
+    instead of both being charged; ``admit`` then charges it and lets the workers have it."""
+    if idempotency_key:
+        job_idempotency.release_expired(session, auth.account.id, idempotency_key)
+    jobs, now = get_settings().jobs, clock.now()
+    deadline = jobs.bulk_deadline if kind is JobKind.BULK else jobs.batch_deadline
+    job = ValidationJob(
+        public_id=new_public_id(kind), account_id=auth.account.id, key_id=auth.key.id, kind=kind.value,
+        status=JobStatus.UPLOADING.value, options=options.to_json(), total=0, created_at=now,
+        deadline=now + timedelta(seconds=deadline), idempotency_key=idempotency_key, request_digest=digest,
+    )  # fmt: skip
+    session.add(job)
+    session.flush()
     return job
+
+
+def admit(job_id: int, public_id: str, count: int, charge: Charge) -> ValidationJob:
+    """Charge ``count`` validations under the job's id (all or nothing), then open the job to the workers.
+    Refused, the job and its rows are deleted (freeing its Idempotency-Key) and the refusal propagates."""
+    try:
+        charge(count, public_id)
+    except Exception:
+        with transaction() as session:
+            session.execute(delete(ValidationJob).where(ValidationJob.id == job_id))
+        raise
+    with transaction() as session:
+        return session.scalars(
+            update(ValidationJob)
+            .where(ValidationJob.id == job_id, ValidationJob.status == JobStatus.UPLOADING.value)
+            .values(status=JobStatus.QUEUED.value, created_at=clock.now())
+            .returning(ValidationJob)
+        ).one()
+
+
+def replay_of_concurrent(
+    error: IntegrityError, auth: AuthContext, idempotency_key: str | None, digest: str
+) -> Submitted:
+    """A concurrent request with the same key stored its job first: answer with that job, or 409."""
+    if not idempotency_key or not job_idempotency.is_key_conflict(error):
+        raise error
+    earlier = job_idempotency.earlier_job(auth.account.id, idempotency_key)
+    if earlier is None:  # it was refused (quota) and deleted meanwhile: the client may simply retry
+        raise job_idempotency.IdempotentRequestInProgress("A request with this Idempotency-Key just failed.")
+    return Submitted(job_idempotency.same_request(earlier, digest), replayed=True)
 
 
 def check_batch_size(count: int) -> None:

@@ -20,6 +20,7 @@ from werkzeug.exceptions import HTTPException
 from services import errors as service
 from services.errors import CodedError, ServiceError
 from services.job_errors import BadUpload, BatchEmpty, BatchTooLarge, JobNotFinished
+from services.job_idempotency import IdempotencyKeyReused, IdempotentRequestInProgress
 from services.limits import RateLimited
 from services.quota import QuotaExhausted
 from services.webhooks import EndpointLimitReached
@@ -43,6 +44,8 @@ STATUS: dict[type[ServiceError], int] = {
     BatchTooLarge: 400,
     BadUpload: 400,
     JobNotFinished: 409,
+    IdempotencyKeyReused: 422,  # Stripe's answer to a key reused with other parameters
+    IdempotentRequestInProgress: 409,
 }
 # Spec 7.2 names the flat 429 "Rate Limit Exceeded" rather than the HTTP phrase "Too Many Requests".
 PHRASES: dict[int, str] = {429: "Rate Limit Exceeded"}

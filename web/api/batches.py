@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, request
 
-from models.jobs import JobKind, JobStatus
+from models.jobs import JobKind, JobStatus, ValidationJob
 from services import jobs
 from services.clock import now
 from settings import get_settings
 from web.auth import current_auth, require_scope
+from web.idempotency import idempotency_key, marked
 from web.limits import charge, rate_limited
 from web.openapi import document
 from web.schemas.base import respond
@@ -32,14 +33,22 @@ bp = Blueprint("batches", __name__)
     responses={200: BatchResultOut, 202: AcceptedOut},
     description="200 with every result when the batch finishes within BATCH_SYNC_WAIT_SECONDS; otherwise, "
     "or with `Prefer: respond-async`, 202 with batchId and resultsUrl. Each address counts one validation "
-    "against the monthly quota; the batch counts one request against the rate limit.",
+    "against the monthly quota; the batch counts one request against the rate limit. An `Idempotency-Key` "
+    "header sent again within 24 h answers for the same batch (`Idempotent-Replayed: true`, nothing "
+    "charged); 422 if the body differs, 409 while the first request is still being received.",
 )
 @require_scope("validate:write")
 @rate_limited
 def create() -> Response:
-    body = parse_body(BatchBody)
+    body, key = parse_body(BatchBody), idempotency_key()
     auth = current_auth()
-    job = jobs.submit(auth, JobKind.BATCH, body.emails, job_options(auth.account, body.options), charge)
+    options = job_options(auth.account, body.options)
+    submitted = jobs.submit(auth, JobKind.BATCH, body.emails, options, charge, idempotency_key=key)
+    return marked(answer(submitted.job), submitted)
+
+
+def answer(job: ValidationJob) -> Response:
+    """200 with the batch result once it has finished (within the wait), else 202 with its results URL."""
     if not prefers_async():
         job = jobs.wait(job, get_settings().jobs.batch_wait)
     if job.status == JobStatus.COMPLETED.value:

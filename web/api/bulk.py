@@ -14,6 +14,7 @@ from services import bulk, jobs
 from settings import get_settings
 from web.auth import current_auth, require_scope
 from web.body_limits import body_limit
+from web.idempotency import idempotency_key, marked
 from web.limits import charge, rate_limited
 from web.openapi import document
 from web.schemas.base import respond
@@ -32,7 +33,8 @@ DOWNLOAD_TYPES = {"csv": "text/csv; charset=utf-8", "json": "application/json"}
     query=UploadQuery,
     responses={202: BulkJobOut},
     description="Each address counts one validation against the monthly quota (all or nothing); the upload "
-    "counts one request against the rate limit. Bodies up to BULK_MAX_BODY_BYTES.",
+    "counts one request against the rate limit. Bodies up to BULK_MAX_BODY_BYTES. An `Idempotency-Key` "
+    "sent again within 24 h with the same list answers for the same job (`Idempotent-Replayed: true`).",
 )
 @body_limit(lambda: get_settings().jobs.bulk_max_body_bytes)
 @require_scope("bulk:*")
@@ -42,10 +44,10 @@ def upload() -> Response:
     fmt = MEDIA_TYPES.get(request.mimetype)
     if fmt is None:
         raise UnsupportedMediaType("Send the list as text/csv or application/json.")
-    auth = current_auth()
+    auth, key = current_auth(), idempotency_key()
     options = job_options(auth.account, query)
-    job = bulk.upload(auth, request.stream, fmt, options, charge)
-    return respond(BulkJobOut.of(bulk.progress(job)), 202)
+    submitted = bulk.upload(auth, request.stream, fmt, options, charge, idempotency_key=key)
+    return marked(respond(BulkJobOut.of(bulk.progress(submitted.job)), 202), submitted)
 
 
 @bp.get("/<job_id>")

@@ -42,9 +42,8 @@ def validate() -> Response:
     if options.quick_mode:
         result = single.validate_quick(auth, body.email, options, charge).to_dict()
     else:
-        job = jobs.wait(
-            jobs.submit(auth, JobKind.SINGLE, [body.email], options, charge), get_settings().jobs.single_wait
-        )
+        submitted = jobs.submit(auth, JobKind.SINGLE, [body.email], options, charge)
+        job = jobs.wait(submitted.job, get_settings().jobs.single_wait)
         if job.status != JobStatus.COMPLETED.value:
             return respond(AcceptedOut.of(job), 202)
         result = jobs.results(job).results[0]

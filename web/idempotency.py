@@ -1,0 +1,21 @@
+"""The ``Idempotency-Key`` request header of job creation, and ``Idempotent-Replayed`` on a replay (as
+Stripe names it), for ``POST /validate/batch`` and ``POST /bulk/jobs`` (rules in services.job_idempotency)."""
+
+from __future__ import annotations
+
+from flask import Response, request
+
+from services.job_idempotency import HEADER, parse_key
+from services.jobs import Submitted
+
+
+def idempotency_key() -> str | None:
+    """The request's key, or None; a malformed key is a 400 naming the header."""
+    return parse_key(request.headers.get(HEADER))
+
+
+def marked(response: Response, submitted: Submitted) -> Response:
+    """Tell the client this answer is for the job an earlier request with the same key created."""
+    if submitted.replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    return response
