@@ -1,0 +1,71 @@
+"""Uploads whose web process died between storing the list and opening it (state ``uploading``): the
+sweeper deletes the ones nobody paid for and opens the ones that were charged, which then run to the end."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import timedelta
+
+from sqlalchemy import insert, select
+
+from models.accounts import Account
+from models.jobs import ItemState, JobItem, JobKind, JobStatus, ValidationJob
+from models.session import transaction
+from services import clock, usage
+from services.jobs import new_public_id
+from tests.fixtures.db import Persona
+from tests.workers.harness import Api, Worker, wait_for
+
+EMAILS = ["alice@mailbox.test", "not an address"]
+
+
+def test_abandoned_uploads_are_deleted_unless_they_were_paid_for(
+    api: Api, worker: Worker, owner: Persona
+) -> None:
+    unpaid = _abandoned_upload(owner)
+    paid = _abandoned_upload(owner)
+    with transaction() as session:
+        account = session.get_one(Account, owner.account_id)
+    usage.charge_validations(account, len(EMAILS), paid)  # the charge went through, the answer never left
+
+    _wait_until(lambda: _status(paid) not in (None, JobStatus.UPLOADING.value))
+    finished = wait_for(api, owner, paid)
+
+    assert finished["status"] == "completed"
+    assert [result["email"] for result in finished["results"]] == EMAILS
+    _wait_until(lambda: _status(unpaid) is None)
+    assert api.call("get", f"/bulk/jobs/{unpaid}", owner).status_code == 404
+
+
+def _abandoned_upload(owner: Persona) -> str:
+    """A stored, never-opened list, as a web process that died an hour ago would have left it."""
+    long_ago, public_id = clock.now() - timedelta(hours=1), new_public_id(JobKind.BULK)
+    with transaction() as session:
+        job = ValidationJob(
+            public_id=public_id, account_id=owner.account_id, key_id=owner.key_id, kind=JobKind.BULK.value,
+            status=JobStatus.UPLOADING.value, source="csv", total=len(EMAILS), created_at=long_ago,
+            deadline=long_ago + timedelta(days=1),
+            options={"quickMode": True, "skipCatchAll": False, "features": ["syntax", "domain"]},
+        )  # fmt: skip
+        session.add(job)
+        session.flush()
+        rows = [
+            {"job_id": job.id, "position": i, "input": e, "state": ItemState.NEW.value}
+            for i, e in enumerate(EMAILS)
+        ]
+        session.execute(insert(JobItem), rows)
+    return public_id
+
+
+def _status(public_id: str) -> str | None:
+    with transaction() as session:
+        return session.scalar(select(ValidationJob.status).where(ValidationJob.public_id == public_id))
+
+
+def _wait_until(condition: Callable[[], bool], timeout: float = 30) -> None:
+    """Poll until the sweeper (every second in tests) has done its part."""
+    give_up = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < give_up, "the sweeper never got to it"
+        time.sleep(0.2)
