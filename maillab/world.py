@@ -77,6 +77,8 @@ def _simple_domains() -> tuple[DomainSpec, ...]:
     ``blackhole.test`` whose only MX never answers a connection attempt."""
     pairs = [mail_domain(f"{spec.name}.test", spec.ip) for spec in SERVERS if spec.name not in _PROVIDERS]
     pairs.append(mail_domain("dead.test", DEAD_IP))
+    # Two more dead domains: three unreachable domains in one job read as our outbound port 25 closed.
+    pairs += [mail_domain(f"dead{index}.test", DEAD_IP) for index in (2, 3)]
     pairs.append(mail_domain("blackhole.test", BLACKHOLE_IP))
     return tuple(record for pair in pairs for record in pair)
 

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from typing import Any
 
 from services import clock
 from services.engine_adapters import CatchAllCache, shared_engine
 from services.job_options import JobOptions
+from verifier.dns import MailDomain
 from verifier.engine import Engine, GroupOutcome, Options, assemble, syntax_failure_result
 from verifier.results import CheckName, CheckResult, Severity, ValidationResult
+from verifier.smtp import DomainProbeResult
 from verifier.syntax import ParsedAddress, SyntaxFailure
 
 MAX_ATTEMPTS = 5  # claims of a group that may still defer greylisted addresses
@@ -30,6 +33,9 @@ class GroupVerdicts:
     settled: dict[str, ValidationResult]
     deferred: tuple[str, ...] = ()
     retry_at: datetime | None = None
+    # Set when SMTP was attempted: did no MX host answer? (services.job_degraded reads it at completion)
+    unreachable: bool | None = None
+    outcome: dict[str, Any] | None = None  # the engine's outcome of an unreachable group, as JSON
 
 
 def probe_group(
@@ -48,7 +54,37 @@ def probe_group(
     if not members:
         return GroupVerdicts(settled)
     outcome = run_with_cached_catch_all(engine, members, options.engine)
-    return _split(members, outcome, options.engine, settled, retry_until if attempt < MAX_ATTEMPTS else None)
+    retry = retry_until if attempt < MAX_ATTEMPTS else None
+    return _with_reachability(_split(members, outcome, options.engine, settled, retry), outcome)
+
+
+def _with_reachability(verdicts: GroupVerdicts, outcome: GroupOutcome) -> GroupVerdicts:
+    """Record whether an MX answered (groups whose probe never tried to connect are left out, as in
+    ``Engine.verify_many``), keeping an unreachable group's outcome for re-assembly as degraded."""
+    probe = outcome.probe
+    if probe is None or not probe.transcript:
+        return verdicts
+    kept = None
+    if probe.unreachable and outcome.mail_domain is not None:
+        kept = {"mailDomain": outcome.mail_domain.to_dict(), "probe": probe.to_dict()}
+    return replace(verdicts, unreachable=probe.unreachable, outcome=kept)
+
+
+def degraded_results(
+    emails: list[str], outcome: dict[str, Any] | None, options: Options
+) -> dict[str, ValidationResult]:
+    """The results of an unreachable group re-assembled with the checker marked degraded."""
+    if outcome is None:
+        return {}
+    engine = shared_engine()
+    mail_domain = MailDomain.from_dict(outcome["mailDomain"])
+    probe = DomainProbeResult.from_dict(outcome["probe"])
+    parsed = (engine.parse(email) for email in emails)
+    return {
+        item.email: assemble(item, mail_domain, probe, options, degraded=True)
+        for item in parsed
+        if isinstance(item, ParsedAddress)
+    }
 
 
 def given_up(emails: list[str], failures: int) -> GroupVerdicts:

@@ -29,7 +29,7 @@ from sqlalchemy.orm import Session
 
 from models.jobs import GroupState, JobGroup, JobStatus, ValidationJob
 from models.session import transaction
-from services import clock, job_events
+from services import clock, job_degraded, job_events
 from services.job_dispatch import send_groups
 from services.job_options import JobOptions, result_row
 from services.job_probe import MAX_CLAIMS, GroupVerdicts, given_up, probe_group
@@ -117,6 +117,12 @@ def claim_group(group_id: int) -> Claim | None:
 
 def save(session: Session, claim: Claim, verdicts: GroupVerdicts) -> None:
     """Write the settled results and counters; defer the greylisted; finish or refill the job."""
+    if verdicts.unreachable is not None:
+        session.execute(
+            update(JobGroup)
+            .where(JobGroup.id == claim.group_id)
+            .values(unreachable=verdicts.unreachable, outcome=verdicts.outcome)
+        )
     rows = [result_row(email, result) for email, result in verdicts.settled.items()]
     if rows:
         severities = session.scalars(_SETTLE, {"job": claim.job_id, "rows": json.dumps(rows)}).all()
@@ -154,6 +160,8 @@ def complete_if_done(session: Session, job_id: int) -> bool:
     ).one_or_none()
     if job is None:
         return False
+    if job_degraded.mark_if_degraded(session, job):
+        session.refresh(job)
     job_events.on_completed(session, job)
     return True
 

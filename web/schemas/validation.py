@@ -98,6 +98,9 @@ class BatchResultOut(Out):
     results: list[ResultOut]
     processing_time: int
     timestamp: datetime
+    checker_degraded: bool = Field(
+        False, description="no MX host of any probed domain answered: our checker, not the list; retry later"
+    )
 
     @classmethod
     def of(cls, page: ResultsPage, now: datetime) -> BatchResultOut:
@@ -105,7 +108,7 @@ class BatchResultOut(Out):
         return cls(
             batch_id=job.public_id, status=job.status, total=job.total, valid=job.valid, invalid=job.invalid,
             warning=job.warning, results=[ResultOut.model_validate(r) for r in page.results],
-            processing_time=processing_ms(job), timestamp=now,
+            processing_time=processing_ms(job), timestamp=now, checker_degraded=job.checker_degraded,
         )  # fmt: skip
 
 
@@ -152,6 +155,9 @@ class ResultsOut(Out):
     created_at: datetime
     finished_at: datetime | None
     processing_time: int
+    checker_degraded: bool = Field(
+        False, description="no MX host of any probed domain answered: our checker, not the list; retry later"
+    )
 
     @classmethod
     def of(cls, page: ResultsPage) -> ResultsOut:
@@ -160,7 +166,7 @@ class ResultsOut(Out):
             batch_id=job.public_id, status=job.status, progress=ProgressOut.of(job),
             results=[ResultOut.model_validate(r) for r in page.results], has_more=page.next_after is not None,
             next_starting_after=page.next_after, created_at=job.created_at, finished_at=job.finished_at,
-            processing_time=processing_ms(job),
+            processing_time=processing_ms(job), checker_degraded=job.checker_degraded,
         )  # fmt: skip
 
 
