@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import select
 
+from maillab import MailLab
 from models.jobs import JobGroup, JobItem, ValidationJob
 from models.session import transaction
 from models.usage import UsagePeriod
@@ -33,7 +34,7 @@ def doomed(slow_env: dict[str, str], beat: Worker) -> Iterator[Worker]:
 
 
 def test_a_batch_survives_its_worker_being_killed(
-    api: Api, doomed: Worker, slow_env: dict[str, str], owner: Persona
+    api: Api, doomed: Worker, slow_env: dict[str, str], owner: Persona, lab: MailLab
 ) -> None:
     emails = SLOW + QUICK
     accepted = api.call(
@@ -64,6 +65,10 @@ def test_a_batch_survives_its_worker_being_killed(
     assert used == len(emails)  # charged once, however often the work ran
     by_email = {result["email"]: result for result in body["results"]}
     assert by_email["alice@slow.test"]["checks"]["smtp"]["passed"] is True
+    sessions = lab.servers["slow"].transcripts()
+    cut = [session for session in sessions if not session or session[-1].upper() != "QUIT"]
+    assert cut, sessions  # the dead worker's SMTP conversation was cut off in the middle
+    assert any(session and session[-1].upper() == "QUIT" for session in sessions)  # the rescuer's ended
 
 
 def _job_id(public_id: str) -> int:
