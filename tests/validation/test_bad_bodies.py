@@ -77,6 +77,13 @@ def test_more_than_100_addresses_is_batch_too_large(api: Api, owner: Persona) ->
         ({"emails": "a@example.com"}, "emails"),
         ({"emails": ["a@example.com", 7]}, "emails[1]"),
         ({"emails": ["a@example.com"], "options": {"skipCatchAll": 1}}, "options.skipCatchAll"),
+        ({"emails": None}, "emails"),
+        ({"emails": {"0": "a@example.com"}}, "emails"),
+        ({"emails": ["a@example.com", None]}, "emails[1]"),
+        ({"emails": ["a@example.com"], "options": "quick"}, "options"),
+        ({"emails": ["a@example.com"], "extra": True}, "extra"),
+        (["a@example.com"], "body"),
+        ("a@example.com", "body"),
     ],
 )
 def test_batch_refuses_a_bad_body_naming_the_field(
@@ -94,3 +101,30 @@ def test_a_refused_batch_charges_nothing(api: Api, owner: Persona) -> None:
     with transaction() as session:
         used = session.scalar(select(UsagePeriod.used).where(UsagePeriod.account_id == owner.account_id))
     assert not used
+
+
+def test_a_batch_body_that_is_not_json_is_refused(api: Api, owner: Persona) -> None:
+    response = api.call(
+        "post", "/validate/batch", owner, data='{"emails": [', headers={"Content-Type": "application/json"}
+    )
+
+    assert response.status_code == 400
+    assert response.json()["error"] == "Bad Request"
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("limit=0", "limit"),
+        ("limit=1001", "limit"),
+        ("limit=ten", "limit"),
+        ("startingAfter=-1", "startingAfter"),
+    ],
+)
+def test_results_refuse_a_bad_query_naming_the_parameter(
+    api: Api, owner: Persona, query: str, field: str
+) -> None:
+    response = api.call("get", f"/batches/bat_000000000000000000000000/results?{query}", owner)
+
+    assert response.status_code == 400, response.text
+    assert response.json()["field"] == field
