@@ -144,7 +144,7 @@ def test_audit_entries_hold_no_secret(client, owner: Persona) -> None:
     assert refreshed["key"]["secretKey"] not in text
 
 
-def unknown_key_entries(ip: str) -> list[tuple[int | None, str | None, dict[str, Any]]]:
+def unknown_key_entries(ip: str) -> list[tuple[int | None, int | None, dict[str, Any]]]:
     """The operators' view: failures that name no account, from one source address."""
     with transaction() as session:
         stmt = select(AuditEntry).where(AuditEntry.event == "auth.failed", AuditEntry.ip == ip)
