@@ -9,7 +9,8 @@ mail lab answering every SMTP command after ``--latency`` seconds (default 0.1).
     gunicorn settings (``gunicorn.conf.py``), same client.
 
 Everything runs on a database and Redis prefix of its own, deleted at the end.
-Run: ``.venv/bin/python -m bench.validation_workers`` (prints Markdown for docs/benchmarks.md).
+Run: ``.venv/bin/python -m bench.validation_workers`` (prints Markdown for docs/benchmarks.md);
+``--only-quick`` runs (c) alone (no Celery worker is started; quickMode never uses one).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ def main() -> None:
     parser.add_argument("--bulk", type=int, default=10_000)
     parser.add_argument("--big-upload", type=int, default=1_000_000)
     parser.add_argument("--requests", type=int, default=3_000)
+    parser.add_argument("--only-quick", action="store_true", help="run only part (c), without a worker")
     args = parser.parse_args()
     with MailLab(bench_world(200), latency=args.latency) as lab, ExitStack() as stack:
         env = stack.enter_context(bench_environment(lab))
@@ -51,8 +53,11 @@ def main() -> None:
         key = _account(env)
         print(f"lab latency {args.latency * 1000:.0f} ms per SMTP reply; 2 cores shared by everything\n")
         web = stack.enter_context(process(env, _gunicorn("web:create_app()"), ready="Booting worker"))
-        worker = stack.enter_context(process(env, _celery_worker(), ready=" ready."))
         base = f"http://127.0.0.1:{env['PORT']}"
+        if args.only_quick:
+            quick(base, key, args.requests, env)
+            return
+        worker = stack.enter_context(process(env, _celery_worker(), ready=" ready."))
         batch(base, key, lab)
         bulk(base, key, args.bulk, worker.pid)
         big_upload(base, key, args.big_upload, web)
@@ -180,6 +185,7 @@ def quick(base: str, key: str, total: int, env: dict[str, str]) -> None:
     print("### (c) quickMode POST /validate vs a bare Flask endpoint (same gunicorn settings)\n")
     print("| endpoint | requests/s |\n|---|---|")
     print(f"| bare Flask | {bare:,.0f} |\n| /validate quickMode | {ours:,.0f} |\n")
+    print(f"ratio: bare Flask is {bare / ours:.1f}x /validate quickMode\n")
 
 
 def _hammer(url: str, key: str, payload: dict[str, Any], total: int, clients: int = 16) -> float:
