@@ -12,6 +12,11 @@ Rules, in the order they bite:
 - A refusal at greeting, EHLO/HELO or MAIL FROM is about *us*, applies to every address still waiting
   and stops the group; so does a timeout or hang-up in the middle of RCPTs (the server is not answering).
 - Each session holds a ``SessionLimiter`` lease on its MX host for as long as it is open.
+- Where the server offers RFC 2920 PIPELINING, a new session sends MAIL FROM together with the RCPTs it
+  will carry (the next waiting addresses it can send, up to the limit) in one write; the replies are then
+  read and judged one by one exactly as in lock-step, so every rule above applies unchanged. Not for
+  providers that take one RCPT per connection (nothing to pipeline), and not for the catch-all probe,
+  which is only sent once the real replies show it can change a verdict.
 """
 
 from __future__ import annotations
@@ -53,14 +58,17 @@ class GroupRun:
         self._leases: dict[int, str] = {}
         self._preferred: Target | None = None
         self._plaintext: set[Target] = set()  # hosts whose STARTTLS handshake failed
+        self._waiting: list[str] = []  # addresses not settled yet, in order: what a new session pipelines
 
     # -- recipients --------------------------------------------------------------------------------
     def probe_all(self, addresses: list[str]) -> None:
         """RCPT every address, opening sessions as the limits require."""
         queue = deque(addresses)
         while queue:
-            if self._step(queue[0], list(queue)[: self.limit]):
+            self._waiting = list(queue)
+            if self._step(queue[0], self._waiting[: self.limit]):
                 queue.popleft()
+        self._waiting = []
 
     def _step(self, address: str, upcoming: list[str]) -> bool:
         """Try to settle ``address``; False when it must be asked again on a new session."""
@@ -69,7 +77,7 @@ class GroupRun:
         if self.failure is not None or self._current is None:
             found, evidence = self.failure or (Classification(ProbeOutcome.NO_ANSWER, "no_session"), None)
             return self._settle(address, found, evidence)
-        if not _local(address).isascii() and not self._current.smtputf8:
+        if not _sendable(address, self._current):
             return self._settle(address, NOT_SENT_UTF8, None)
         found, evidence = self.rcpt(address)
         if found.too_many_recipients and self._sent_in_current > 1:
@@ -82,7 +90,7 @@ class GroupRun:
         """One RCPT on the current session; a dead session stops the group."""
         assert self._current is not None
         self._sent_in_current += 1
-        evidence = self._current.rcpt(f"{_local(address)}@{self.domain.domain}")
+        evidence = self._current.rcpt(self._recipient(address))
         found = classify(evidence, self.rules, self.config.smtp_greylist_retry_after, rcpt=True)
         if not self._current.alive:
             self.failure = (found, evidence)
@@ -158,12 +166,25 @@ class GroupRun:
         """Greet and MAIL FROM; a refusal here is about us and settles every waiting address."""
         evidence = session.greet()
         if session.alive:
-            evidence = session.mail_from(utf8=utf8_wanted and session.smtputf8)
+            utf8 = utf8_wanted and session.smtputf8
+            evidence = session.mail_from(utf8=utf8, pipelined=self._pipelined(session))
         if evidence.code == 250 and session.alive:
             return True
         self._fail(evidence, rcpt=False)
         self._release(session)
         return False
+
+    def _pipelined(self, session: ProbeSession) -> list[str]:
+        """The recipients a new session will RCPT, in order, to send along with MAIL FROM: the same
+        addresses ``_step`` would send one by one (sendable ones, up to the session limit)."""
+        if self.rules.one_rcpt_per_session:
+            return []
+        sendable = [address for address in self._waiting if _sendable(address, session)]
+        return [self._recipient(address) for address in sendable[: self.limit]]
+
+    def _recipient(self, address: str) -> str:
+        """The address as RCPT spells it: its local part at the domain's ASCII name."""
+        return f"{_local(address)}@{self.domain.domain}"
 
     def _fail(self, evidence: ReplyEvidence | None, *, rcpt: bool) -> None:
         if evidence is None:
@@ -216,3 +237,8 @@ class GroupRun:
 
 def _local(address: str) -> str:
     return address.rpartition("@")[0]
+
+
+def _sendable(address: str, session: ProbeSession) -> bool:
+    """A UTF-8 local part is only sent to a server that announced SMTPUTF8."""
+    return _local(address).isascii() or session.smtputf8

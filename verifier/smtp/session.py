@@ -5,6 +5,12 @@ Built on the standard library's ``smtplib`` (reply parsing, EHLO features), but 
 session has no DATA method at all. Connections go to the IP that *our* resolver found; ``smtplib`` is
 never given a host name, so nothing reaches the system resolver.
 
+RFC 2920 PIPELINING: where the server advertises it, MAIL FROM and the session's RCPTs go out in one
+write (``mail_from(..., pipelined=...)``) and their replies are read back one by one, in order, as each
+command asks for its reply; each read is bounded exactly like a lock-step command's, and each reply is
+kept as the same evidence. Any other command first reads the replies still owed (``_drain``), so a reply
+is never taken for the wrong command. ``SMTP_PIPELINING=0`` switches it off (lock-step everywhere).
+
 Every wait is bounded: connect by ``SMTP_CONNECT_TIMEOUT``, the greeting by ``SMTP_BANNER_TIMEOUT``, each
 command by ``SMTP_TIMEOUT``, all of them by the group's ``Deadline``. Under gevent these sockets are
 cooperative, so a tarpit costs a greenlet its timeout, not the worker its life.
@@ -12,11 +18,13 @@ cooperative, so a tarpit costs a greenlet its timeout, not the worker its life.
 
 from __future__ import annotations
 
+import os
 import smtplib
 import socket
 import ssl
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from verifier.config import EngineConfig
@@ -25,6 +33,13 @@ from verifier.smtp.evidence import ReplyEvidence, parse_reply
 
 Reply = tuple[int, bytes]
 _FAILURES = (OSError, smtplib.SMTPException, DeadlineExceeded, UnicodeError)
+PIPELINING_SWITCH = "SMTP_PIPELINING"
+
+
+def pipelining_enabled() -> bool:
+    """The RFC 2920 switch, read from the environment at each probe (so a worker, the benchmark or a test
+    can turn it off without a code change): on unless ``SMTP_PIPELINING`` is 0/false/no/off."""
+    return os.environ.get(PIPELINING_SWITCH, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +98,7 @@ class ProbeSession:
         self._config = config
         self._deadline = deadline
         self._client = _Client(local_hostname=config.smtp_helo_host)
+        self._owed: deque[str] = deque()  # pipelined commands whose replies are still to be read
 
     @property
     def connected(self) -> bool:
@@ -97,6 +113,11 @@ class ProbeSession:
     @property
     def smtputf8(self) -> bool:
         return self._client.has_extn("smtputf8")
+
+    @property
+    def pipelining(self) -> bool:
+        """The server advertised RFC 2920 PIPELINING (after TLS, if any) and our switch is on."""
+        return self._client.has_extn("pipelining") and pipelining_enabled()
 
     def open(self) -> ReplyEvidence:
         """TCP connect and read the greeting (a 220 makes the session alive)."""
@@ -139,27 +160,43 @@ class ProbeSession:
         self.tls = True
         return 220, (wrapped.version() or "TLS").encode()
 
-    def mail_from(self, *, utf8: bool) -> ReplyEvidence:
-        """MAIL FROM our sender (with SMTPUTF8 when a recipient needs it); a 530 is retried under TLS."""
-        evidence = self._mail(utf8)
+    def mail_from(self, *, utf8: bool, pipelined: Sequence[str] = ()) -> ReplyEvidence:
+        """MAIL FROM our sender (with SMTPUTF8 when a recipient needs it); a 530 is retried under TLS.
+
+        ``pipelined`` recipients are sent with MAIL FROM in one write when the server allows pipelining;
+        their replies wait for ``rcpt()``. After a failed MAIL they are read and recorded (a 503 "need
+        MAIL" there is about the failed transaction, never about a mailbox) before anything else is sent.
+        """
+        evidence = self._mail(utf8, pipelined if self.pipelining else ())
         if evidence.code == 530 and not self.tls and self.alive and self.starttls:
             self.tls_demanded = True
             tls = self.start_tls()
-            evidence = self._mail(utf8) if self.alive and self.tls else tls
+            evidence = self._mail(utf8, ()) if self.alive and self.tls else tls
+        if evidence.code != 250:
+            self._drain()
         return evidence
 
-    def _mail(self, utf8: bool) -> ReplyEvidence:
+    def _mail(self, utf8: bool, pipelined: Sequence[str]) -> ReplyEvidence:
         options = " SMTPUTF8" if utf8 else ""
         self._client.command_encoding = "utf-8" if utf8 else "ascii"
         line = f"MAIL FROM:<{self._config.smtp_mail_from}>{options}"
-        return self._command(line, lambda: self._docmd(line))
+        if not pipelined:
+            return self._command(line, lambda: self._docmd(line))
+        return self._command(line, lambda: self._send_group([line, *map(rcpt_line, pipelined)]))
+
+    def _send_group(self, lines: list[str]) -> Reply:
+        """One write for the whole group (RFC 2920 3.1), then the first reply; the rest are owed."""
+        self._client.send("".join(f"{line}\r\n" for line in lines))
+        self._owed.extend(lines[1:])
+        return self._client.getreply()
 
     def rcpt(self, address: str) -> ReplyEvidence:
-        line = f"RCPT TO:<{address}>"
+        line = rcpt_line(address)
         return self._command(line, lambda: self._docmd(line))
 
     def close(self) -> None:
         """QUIT politely if we can (briefly), then drop the socket whatever happens."""
+        self._drain()
         if self.alive:
             self._command(
                 "QUIT", lambda: self._client.docmd("QUIT"), timeout=min(1.0, self._config.smtp_timeout)
@@ -176,8 +213,23 @@ class ProbeSession:
         verb, _, argument = line.partition(" ")
         return self._client.docmd(verb, argument)
 
+    def _drain(self) -> None:
+        """Read (and record) every reply still owed to pipelined commands, so the next command's reply
+        is its own; stops at the first failure (the session is dead then)."""
+        while self._owed and self.alive:
+            self._command(self._owed[0], self._client.getreply)
+        self._owed.clear()
+
     def _command(self, line: str, send: Callable[[], Reply], timeout: float | None = None) -> ReplyEvidence:
-        """Send one command with its own bounded timeout; a failure records evidence and kills the session."""
+        """Send one command with its own bounded timeout; a failure records evidence and kills the session.
+
+        A command already sent in a pipelined group is not sent again: its reply, next in line, is read.
+        """
+        if self._owed and self._owed[0] == line:
+            self._owed.popleft()
+            send = self._client.getreply
+        elif self._owed:
+            self._drain()
 
         def bounded() -> Reply:
             if self._client.sock is not None:
@@ -216,6 +268,11 @@ class ProbeSession:
         )
         self.transcript.append(evidence)
         return evidence
+
+
+def rcpt_line(address: str) -> str:
+    """The RCPT command for ``address``, spelt once for lock-step and pipelined sending alike."""
+    return f"RCPT TO:<{address}>"
 
 
 def _describe(error: BaseException) -> str:
