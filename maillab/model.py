@@ -31,7 +31,7 @@ class Tls(StrEnum):
 class Behaviour:
     """A scripted SMTP server. Local parts are compared in lower case.
 
-    Replies for recipients are decided in this order: session recipient limit, fixed ``rcpt_reply``,
+    Replies for recipients are decided in this order: hang-up, session recipient limit, fixed ``rcpt_reply``,
     greylisting, full/over quota/disabled lists, known mailbox or catch-all, else ``unknown_reply``.
     """
 
@@ -51,6 +51,9 @@ class Behaviour:
     unknown_reply: str | None = None  # reply for an unknown mailbox; None = Postfix "User unknown"
     max_rcpt_per_session: int | None = None  # further RCPTs get 452 4.5.3 Too many recipients
     broken_tls: bool = False  # STARTTLS gets 220, then the server speaks plaintext: the handshake fails
+    pipelining: bool = True  # advertise RFC 2920 PIPELINING in EHLO, as Postfix, Exim and Exchange do
+    hang_up_at_rcpt: int | None = None  # the Nth RCPT of a transaction: close (after hang_up_reply, if set)
+    hang_up_reply: str | None = None  # e.g. "421 4.4.2 ...": said before hanging up; None = no word at all
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from maillab.model import Behaviour, Tls
 
 ANGLE = re.compile(r"<([^>]*)>")
+HANG_UP = ""  # not a reply: the server closes the connection without answering
 
 
 @dataclass
@@ -49,7 +50,9 @@ class Script:
         if not self.behaviour.ehlo:
             return "502 5.5.2 Error: command not recognized"
         state.greeted = True
-        lines = [self.name, "PIPELINING", "SIZE 10240000", "ENHANCEDSTATUSCODES", "8BITMIME"]
+        lines = [self.name, "SIZE 10240000", "ENHANCEDSTATUSCODES", "8BITMIME"]
+        if self.behaviour.pipelining:
+            lines.insert(1, "PIPELINING")
         if self.behaviour.tls in (Tls.OFFERED, Tls.REQUIRED) and not state.tls:
             lines.append("STARTTLS")
         if self.behaviour.smtputf8:
@@ -75,6 +78,8 @@ class Script:
     def rcpt(self, state: SessionState, argument: str, now: float) -> str:
         if state.mail_from is None:
             return "503 5.5.1 Error: need MAIL command"
+        if self.behaviour.hang_up_at_rcpt == state.rcpt_count + 1:
+            return self.behaviour.hang_up_reply or HANG_UP
         limit = self.behaviour.max_rcpt_per_session
         if limit is not None and state.rcpt_count >= limit:
             return "452 4.5.3 Error: too many recipients"

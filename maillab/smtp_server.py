@@ -4,7 +4,8 @@ A hand-written server rather than aiosmtpd: the lab must *misbehave* on purpose 
 accepting TCP, hang up with 421, answer late, refuse a second RCPT, require TLS without advertising it),
 and aiosmtpd's handler hooks sit after the protocol decisions we need to script.
 
-The counters are read from the test thread while the lab's event loop writes them, hence the lock.
+The conversation itself (pipelining, reply timing) is ``smtp_conversation.py``. The counters are read
+from the test thread while the lab's event loop writes them, hence the lock.
 """
 
 from __future__ import annotations
@@ -12,20 +13,18 @@ from __future__ import annotations
 import asyncio
 import ssl
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from maillab.model import Greeting, SmtpServerSpec, Tls
-from maillab.smtp_script import Greylist, Script, SessionState
-
-IDLE_TIMEOUT = 60.0  # a lab session nobody talks to is closed after this long
+from maillab.model import SmtpServerSpec
+from maillab.smtp_conversation import Arrival, Conversation
+from maillab.smtp_script import Greylist, Script
 
 
 @dataclass
 class ServerStats:
     """What one server saw: sessions opened, the commands of each session, peak concurrency."""
 
-    sessions: list[list[str]] = field(default_factory=list)
+    sessions: list[list[Arrival]] = field(default_factory=list)
     active: int = 0
     peak_active: int = 0
 
@@ -56,6 +55,11 @@ class LabSmtpServer:
 
     def transcripts(self) -> list[list[str]]:
         """Commands received, one list per session, in arrival order (copies)."""
+        return [[arrival.line for arrival in session] for session in self.arrivals()]
+
+    def arrivals(self) -> list[list[Arrival]]:
+        """Commands received with when they arrived and how many replies had been sent by then, one
+        list per session: a command that arrived before the previous one was answered was pipelined."""
         with self._lock:
             return [list(session) for session in self._stats.sessions]
 
@@ -92,7 +96,16 @@ class LabSmtpServer:
         assert task is not None
         self._tasks.add(task)
         try:
-            await self._converse(reader, writer, log)
+            script = Script(self.spec.name, self.spec.behaviour, self._greylist)
+            conversation = Conversation(
+                reader,
+                writer,
+                script,
+                tls=self._tls,
+                delay=self._delay,
+                record=lambda a: self._record(log, a),
+            )
+            await conversation.run()
         except (ConnectionError, TimeoutError, asyncio.IncompleteReadError, ssl.SSLError):
             pass  # the client went away or stalled: nothing to script
         except asyncio.CancelledError:
@@ -102,9 +115,9 @@ class LabSmtpServer:
             self._closed()
             writer.close()
 
-    def _opened(self) -> list[str]:
+    def _opened(self) -> list[Arrival]:
         with self._lock:
-            log: list[str] = []
+            log: list[Arrival] = []
             self._stats.sessions.append(log)
             self._stats.active += 1
             self._stats.peak_active = max(self._stats.peak_active, self._stats.active)
@@ -114,77 +127,6 @@ class LabSmtpServer:
         with self._lock:
             self._stats.active -= 1
 
-    def _record(self, log: list[str], command: str) -> None:
+    def _record(self, log: list[Arrival], arrival: Arrival) -> None:
         with self._lock:
-            log.append(command)
-
-    async def _converse(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, log: list[str]
-    ) -> None:
-        greeting = self.spec.behaviour.greeting
-        if greeting is Greeting.SILENT:
-            await asyncio.wait_for(reader.read(), IDLE_TIMEOUT)  # say nothing until the client gives up
-            return
-        if greeting is Greeting.REFUSE:
-            await self._reply(writer, "421 4.3.2 Service not available, closing transmission channel")
-            return
-        await self._reply(writer, f"220 {self.spec.name} ESMTP maillab")
-        peer = writer.get_extra_info("peername")[0]
-        state = SessionState(peer=peer)
-        script = Script(self.spec.name, self.spec.behaviour, self._greylist)
-        while await self._turn(reader, writer, log, script, state):
-            pass
-
-    async def _turn(
-        self,
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
-        log: list[str],
-        script: Script,
-        state: SessionState,
-    ) -> bool:
-        """Read one command and answer it; False once the session is over."""
-        raw = await asyncio.wait_for(reader.readline(), IDLE_TIMEOUT)
-        if not raw:
-            return False
-        line = raw.decode("utf-8", "surrogateescape").rstrip("\r\n")
-        self._record(log, line)
-        verb, _, argument = line.partition(" ")
-        verb = verb.upper()
-        if verb == "STARTTLS":
-            return await self._starttls(writer, script, state)
-        reply = self._answer(script, state, verb, line if verb in ("MAIL", "RCPT") else argument)
-        await self._reply(writer, reply)
-        return verb != "QUIT"
-
-    def _answer(self, script: Script, state: SessionState, verb: str, argument: str) -> str:
-        handlers: dict[str, Callable[[], str]] = {
-            "EHLO": lambda: script.ehlo(state),
-            "HELO": lambda: script.helo(state),
-            "MAIL": lambda: script.mail(state, argument),
-            "RCPT": lambda: script.rcpt(state, argument, asyncio.get_running_loop().time()),
-            "RSET": lambda: "250 2.0.0 Ok",
-            "NOOP": lambda: "250 2.0.0 Ok",
-            "QUIT": lambda: "221 2.0.0 Bye",
-            "DATA": lambda: "554 5.5.1 Error: the mail lab never accepts DATA",
-        }
-        handler = handlers.get(verb)
-        return handler() if handler else "502 5.5.2 Error: command not recognized"
-
-    async def _starttls(self, writer: asyncio.StreamWriter, script: Script, state: SessionState) -> bool:
-        if script.behaviour.tls is Tls.NONE or state.tls:
-            await self._reply(writer, "502 5.5.1 Error: STARTTLS not available")
-            return True
-        await self._reply(writer, "220 2.0.0 Ready to start TLS")
-        if script.behaviour.broken_tls:  # e.g. a TLS library or certificate the client cannot use
-            await self._reply(writer, "421 4.7.0 TLS not available after all")
-            return False
-        await writer.start_tls(self._tls)
-        state.tls, state.greeted, state.mail_from = True, False, None
-        return True
-
-    async def _reply(self, writer: asyncio.StreamWriter, text: str) -> None:
-        if self._delay:
-            await asyncio.sleep(self._delay)
-        writer.write(text.replace("\n", "\r\n").encode("utf-8") + b"\r\n")
-        await writer.drain()
+            log.append(arrival)

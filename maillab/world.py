@@ -21,6 +21,7 @@ M365_DENIED = (
     "550 5.4.1 Recipient address rejected: Access denied. AS(201806281) [lab.prod.protection.outlook.com]"
 )
 LOOKUP_FAILURE = "451 4.3.0 <recipient>: Temporary lookup failure"
+SHUTTING_DOWN = "421 4.3.2 mx.drop-421.test Service shutting down, closing transmission channel"
 
 SERVERS: tuple[SmtpServerSpec, ...] = (
     SmtpServerSpec("mailbox", "127.0.0.11", Behaviour(mailboxes=MAILBOXES | ROLE_MAILBOXES)),
@@ -58,6 +59,15 @@ SERVERS: tuple[SmtpServerSpec, ...] = (
         "tls-broken-required",
         "127.0.0.32",
         Behaviour(mailboxes=MAILBOXES, tls=Tls.REQUIRED, broken_tls=True),
+    ),
+    # Pipelining cases: a lock-step-only MTA, and MTAs that die on the 2nd RCPT of a transaction
+    # (silently, or with a 421), i.e. in the middle of a pipelined group.
+    SmtpServerSpec("no-pipelining", "127.0.0.33", Behaviour(mailboxes=MAILBOXES, pipelining=False)),
+    SmtpServerSpec("hangup", "127.0.0.34", Behaviour(mailboxes=MAILBOXES, hang_up_at_rcpt=2)),
+    SmtpServerSpec(
+        "drop-421",
+        "127.0.0.35",
+        Behaviour(mailboxes=MAILBOXES, hang_up_at_rcpt=2, hang_up_reply=SHUTTING_DOWN),
     ),
 )
 

@@ -106,3 +106,34 @@ def test_standalone_lab_writes_its_environment_and_serves_it(tmp_path: Path):
         process.terminate()
         process.wait(10)
     assert process.returncode == 0
+
+
+def _read_replies(sock: socket.socket, count: int) -> list[str]:
+    """``count`` final reply lines (multi-line replies collapsed to their last line)."""
+    buffer, finals = b"", list[str]()
+    while len(finals) < count:
+        chunk = sock.recv(4096)
+        assert chunk, "the server closed early"
+        buffer += chunk
+        *lines, buffer = buffer.split(b"\r\n")
+        finals += [line.decode() for line in lines if line[3:4] == b" "]
+    return finals
+
+
+def test_smtp_server_answers_commands_pipelined_in_one_packet_in_order(lab):
+    with socket.create_connection(("127.0.0.11", lab.smtp_port), timeout=5) as sock:
+        assert _read_replies(sock, 1)[0].startswith("220")
+        sock.sendall(
+            b"EHLO client.test\r\nMAIL FROM:<a@client.test>\r\nRCPT TO:<alice@mailbox.test>\r\n"
+            b"RCPT TO:<zed@mailbox.test>\r\nQUIT\r\n"
+        )
+        codes = [line[:3] for line in _read_replies(sock, 5)]
+    assert codes == ["250", "250", "250", "550", "221"]
+    assert [arrival.replies_before for arrival in lab.servers["mailbox"].arrivals()[0]] == [1] * 5
+
+
+def test_smtp_server_advertises_pipelining_unless_told_not_to(lab):
+    for ip, offered in (("127.0.0.11", True), ("127.0.0.33", False)):
+        with smtplib.SMTP(ip, lab.smtp_port, local_hostname="client.test", timeout=5) as client:
+            client.ehlo()
+            assert client.has_extn("pipelining") is offered
