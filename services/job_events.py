@@ -6,6 +6,9 @@ A single validation emits ``validation.completed``; a batch or a bulk list ``bat
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -24,8 +27,7 @@ def emit_completed(session: Session, job: ValidationJob) -> None:
     if job.kind == JobKind.SINGLE.value:
         result = session.scalar(select(JobItem.result).where(JobItem.job_id == job.id, JobItem.position == 0))
         if result is not None:
-            payload = event_payloads.validation_completed(result, elapsed, job.key_id)
-            events.emit(session, job.account_id, "validation.completed", payload)
+            emit_validation_completed(session, job.account_id, job.key_id, result, elapsed)
         return
     counts = {"total": job.total, "valid": job.valid, "invalid": job.invalid, "warning": job.warning}
     events.emit(
@@ -34,6 +36,14 @@ def emit_completed(session: Session, job: ValidationJob) -> None:
         "batch.completed",
         event_payloads.batch_completed(job.public_id, counts, elapsed),
     )
+
+
+def emit_validation_completed(
+    session: Session, account_id: int, key_id: int | None, result: Mapping[str, Any], elapsed_ms: int
+) -> None:
+    """``validation.completed`` from a result at hand (quickMode has it in memory: no read back)."""
+    payload = event_payloads.validation_completed(result, elapsed_ms, key_id)
+    events.emit(session, account_id, "validation.completed", payload)
 
 
 def processing_ms(job: ValidationJob) -> int:

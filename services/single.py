@@ -2,53 +2,88 @@
 
 quickMode never leaves the web process: syntax, DNS through the shared Redis cache, lists, scoring; no
 SMTP (spec 2.2 skips it), so the answer takes milliseconds and a slow mail server cannot hold a web
-thread. It is still recorded as a completed job of one, with its event, in one transaction. Without
-quickMode the address goes to the workers like a batch of one (``services.jobs.submit``).
+thread. It is still recorded as a completed job of one, with its event, in the transaction that charges
+it (``services.usage`` ``then``): one connection checkout and one commit per request, and a validation is
+recorded exactly when it is charged. Without quickMode the address goes to the workers like a batch of
+one (``services.jobs.submit``).
+
+Trade-off (docs/decisions.md): the engine runs before the charge, so a request the quota refuses has
+already cost its few milliseconds of engine time (bounded by the rate limit, which admitted it); in
+exchange the period's row lock is never held across a DNS lookup.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from sqlalchemy import insert
+from sqlalchemy.orm import Session
+
 from models.jobs import ItemState, JobItem, JobKind, JobStatus, ValidationJob
-from models.session import transaction
 from services import clock, job_events
 from services.auth import AuthContext
 from services.engine_adapters import shared_engine
 from services.job_options import JobOptions, storable
-from services.jobs import Charge, new_public_id
+from services.jobs import new_public_id
+from services.usage import Then
 from verifier.engine import Options, assemble, syntax_failure_result
 from verifier.results import Severity, ValidationResult
 from verifier.syntax import SyntaxFailure
 
 
-def validate_quick(auth: AuthContext, email: str, options: JobOptions, charge: Charge) -> ValidationResult:
-    """Charge one validation, judge ``email`` without SMTP, record it; the engine's result."""
-    public_id = new_public_id(JobKind.SINGLE)
-    charge(1, public_id)
+class ChargeWith(Protocol):
+    """``web.limits.charge``: charge ``count`` under ``idempotency_key``, ``then`` in its transaction."""
+
+    def __call__(self, count: int, idempotency_key: str, *, then: Then | None = None) -> object: ...
+
+
+def validate_quick(
+    auth: AuthContext, email: str, options: JobOptions, charge: ChargeWith
+) -> ValidationResult:
+    """Judge ``email`` without SMTP, then charge one validation and record it together; the result."""
     result = quick_result(email, options.engine)
-    now = clock.now()
-    with transaction() as session:
-        job = ValidationJob(
-            public_id=public_id, account_id=auth.account.id, key_id=auth.key.id, kind=JobKind.SINGLE.value,
-            status=JobStatus.COMPLETED.value, options=options.to_json(), total=1, processed=1,
-            created_at=now, started_at=now, finished_at=now, deadline=now, **_counters(result.severity),
-        )  # fmt: skip
-        session.add(job)
-        session.flush()
-        session.add(
-            JobItem(
-                job_id=job.id,
-                position=0,
-                input=storable(email),
-                email=result.email,
-                state=ItemState.DONE.value,
-                score=result.score,
-                severity=result.severity.value,
-                result=result.to_dict(),
-            )
-        )
-        session.flush()
-        job_events.emit_completed(session, job)
+    public_id = new_public_id(JobKind.SINGLE)
+    quick = QuickValidation(public_id, email, options, result)
+    charge(1, public_id, then=lambda session: record(session, auth, quick))
     return result
+
+
+def record(session: Session, auth: AuthContext, quick: QuickValidation) -> None:
+    """The completed job of one, its item and ``validation.completed``: Core inserts, no ORM unit of work
+    (the rows are never read back in this request)."""
+    job = insert(ValidationJob).values(**quick.job_row(auth)).returning(ValidationJob.id)
+    job_id = session.execute(job).scalar_one()
+    stored = quick.result.to_dict()
+    session.execute(insert(JobItem).values(job_id=job_id, **quick.item_row(stored)))
+    job_events.emit_validation_completed(session, auth.account.id, auth.key.id, stored, elapsed_ms=0)
+
+
+@dataclass(frozen=True)
+class QuickValidation:
+    """One quickMode answer waiting to be recorded."""
+
+    public_id: str
+    email: str
+    options: JobOptions
+    result: ValidationResult
+
+    def job_row(self, auth: AuthContext) -> dict[str, Any]:
+        now = clock.now()
+        times = {"created_at": now, "started_at": now, "finished_at": now, "deadline": now}
+        return {
+            "public_id": self.public_id, "account_id": auth.account.id, "key_id": auth.key.id,
+            "kind": JobKind.SINGLE.value, "status": JobStatus.COMPLETED.value,
+            "options": self.options.to_json(), "total": 1, "processed": 1,
+            **times, **_counters(self.result.severity),
+        }  # fmt: skip
+
+    def item_row(self, stored: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "position": 0, "input": storable(self.email), "email": self.result.email,
+            "state": ItemState.DONE.value, "score": self.result.score,
+            "severity": self.result.severity.value, "result": stored,
+        }  # fmt: skip
 
 
 def quick_result(raw: str, options: Options) -> ValidationResult:

@@ -7,6 +7,10 @@ The UPDATE row-locks the period, so concurrent charges queue on it and each sees
 no lost updates, no double events, and the hard limit is never passed. A second charge with the same key
 (a redelivered task, a retried request) waits for the first at the unique index and then counts nothing.
 
+Work that must exist exactly when its charge does (a quickMode validation's job record) passes ``then``:
+it runs in the charging transaction, so one connection checkout and one commit cover both, and a refusal
+or a crash leaves neither.
+
 Batch rule: a batch is charged all or nothing. It runs only when all N validations fit under the hard
 limit (120%); otherwise nothing is charged and the client learns how many remain. Partial batches would
 make a 200 answer mean "some of your addresses were silently skipped".
@@ -14,6 +18,7 @@ make a 200 answer mean "some of your addresses were silently skipped".
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import NoReturn
@@ -48,28 +53,38 @@ class _PeriodClosed(Exception):
         self.end = end
 
 
+Then = Callable[[Session], None]
+
+
 def charge_validations(
-    account: Account, count: int, idempotency_key: str, *, by: AuthContext | None = None
+    account: Account,
+    count: int,
+    idempotency_key: str,
+    *,
+    by: AuthContext | None = None,
+    then: Then | None = None,
 ) -> Charge:
     """Count ``count`` validations (a batch of N is N) once per ``idempotency_key``, or raise QuotaExhausted.
 
     Call it before the work runs, under a key the retry of the same work will repeat (request id, batch id).
     ``by`` is who asked, for the audit entry written when the hard limit first refuses someone this period.
+    ``then`` (optional) writes in the same transaction after a fresh charge; a replayed charge skips it,
+    the first charge having written it already.
     """
     if count < 1:
         raise ValueError("a charge counts at least one validation")
     now = clock.now()
     try:
         try:
-            return _charge(account, count, idempotency_key, now)
+            return _charge(account, count, idempotency_key, now, then)
         except _PeriodClosed as closed:
-            return _charge(account, count, idempotency_key, max(now, closed.end))
+            return _charge(account, count, idempotency_key, max(now, closed.end), then)
     except QuotaExhausted as refused:
         _note_refusal(account, refused, by)
         raise
 
 
-def _charge(account: Account, count: int, idempotency_key: str, now: datetime) -> Charge:
+def _charge(account: Account, count: int, idempotency_key: str, now: datetime, then: Then | None) -> Charge:
     limit = plan_for(account.tier).monthly_volume
     with transaction() as session:
         row = open_period(session, account, now)
@@ -89,6 +104,8 @@ def _charge(account: Account, count: int, idempotency_key: str, now: datetime) -
         status = QuotaStatus(limit, used, period)
         sent = (warning_sent_at is not None, exceeded_sent_at is not None)
         quota_events.on_charged(session, row, status, sent=sent, now=now)
+        if then is not None:
+            then(session)
     return Charge(status, replayed=False)
 
 
@@ -101,8 +118,16 @@ def _refuse(session: Session, row: UsagePeriod, limit: int, count: int, now: dat
 
 
 def open_period(session: Session, account: Account, now: datetime) -> UsagePeriod:
-    """The row of the period containing ``now``, created on first use (concurrent creators agree)."""
+    """The row of the period containing ``now``, created on first use (concurrent creators agree).
+
+    Read first: the row exists for every charge but the period's first, so the common case is one SELECT.
+    """
     period = period_containing(account.billing_anchor, now)
+    stmt = select(UsagePeriod).where(
+        UsagePeriod.account_id == account.id, UsagePeriod.period_start == period.start
+    )
+    if (row := session.scalars(stmt).one_or_none()) is not None:
+        return row
     session.execute(
         insert(UsagePeriod)
         .values(
@@ -112,9 +137,6 @@ def open_period(session: Session, account: Account, now: datetime) -> UsagePerio
             quota_limit=plan_for(account.tier).monthly_volume,
         )
         .on_conflict_do_nothing(index_elements=["account_id", "period_start"])
-    )
-    stmt = select(UsagePeriod).where(
-        UsagePeriod.account_id == account.id, UsagePeriod.period_start == period.start
     )
     return session.scalars(stmt).one()
 

@@ -53,10 +53,11 @@ def rate_limited(view: Callable[P, R]) -> Callable[P, R]:
     return admitted
 
 
-def charge(count: int, idempotency_key: str) -> Charge:
-    """Charge this request's validations to the caller's quota (see ``services.usage``)."""
+def charge(count: int, idempotency_key: str, *, then: usage.Then | None = None) -> Charge:
+    """Charge this request's validations to the caller's quota (see ``services.usage``; ``then`` commits
+    with the charge)."""
     auth: AuthContext = g.auth
-    charged = usage.charge_validations(auth.account, count, idempotency_key, by=auth)
+    charged = usage.charge_validations(auth.account, count, idempotency_key, by=auth, then=then)
     g.quota_status = charged.status
     return charged
 
