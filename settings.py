@@ -16,10 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from verifier.config import EngineConfigError, parse_int
+from verifier.config import EngineConfigError, parse_bool, parse_int
 
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
 APP_ENVS = ("development", "production")
 # Development only: a stable key so a worker and a web process started by hand agree on it. Production
 # refuses to start without KEY_SEALING_KEY, so this value never protects a real secret.
@@ -29,15 +27,6 @@ _DEVELOPMENT_SEALING_KEY = hashlib.sha256(b"verimail development sealing key").d
 # One parser and one error type for the whole process: the service may depend on the engine, never the
 # reverse, so the engine owns them. Every configuration problem raises ``ConfigError`` at start-up.
 ConfigError = EngineConfigError
-
-
-def parse_bool(name: str, raw: str) -> bool:
-    value = raw.strip().lower()
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    raise ConfigError(f"{name} must be one of true/false/1/0/yes/no/on/off, got {raw!r}")
 
 
 def parse_ca_bundle(name: str, raw: str) -> str | None:

@@ -7,7 +7,7 @@ Both run in the same process against the same mail lab, whose servers wait ``--l
 - naive: one address at a time, each on its own connection (banner, EHLO, MAIL, RCPT, QUIT), no
   catch-all probe (generous to the baseline: a real one would add a session per address);
 - grouped, lock-step, sequential: ``probe_domain_group`` once per domain, one domain after another,
-  with RFC 2920 pipelining switched off (``SMTP_PIPELINING=0``): one round trip per command;
+  with RFC 2920 pipelining switched off (``SMTP_PIPELINING=false``): one round trip per command;
 - grouped, sequential: the same with pipelining (the default; the lab advertises PIPELINING), MAIL FROM
   and the session's RCPTs in one write;
 - grouped, concurrent: the same, domains in parallel threads (as the gevent workers run them),
@@ -19,19 +19,16 @@ Run: ``.venv/bin/python -m bench.smtp_sessions`` (prints a Markdown table and th
 from __future__ import annotations
 
 import argparse
-import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from maillab import MailLab
 from maillab.world import bench_domain, bench_world
 from verifier.config import EngineConfig
 from verifier.dns import MailDomain, MailResolver
 from verifier.smtp import DomainProbeResult, LocalSessionLimiter, SmtpVerdict, probe_domain_group
-from verifier.smtp.session import PIPELINING_SWITCH
 
 
 @dataclass(frozen=True)
@@ -68,25 +65,10 @@ def grouped(groups: list[tuple[MailDomain, list[str]]], config: EngineConfig) ->
     return [probe_domain_group(domain, addresses, config=config) for domain, addresses in groups]
 
 
-@contextmanager
-def _lock_step() -> Iterator[None]:
-    """Pipelining off for the duration (the switch is read at each probe)."""
-    previous = os.environ.get(PIPELINING_SWITCH)
-    os.environ[PIPELINING_SWITCH] = "0"
-    try:
-        yield
-    finally:
-        if previous is None:
-            del os.environ[PIPELINING_SWITCH]
-        else:
-            os.environ[PIPELINING_SWITCH] = previous
-
-
 def grouped_lock_step(
     groups: list[tuple[MailDomain, list[str]]], config: EngineConfig
 ) -> list[DomainProbeResult]:
-    with _lock_step():
-        return grouped(groups, config)
+    return grouped(groups, replace(config, smtp_pipelining=False))
 
 
 def grouped_concurrent(

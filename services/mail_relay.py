@@ -26,7 +26,8 @@ from email.message import EmailMessage
 from typing import Literal
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from settings import ConfigError, parse_bool
+from settings import ConfigError
+from verifier.config import parse_bool
 
 Security = Literal["plain", "starttls", "tls"]
 TIMEOUT_SECONDS = 30.0

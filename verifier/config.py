@@ -71,6 +71,20 @@ def _parse_nameserver(item: str) -> Nameserver:
     return Nameserver(host, number)
 
 
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off", ""})
+
+
+def parse_bool(name: str, raw: str) -> bool:
+    """A strict boolean: an unknown word is an error, never silently false (a typo must not flip a switch)."""
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise EngineConfigError(f"{name} must be one of true/false/1/0/yes/no/on/off, got {raw!r}")
+
+
 def parse_int(name: str, raw: str, *, minimum: int = 0) -> int:
     """A whole number of at least ``minimum``; also the service's parser (``settings.py`` imports it)."""
     try:
@@ -117,6 +131,7 @@ class EngineConfig:
     smtp_max_rcpt_per_session: int = 20
     smtp_max_mx_attempts: int = 3
     smtp_greylist_retry_after: int = 300
+    smtp_pipelining: bool = True  # RFC 2920, used only where the server advertises it
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> EngineConfig:
@@ -144,6 +159,7 @@ class EngineConfig:
             ),
             smtp_max_mx_attempts=read("SMTP_MAX_MX_ATTEMPTS", _positive, d.smtp_max_mx_attempts),
             smtp_greylist_retry_after=read("SMTP_GREYLIST_RETRY_AFTER", _count, d.smtp_greylist_retry_after),
+            smtp_pipelining=read("SMTP_PIPELINING", parse_bool, "true"),
         )
 
 

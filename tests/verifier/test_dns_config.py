@@ -35,6 +35,7 @@ def test_nameservers_take_optional_ports_and_ipv6_brackets():
         ("SMTP_MAIL_FROM", ""),
         ("DNS_NAMESERVERS", "127.0.0.1:x"),
         ("DNS_NAMESERVERS", "resolver.example.com"),
+        ("SMTP_PIPELINING", "maybe"),
     ],
 )
 def test_unusable_values_are_refused_at_start(name, value):
@@ -51,3 +52,8 @@ def test_values_are_read_from_the_environment():
         "probe.example.com",
         2.5,
     )
+
+
+def test_pipelining_is_on_unless_switched_off():
+    assert EngineConfig.from_env({}).smtp_pipelining is True
+    assert EngineConfig.from_env({"SMTP_PIPELINING": "false"}).smtp_pipelining is False

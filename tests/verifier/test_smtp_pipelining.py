@@ -6,7 +6,6 @@ import pytest
 
 from maillab.world import SERVERS
 from verifier.smtp import DomainProbeResult, ProbeOutcome, SmtpVerdict
-from verifier.smtp.session import PIPELINING_SWITCH
 
 LOCAL_PARTS = ("alice", "zed", "full", "quota", "gone", "bob", "jörg")
 DOMAINS = sorted(
@@ -22,11 +21,10 @@ def _view(result: DomainProbeResult) -> list[tuple[str, str, str, str, bool]]:
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
-def test_pipelined_and_lock_step_probes_give_the_same_verdicts(probe, lab, monkeypatch, domain):
+def test_pipelined_and_lock_step_probes_give_the_same_verdicts(probe, lab, domain):
     pipelined = probe(domain, *LOCAL_PARTS)
     lab.reset()  # greylisting memory too: the second run must meet the same server
-    monkeypatch.setenv(PIPELINING_SWITCH, "0")
-    lock_step = probe(domain, *LOCAL_PARTS)
+    lock_step = probe(domain, *LOCAL_PARTS, smtp_pipelining=False)
     assert _view(pipelined) == _view(lock_step)
 
 
@@ -57,9 +55,8 @@ def test_a_server_without_pipelining_is_spoken_to_in_lock_step(probe, lab):
     assert [count for _, count in _replies_before(lab, "no-pipelining")[0]] == [1, 2, 3, 4, 5]
 
 
-def test_the_switch_turns_pipelining_off(probe, lab, monkeypatch):
-    monkeypatch.setenv(PIPELINING_SWITCH, "off")
-    probe("mailbox.test", "alice", "bob", check_catch_all=False)
+def test_the_switch_turns_pipelining_off(probe, lab):
+    probe("mailbox.test", "alice", "bob", check_catch_all=False, smtp_pipelining=False)
     assert [count for _, count in _replies_before(lab, "mailbox")[0]] == [1, 2, 3, 4, 5]
 
 

@@ -9,7 +9,8 @@ RFC 2920 PIPELINING: where the server advertises it, MAIL FROM and the session's
 write (``mail_from(..., pipelined=...)``) and their replies are read back one by one, in order, as each
 command asks for its reply; each read is bounded exactly like a lock-step command's, and each reply is
 kept as the same evidence. Any other command first reads the replies still owed (``_drain``), so a reply
-is never taken for the wrong command. ``SMTP_PIPELINING=0`` switches it off (lock-step everywhere).
+is never taken for the wrong command. ``SMTP_PIPELINING=false`` (``EngineConfig.smtp_pipelining``)
+switches it off: lock-step everywhere.
 
 Every wait is bounded: connect by ``SMTP_CONNECT_TIMEOUT``, the greeting by ``SMTP_BANNER_TIMEOUT``, each
 command by ``SMTP_TIMEOUT``, all of them by the group's ``Deadline``. Under gevent these sockets are
@@ -18,7 +19,6 @@ cooperative, so a tarpit costs a greenlet its timeout, not the worker its life.
 
 from __future__ import annotations
 
-import os
 import smtplib
 import socket
 import ssl
@@ -33,13 +33,6 @@ from verifier.smtp.evidence import ReplyEvidence, parse_reply
 
 Reply = tuple[int, bytes]
 _FAILURES = (OSError, smtplib.SMTPException, DeadlineExceeded, UnicodeError)
-PIPELINING_SWITCH = "SMTP_PIPELINING"
-
-
-def pipelining_enabled() -> bool:
-    """The RFC 2920 switch, read from the environment at each probe (so a worker, the benchmark or a test
-    can turn it off without a code change): on unless ``SMTP_PIPELINING`` is 0/false/no/off."""
-    return os.environ.get(PIPELINING_SWITCH, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +110,7 @@ class ProbeSession:
     @property
     def pipelining(self) -> bool:
         """The server advertised RFC 2920 PIPELINING (after TLS, if any) and our switch is on."""
-        return self._client.has_extn("pipelining") and pipelining_enabled()
+        return self._client.has_extn("pipelining") and self._config.smtp_pipelining
 
     def open(self) -> ReplyEvidence:
         """TCP connect and read the greeting (a 220 makes the session alive)."""
