@@ -17,9 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sqlalchemy import insert
+from sqlalchemy import Table, insert
 from sqlalchemy.orm import Session
 
+from models.base import Base
 from models.jobs import ItemState, JobItem, JobKind, JobStatus, ValidationJob
 from services import clock, job_events
 from services.auth import AuthContext
@@ -30,6 +31,18 @@ from services.usage import Then
 from verifier.engine import Options, assemble, syntax_failure_result
 from verifier.results import Severity, ValidationResult
 from verifier.syntax import SyntaxFailure
+
+
+# Built once: the values come as execute parameters, so no per-request statement construction (measured:
+# building ``insert(...).values(...)`` was a fifth of ``record``'s CPU).
+def _table(model: type[Base]) -> Table:
+    table = model.__table__
+    assert isinstance(table, Table)
+    return table
+
+
+_INSERT_JOB = insert(_table(ValidationJob)).returning(_table(ValidationJob).c.id)
+_INSERT_ITEM = insert(_table(JobItem))
 
 
 class ChargeWith(Protocol):
@@ -52,10 +65,9 @@ def validate_quick(
 def record(session: Session, auth: AuthContext, quick: QuickValidation) -> None:
     """The completed job of one, its item and ``validation.completed``: Core inserts, no ORM unit of work
     (the rows are never read back in this request)."""
-    job = insert(ValidationJob).values(**quick.job_row(auth)).returning(ValidationJob.id)
-    job_id = session.execute(job).scalar_one()
+    job_id = session.execute(_INSERT_JOB, quick.job_row(auth)).scalar_one()
     stored = quick.result.to_dict()
-    session.execute(insert(JobItem).values(job_id=job_id, **quick.item_row(stored)))
+    session.execute(_INSERT_ITEM, {"job_id": job_id, **quick.item_row(stored)})
     job_events.emit_validation_completed(session, auth.account.id, auth.key.id, stored, elapsed_ms=0)
 
 
