@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import time
 from typing import Any
 
 from sqlalchemy import select
@@ -13,7 +12,7 @@ from sqlalchemy import select
 from models.session import transaction
 from models.usage import UsagePeriod
 from tests.fixtures.db import Persona, add_key
-from tests.workers.harness import Api, Worker
+from tests.workers.harness import Api, Worker, poll_until_finished
 
 DOMAINS = [f"bench-{i:03d}.test" for i in range(10)]
 
@@ -31,12 +30,7 @@ def upload_csv(api: Api, persona: Persona, rows: list[str], header: bool = True,
 
 
 def wait_finished(api: Api, persona: Persona, job_id: str, timeout: float = 90) -> dict[str, Any]:
-    give_up = time.monotonic() + timeout
-    while True:
-        body: dict[str, Any] = api.call("get", f"/bulk/jobs/{job_id}", persona).json()
-        if body["status"] in ("completed", "cancelled", "failed") or time.monotonic() > give_up:
-            return body
-        time.sleep(0.25)
+    return poll_until_finished(api, persona, f"/bulk/jobs/{job_id}", timeout)
 
 
 def test_a_csv_list_goes_from_upload_to_download(api: Api, worker: Worker, owner: Persona) -> None:

@@ -168,9 +168,14 @@ def api(job_env: dict[str, str]) -> Iterator[Api]:
 
 def wait_for(api: Api, persona: Any, batch_id: str, timeout: float = 60.0) -> dict[str, Any]:
     """Poll the results URL until the job has finished; its body."""
+    return poll_until_finished(api, persona, f"/batches/{batch_id}/results?limit=1000", timeout)
+
+
+def poll_until_finished(api: Api, persona: Any, path: str, timeout: float) -> dict[str, Any]:
+    """GET ``path`` until the job it shows has finished (or ``timeout`` passed); the last body."""
     give_up = time.monotonic() + timeout
     while True:
-        body: dict[str, Any] = api.call("get", f"/batches/{batch_id}/results?limit=1000", persona).json()
+        body: dict[str, Any] = api.call("get", path, persona).json()
         if body["status"] in ("completed", "cancelled", "failed") or time.monotonic() > give_up:
             return body
         time.sleep(0.2)
