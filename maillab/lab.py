@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
-from collections.abc import Mapping
 from types import TracebackType
 from typing import Any
 
@@ -148,8 +147,3 @@ def _check_free(port: int, ips: tuple[str, ...]) -> None:
     for ip in ips:
         with socket.socket() as probe:
             probe.bind((ip, port))
-
-
-def servers_by_ip(lab: MailLab) -> Mapping[str, LabSmtpServer]:
-    """The lab's servers keyed by the IP they listen on."""
-    return {server.spec.ip: server for server in lab.servers.values()}

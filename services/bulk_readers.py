@@ -18,8 +18,6 @@ import ijson
 
 from services.job_errors import BadUpload
 
-FORMATS = ("csv", "json")
-
 
 def addresses(stream: IO[bytes], fmt: str) -> Iterator[str]:
     """The addresses of ``stream`` in file order; ``BadUpload`` names what could not be read."""

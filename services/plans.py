@@ -50,9 +50,6 @@ class Plan:
         """The checks this plan runs, in spec 2.2 order; a check a plan lacks is not run at all."""
         return FEATURES[self.tier]
 
-    def has(self, feature: Feature) -> bool:
-        return feature in FEATURES[self.tier]
-
 
 # Spec 8.1 also quotes 694/minute for Enterprise once; the table value (2,000) is the one we use.
 PLANS: dict[Tier, Plan] = {

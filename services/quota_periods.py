@@ -52,11 +52,6 @@ def period_containing(anchor: datetime, at: datetime) -> Period:
     return Period(_nth_start(anchor, n), _nth_start(anchor, n + 1))
 
 
-def period_after(anchor: datetime, period: Period) -> Period:
-    """The period that follows ``period`` for the same anchor (used when beat closes one)."""
-    return period_containing(anchor, period.end)
-
-
 def seconds_until(instant: datetime, now: datetime) -> int:
     """Whole seconds to wait, rounded up and at least 1 (a ``Retry-After: 0`` invites a busy loop)."""
     return max(math.ceil((instant - now).total_seconds()), 1)
