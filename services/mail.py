@@ -24,8 +24,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from models.mail import MailStatus, OutboundMail
-from models.session import transaction
 from services import clock, mail_relay
+from services.due_work import work_through_due
 from services.mail_relay import PermanentFailure, Relay, TemporaryFailure
 from settings import get_settings
 
@@ -74,15 +74,7 @@ def send_due(*, limit: int = SEND_LIMIT) -> int:
     """Make one attempt for each queued message that is due; returns how many attempts were made."""
     settings = get_settings()
     relay = Relay.from_url(settings.mail_smtp_url, settings.mail_ca_bundle)
-    attempted = 0
-    while attempted < limit:
-        with transaction() as session:
-            mail = _lock_next_due(session)
-            if mail is None:
-                break
-            attempt(mail, relay)
-        attempted += 1
-    return attempted
+    return work_through_due(_lock_next_due, lambda _session, mail: attempt(mail, relay), limit=limit)
 
 
 def _lock_next_due(session: Session) -> OutboundMail | None:

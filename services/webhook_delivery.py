@@ -21,9 +21,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from models.events import Event
-from models.session import transaction
 from models.webhooks import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from services import clock, outbound_http
+from services.due_work import work_through_due
 from services.events import envelope
 from services.outbound_http import DeliveryError, PostResult
 from verimail_webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, compute_signature
@@ -41,15 +41,7 @@ SWEEP_LIMIT = 100
 
 def deliver_due(*, event_id: str | None = None, limit: int = SWEEP_LIMIT) -> int:
     """Make one attempt for each due pending delivery (of ``event_id`` only, if given); returns how many."""
-    attempted = 0
-    while attempted < limit:
-        with transaction() as session:
-            delivery = _lock_next_due(session, event_id)
-            if delivery is None:
-                break
-            attempt(session, delivery)
-        attempted += 1
-    return attempted
+    return work_through_due(lambda session: _lock_next_due(session, event_id), attempt, limit=limit)
 
 
 def _lock_next_due(session: Session, event_id: str | None) -> WebhookDelivery | None:
