@@ -89,7 +89,7 @@ def _open_database(env: dict[str, str]) -> None:
 
 def _account(env: dict[str, str]) -> str:
     code = (
-        "from services.accounts import open_account; from services.plans import Tier; "
+        "from services.accounts import open_account; from services.usage.plans import Tier; "
         "print(open_account('bench@example.com', Tier.ENTERPRISE_PLUS).admin_key.secret)"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=True, capture_output=True)

@@ -9,7 +9,7 @@ from sqlalchemy import BigInteger, CheckConstraint, ForeignKey, Identity, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from models.base import Base, Timestamped
-from services.plans import Tier
+from services.usage.plans import Tier
 
 if TYPE_CHECKING:
     from models.keys import ApiKey

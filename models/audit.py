@@ -10,8 +10,8 @@ from sqlalchemy import BigInteger, ForeignKey, Identity, Index, String, Text, fu
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
+from core import clock
 from models.base import Base
-from services import clock
 
 
 class AuditEvent(StrEnum):

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 from sqlalchemy import DateTime, MetaData, func
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from services import clock
+from core import clock
 
 # Named constraints make Alembic migrations reproducible: autogenerate and hand-written downgrades refer to
 # the same names on every database.
@@ -27,7 +27,7 @@ class Base(DeclarativeBase):
 
 
 class Timestamped:
-    """created_at/updated_at set from ``services.clock`` so tests that move time see it in the rows."""
+    """created_at/updated_at set from ``core.clock`` so tests that move time see it in the rows."""
 
     created_at: Mapped[datetime] = mapped_column(default=clock.now, server_default=func.now())
     updated_at: Mapped[datetime] = mapped_column(

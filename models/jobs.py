@@ -23,8 +23,8 @@ from sqlalchemy import BigInteger, ForeignKey, Identity, Index, Integer, SmallIn
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
+from core import clock
 from models.base import Base
-from services import clock
 
 
 class JobKind(StrEnum):

@@ -51,7 +51,7 @@ class ApiKey(Timestamped, Base):
     secret_issued_at: Mapped[datetime] = mapped_column(index=True)
     auto_rotate: Mapped[bool] = mapped_column(default=False, server_default=false())
     deactivated_at: Mapped[datetime | None]
-    # When the key last authenticated a request, to the minute (``services.key_usage``); null if never.
+    # When the key last authenticated a request, to the minute (``services.keys.last_used``); null if never.
     last_used_at: Mapped[datetime | None]
 
     account: Mapped[Account] = relationship(back_populates="keys")

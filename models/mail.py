@@ -8,8 +8,8 @@ from enum import StrEnum
 from sqlalchemy import BigInteger, CheckConstraint, ForeignKey, Identity, Index, Integer, String, Text, func
 from sqlalchemy.orm import Mapped, mapped_column
 
+from core import clock
 from models.base import Base
-from services import clock
 
 
 class MailStatus(StrEnum):

@@ -8,8 +8,8 @@ from enum import StrEnum
 from sqlalchemy import BigInteger, ForeignKey, Identity, LargeBinary, String, UniqueConstraint, func
 from sqlalchemy.orm import Mapped, mapped_column
 
+from core import clock
 from models.base import Base
-from services import clock
 
 
 class Milestone(StrEnum):

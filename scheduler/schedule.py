@@ -32,9 +32,9 @@ BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     },
     # Key rotation (spec 3.1) is counted in days; every 15 minutes keeps the warnings, day-90 rotations and
     # day-97 deactivations within a quarter of an hour of their moment, and retries queued emails (their
-    # backoff starts at 5 minutes). Concurrent or repeated ticks are harmless (services.rotation).
+    # backoff starts at 5 minutes). Concurrent or repeated ticks are harmless (services.keys.rotation).
     "rotation-sweep-keys": {
-        "task": "tasks.rotation.sweep_key_rotation",
+        "task": "tasks.keys.sweep_key_rotation",
         "schedule": 900.0,
         "options": {"expires": 900.0},
     },
@@ -48,7 +48,7 @@ BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     # Validation jobs: groups whose worker died (lease expired), whose message was lost, or whose greylisting
     # retry is due, and bulk lists never planned. A missed tick delays them by one interval, never loses them.
     "jobs-sweep": {
-        "task": "tasks.validation.sweep_jobs",
+        "task": "tasks.jobs.sweep_jobs",
         "schedule": _JOB_SWEEP_SECONDS,
         "options": {"expires": _JOB_SWEEP_SECONDS},
     },

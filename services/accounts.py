@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core import clock
 from models.accounts import Account
 from models.session import transaction
-from services import clock, keys
 from services.errors import NotFound
-from services.plans import Tier
-from services.scopes import ADMIN
+from services.keys import lifecycle
+from services.keys.scopes import ADMIN
+from services.usage.plans import Tier
 
 
 @dataclass(frozen=True)
 class OpenedAccount:
     account: Account
-    admin_key: keys.IssuedKey
+    admin_key: lifecycle.IssuedKey
 
 
 def open_account(email: str, tier: Tier, name: str | None = None) -> OpenedAccount:
@@ -26,14 +27,14 @@ def open_account(email: str, tier: Tier, name: str | None = None) -> OpenedAccou
         )
         session.add(account)
         session.flush()
-        issued = keys.issue(session, account, keys.KeySpec(name="Admin key", scopes=(ADMIN,)))
+        issued = lifecycle.issue(session, account, lifecycle.KeySpec(name="Admin key", scopes=(ADMIN,)))
     return OpenedAccount(account=account, admin_key=issued)
 
 
-def issue_admin_key(account_id: int, name: str = "Recovery admin key") -> keys.IssuedKey:
+def issue_admin_key(account_id: int, name: str = "Recovery admin key") -> lifecycle.IssuedKey:
     """A new ``*:*`` key for an existing account: the way back in after revoke-all (operators only)."""
     with transaction() as session:
         account = session.get(Account, account_id)
         if account is None:
             raise NotFound(f"No account with id {account_id}.")
-        return keys.issue(session, account, keys.KeySpec(name=name, scopes=(ADMIN,)))
+        return lifecycle.issue(session, account, lifecycle.KeySpec(name=name, scopes=(ADMIN,)))

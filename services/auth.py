@@ -17,8 +17,9 @@ from models.accounts import Account
 from models.audit import AuditEvent
 from models.keys import ApiKey
 from models.session import transaction
-from services import allowlist, audit, key_secrets, key_usage, once_a_minute, scopes
+from services import audit, once_a_minute
 from services.errors import InsufficientPermissions, InvalidApiKey, IpNotAllowed, MissingApiKey
+from services.keys import allowlist, last_used, scopes, secrets
 
 INVALID_MESSAGE = "The API key is not valid: it may be mistyped, revoked or deactivated."
 
@@ -41,7 +42,7 @@ def authenticate(credential: str | None, origin: audit.Origin) -> AuthContext:
     """Find the key behind ``credential`` and check it may be used from ``origin.ip``."""
     if not credential:
         raise MissingApiKey("No API key supplied. Send it in the X-API-Key header.")
-    is_publishable = credential.startswith(key_secrets.PUBLISHABLE_PREFIX)
+    is_publishable = credential.startswith(secrets.PUBLISHABLE_PREFIX)
     key = _find_key(credential, is_publishable)
     if key is None or not key.is_usable:
         _record_failure(key, origin)
@@ -53,7 +54,7 @@ def authenticate(credential: str | None, origin: audit.Origin) -> AuthContext:
             client_ip=origin.ip,
             allowed=key.allowed_ips,
         )
-    key_usage.note_use(key)
+    last_used.note_use(key)
     return AuthContext(account=key.account, key=key, is_publishable=is_publishable, origin=origin)
 
 
@@ -71,13 +72,13 @@ def _find_key(credential: str, is_publishable: bool) -> ApiKey | None:
     stmt = select(ApiKey).options(joinedload(ApiKey.account))
     if is_publishable:
         stmt = stmt.where(ApiKey.publishable_key == credential)
-    elif credential.startswith(key_secrets.SECRET_PREFIX):
-        stmt = stmt.where(ApiKey.secret_hash == key_secrets.hash_secret(credential))
+    elif credential.startswith(secrets.SECRET_PREFIX):
+        stmt = stmt.where(ApiKey.secret_hash == secrets.hash_secret(credential))
     else:
         return None
     with transaction() as session:
         key = session.scalars(stmt).one_or_none()
-    if key is not None and not is_publishable and not key_secrets.matches(credential, key.secret_hash):
+    if key is not None and not is_publishable and not secrets.matches(credential, key.secret_hash):
         return None
     return key
 

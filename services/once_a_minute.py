@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 from redis.exceptions import RedisError
 
-from services import clock
+from core import clock
 from services.redis_client import get_redis, key
 
 MARKER_TTL_SECONDS = 120

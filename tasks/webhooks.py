@@ -2,21 +2,21 @@
 
 ``sweep_due_deliveries`` runs on every beat tick; ``deliver_event`` is the after-commit nudge for a new
 event. Both only say "look now": which attempt is due, and whether it was already made, is decided under
-a row lock in ``services.webhook_delivery``, so a duplicated, late or lost message changes nothing.
+a row lock in ``services.webhooks.delivery``, so a duplicated, late or lost message changes nothing.
 """
 
 from __future__ import annotations
 
 from celery import shared_task
 
-from services import webhook_delivery
+from services.webhooks import delivery
 
 
 @shared_task(name="tasks.webhooks.sweep_due_deliveries", ignore_result=True)  # type: ignore[untyped-decorator]  # celery has no type hints
 def sweep_due_deliveries() -> int:
-    return webhook_delivery.deliver_due()
+    return delivery.deliver_due()
 
 
 @shared_task(name="tasks.webhooks.deliver_event", ignore_result=True)  # type: ignore[untyped-decorator]  # celery has no type hints
 def deliver_event(event_id: str) -> int:
-    return webhook_delivery.deliver_due(event_id=event_id)
+    return delivery.deliver_due(event_id=event_id)

@@ -9,7 +9,7 @@ from email_validator import EmailNotValidError, validate_email
 from flask.cli import AppGroup
 
 from services import accounts as accounts_service
-from services.plans import Tier
+from services.usage.plans import Tier
 
 accounts = AppGroup("accounts", help="Open accounts and issue their admin keys.")
 

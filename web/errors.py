@@ -19,11 +19,11 @@ from werkzeug.exceptions import HTTPException
 
 from services import errors as service
 from services.errors import CodedError, ServiceError
-from services.job_errors import BadUpload, BatchEmpty, BatchTooLarge, JobNotFinished
-from services.job_idempotency import IdempotencyKeyReused, IdempotentRequestInProgress
-from services.limits import RateLimited
-from services.quota import QuotaExhausted
-from services.webhooks import EndpointLimitReached
+from services.jobs.errors import BadUpload, BatchEmpty, BatchTooLarge, JobNotFinished
+from services.jobs.idempotency import IdempotencyKeyReused, IdempotentRequestInProgress
+from services.usage.quota import QuotaExhausted
+from services.usage.rate_limits import RateLimited
+from services.webhooks.endpoints import EndpointLimitReached
 
 log = logging.getLogger(__name__)
 

@@ -1,12 +1,12 @@
 """The ``Idempotency-Key`` request header of job creation, and ``Idempotent-Replayed`` on a replay (as
-Stripe names it), for ``POST /validate/batch`` and ``POST /bulk/jobs`` (rules in services.job_idempotency)."""
+Stripe names it), for ``POST /validate/batch`` and ``POST /bulk/jobs`` (rules in services.jobs.idempotency)."""
 
 from __future__ import annotations
 
 from flask import Response, request
 
-from services.job_idempotency import HEADER, parse_key
-from services.jobs import Submitted
+from services.jobs.idempotency import HEADER, parse_key
+from services.jobs.submit import Submitted
 
 
 def idempotency_key() -> str | None:

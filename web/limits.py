@@ -13,7 +13,7 @@ Headers (docs/plans.md lists them for clients):
 A response to a request that failed authentication has no account, so it carries none of these. Reading
 the windows and the quota for headers is best effort: if Redis or Postgres is unreachable the response
 goes out without them rather than failing (or masking the real error of) a request that had nothing to do
-with limits. Admission itself is not best effort.
+with rate_limits. Admission itself is not best effort.
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from flask import Flask, Response, g
 from redis.exceptions import RedisError
 from sqlalchemy.exc import SQLAlchemyError
 
-from services import limits, usage, usage_errors
 from services.auth import AuthContext
-from services.limits import RateLimited, RateStatus
-from services.quota import QuotaExhausted, QuotaState, QuotaStatus
-from services.usage import Charge
+from services.usage import charging, rate_limits, recent_errors
+from services.usage.charging import Charge
+from services.usage.quota import QuotaExhausted, QuotaState, QuotaStatus
+from services.usage.rate_limits import RateLimited, RateStatus
 from web import errors
 
 P = ParamSpec("P")
@@ -46,18 +46,18 @@ def rate_limited(view: Callable[P, R]) -> Callable[P, R]:
 
     @wraps(view)
     def admitted(*args: P.args, **kwargs: P.kwargs) -> R:
-        g.rate_status = limits.admit_request(g.auth)
+        g.rate_status = rate_limits.admit_request(g.auth)
         return view(*args, **kwargs)
 
     setattr(admitted, RATE_LIMITED, True)  # read by /openapi.json (its 429 answers)
     return admitted
 
 
-def charge(count: int, idempotency_key: str, *, then: usage.Then | None = None) -> Charge:
-    """Charge this request's validations to the caller's quota (see ``services.usage``; ``then`` commits
+def charge(count: int, idempotency_key: str, *, then: charging.Then | None = None) -> Charge:
+    """Charge this request's validations to the caller's quota (see ``services.usage.charging``; ``then`` commits
     with the charge)."""
     auth: AuthContext = g.auth
-    charged = usage.charge_validations(auth.account, count, idempotency_key, by=auth, then=then)
+    charged = charging.charge_validations(auth.account, count, idempotency_key, by=auth, then=then)
     g.quota_status = charged.status
     return charged
 
@@ -83,8 +83,8 @@ def add_limit_headers(response: Response) -> Response:
     if auth is None:
         return response
     try:
-        rate: RateStatus = g.get("rate_status") or limits.peek(auth.account)
-        quota: QuotaStatus = g.get("quota_status") or usage.current_status(auth.account)
+        rate: RateStatus = g.get("rate_status") or rate_limits.peek(auth.account)
+        quota: QuotaStatus = g.get("quota_status") or charging.current_status(auth.account)
     except (RedisError, SQLAlchemyError):
         log.warning("limit headers left out: Redis or Postgres unreachable", exc_info=True)
         return response
@@ -119,9 +119,9 @@ def _warning_text(quota: QuotaStatus) -> str:
 def count_error(response: Response) -> Response:
     """``after_request``: count 400/429/5xx answers for ``recentErrors`` (best effort, like the headers)."""
     auth: AuthContext | None = g.get("auth")
-    if auth is not None and usage_errors.field_for(response.status_code):
+    if auth is not None and recent_errors.field_for(response.status_code):
         try:
-            usage_errors.record(auth.account.id, response.status_code)
+            recent_errors.record(auth.account.id, response.status_code)
         except RedisError:
             log.warning("error answer not counted: Redis unreachable", exc_info=True)
     return response

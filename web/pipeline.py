@@ -19,8 +19,8 @@ from flask import Flask, Response, g, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from models.keys import KeyStatus
-from services import rotation_policy
-from services.events import iso
+from services.keys import rotation_policy
+from services.webhooks.events import iso
 from web import body_limits, limits
 from web.auth import authenticate_request
 from web.client_ip import client_ip

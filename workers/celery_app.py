@@ -22,9 +22,8 @@ from workers.queues import TASK_QUEUES, TASK_ROUTES
 TASK_MODULES: list[str] = [  # later issues register their task modules here (tasks.<capability>)
     "tasks.webhooks",
     "tasks.usage",
-    "tasks.rotation",
-    "tasks.validation",
-    "tasks.probes",
+    "tasks.keys",
+    "tasks.jobs",
     "tasks.retention",
 ]
 

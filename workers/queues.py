@@ -11,5 +11,5 @@ from kombu.entity import Queue
 TASK_QUEUES = (Queue("default"), Queue("probes"))  # type: ignore[no-untyped-call]
 
 TASK_ROUTES = {
-    "tasks.probes.*": {"queue": "probes"},
+    "tasks.jobs.probe_group": {"queue": "probes"},
 }

@@ -9,11 +9,12 @@ from datetime import timedelta
 
 from sqlalchemy import insert, select
 
+from core import clock
 from models.accounts import Account
 from models.jobs import ItemState, JobItem, JobKind, JobStatus, ValidationJob
 from models.session import transaction
-from services import clock, usage
-from services.jobs import new_public_id
+from services.jobs.submit import new_public_id
+from services.usage import charging
 from tests.fixtures.db import Persona
 from tests.workers.harness import Api, Worker, wait_for
 
@@ -27,7 +28,7 @@ def test_abandoned_uploads_are_deleted_unless_they_were_paid_for(
     paid = _abandoned_upload(owner)
     with transaction() as session:
         account = session.get_one(Account, owner.account_id)
-    usage.charge_validations(account, len(EMAILS), paid)  # the charge went through, the answer never left
+    charging.charge_validations(account, len(EMAILS), paid)  # the charge went through, the answer never left
 
     _wait_until(lambda: _status(paid) not in (None, JobStatus.UPLOADING.value))
     finished = wait_for(api, owner, paid)

@@ -8,10 +8,12 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from core import clock
 from models import Account
 from models import session as db_session
-from services import clock, event_payloads, events, quota_reset, usage, webhook_delivery
-from services.plans import Tier
+from services.usage import charging, period_close
+from services.usage.plans import Tier
+from services.webhooks import delivery, events, payloads
 from tests.fixtures.db import Persona, open_persona
 from tests.webhooks.conftest import subscribe
 from tests.webhooks.receiver import Receiver
@@ -20,7 +22,7 @@ from verifier.results import CheckResult, Severity, ValidationResult
 
 def delivered(receiver: Receiver) -> list[dict[str, Any]]:
     """Run the sweeper, then what the receiver accepted (every delivery must have verified)."""
-    webhook_delivery.deliver_due()
+    delivery.deliver_due()
     assert all(item.verified for item in receiver.received)
     return receiver.events()
 
@@ -64,10 +66,10 @@ def test_quota_warning_exceeded_and_reset_from_usage_and_the_period_sweep(
     subscribe(client, growth, receiver, ["quota.warning", "quota.exceeded", "quota.reset"])
     with db_session.transaction() as session:
         account = session.get_one(Account, growth.account_id)
-    usage.charge_validations(account, 4_000, "first-run")
-    usage.charge_validations(account, 1_000, "second-run")
+    charging.charge_validations(account, 4_000, "first-run")
+    charging.charge_validations(account, 1_000, "second-run")
     clock.move(timedelta(days=32))
-    quota_reset.close_ended_periods()
+    period_close.close_ended_periods()
     by_type = {event["type"]: event["data"] for event in delivered(receiver)}
     assert list(by_type) == ["quota.warning", "quota.exceeded", "quota.reset"]
     assert (by_type["quota.warning"]["limit"], by_type["quota.warning"]["used"]) == (5_000, 4_000)
@@ -93,11 +95,11 @@ def test_validation_completed_and_batch_completed_payloads(
             session,
             owner.account_id,
             "validation.completed",
-            event_payloads.validation_completed(result.to_dict(), 120, owner.key_id),
+            payloads.validation_completed(result.to_dict(), 120, owner.key_id),
         )
         counts = {"total": 3, "valid": 1, "invalid": 1, "warning": 1}
         events.emit(
-            session, owner.account_id, "batch.completed", event_payloads.batch_completed("b_1", counts, 900)
+            session, owner.account_id, "batch.completed", payloads.batch_completed("b_1", counts, 900)
         )
     validation, batch = delivered(receiver)
     assert validation["data"] == {

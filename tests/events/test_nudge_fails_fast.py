@@ -17,7 +17,7 @@ from sqlalchemy import select
 import workers.celery_app
 from models import WebhookDelivery
 from models import session as db_session
-from services import events, webhook_dispatch
+from services.webhooks import dispatch, events
 from settings import get_settings
 from tests.fixtures.db import Persona
 from tests.limits.test_redis_restart import OwnRedis
@@ -49,7 +49,7 @@ class SilentBroker:
 
 def use_broker(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
     monkeypatch.setattr(workers.celery_app, "app", create_celery(replace(get_settings(), redis_url=url)))
-    monkeypatch.setattr(webhook_dispatch, "_skip_until", 0.0)
+    monkeypatch.setattr(dispatch, "_skip_until", 0.0)
 
 
 @pytest.fixture
@@ -81,10 +81,10 @@ def test_nudges_are_published_again_once_the_broker_is_back(monkeypatch: pytest.
     try:
         use_broker(monkeypatch, broker.url)
         broker.stop()
-        assert webhook_dispatch.send_nudge("evt_outage") is False
+        assert dispatch.send_nudge("evt_outage") is False
         broker.start()
-        monkeypatch.setattr(webhook_dispatch, "_skip_until", 0.0)  # the back-off has passed
-        assert webhook_dispatch.send_nudge("evt_after") is True
+        monkeypatch.setattr(dispatch, "_skip_until", 0.0)  # the back-off has passed
+        assert dispatch.send_nudge("evt_after") is True
         assert broker.keys() > 0  # the message waits in the broker's queue
     finally:
         broker.stop()

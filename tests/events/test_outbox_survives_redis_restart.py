@@ -22,7 +22,7 @@ from sqlalchemy import select
 import workers.celery_app
 from models import WebhookDelivery
 from models import session as db_session
-from services import events, webhook_dispatch
+from services.webhooks import dispatch, events
 from settings import get_settings
 from tests.fixtures.db import Persona
 from tests.limits.test_redis_restart import OwnRedis
@@ -43,7 +43,7 @@ def broker(monkeypatch: pytest.MonkeyPatch, webhook_env: None) -> Iterator[OwnRe
     server.start()
     celery = create_celery(replace(get_settings(), redis_url=server.url))
     monkeypatch.setattr(workers.celery_app, "app", celery)
-    monkeypatch.setattr(webhook_dispatch, "_skip_until", 0.0)
+    monkeypatch.setattr(dispatch, "_skip_until", 0.0)
     yield server
     server.stop()
 

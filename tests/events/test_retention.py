@@ -8,11 +8,14 @@ from datetime import timedelta
 from flask.testing import FlaskClient
 from sqlalchemy import select
 
+from core import clock
 from models import Event
 from models import session as db_session
 from models.mail import OutboundMail
 from scheduler.schedule import BEAT_SCHEDULE
-from services import clock, events, mail, retention, webhook_delivery
+from services import retention
+from services.mail import outbox
+from services.webhooks import delivery, events
 from tests.fixtures.db import Persona
 from tests.mail.mailbox import Mailbox, mailbox
 from tests.webhooks.conftest import Subscription
@@ -32,7 +35,9 @@ def emit(persona: Persona, previous_usage: int) -> str:
 
 def queue_mail(persona: Persona, subject: str) -> None:
     with db_session.transaction() as session:
-        mail.queue(session, persona.account_id, mail.Draft("owner@example.com", subject, "text", "<p>h</p>"))
+        outbox.queue(
+            session, persona.account_id, outbox.Draft("owner@example.com", subject, "text", "<p>h</p>")
+        )
 
 
 def logged_event_ids(client: FlaskClient, persona: Persona, endpoint_id: int) -> list[str]:
@@ -58,12 +63,12 @@ def test_finished_records_are_purged_after_the_retention_period_and_due_ones_sta
 ) -> None:
     start = clock.now()
     emit(owner, 1)
-    webhook_delivery.deliver_due()
+    delivery.deliver_due()
     queue_mail(owner, "sent long ago")
-    mail.send_due()
+    outbox.send_due()
     receiver.status = 500
     pending = emit(owner, 2)
-    webhook_delivery.deliver_due()  # first attempt fails: pending, retried in a minute
+    delivery.deliver_due()  # first attempt fails: pending, retried in a minute
     queue_mail(owner, "still queued")  # never sent: the relay is not asked again in this test
 
     # The purge is global: other tests' leftovers may go too, so only this account's rows are asserted.

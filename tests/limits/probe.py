@@ -18,14 +18,15 @@ from flask.testing import FlaskClient
 from sqlalchemy import func, select
 from werkzeug.test import TestResponse
 
+from core import clock
 from models.accounts import Account
 from models.events import Event
 from models.session import transaction
 from models.usage import UsagePeriod
 from models.webhooks import WebhookEndpoint
-from services import clock, usage
 from services.errors import InvalidField
-from services.events import EVENT_TYPES
+from services.usage import charging
+from services.webhooks.events import EVENT_TYPES
 from tests.fixtures.db import create_test_app
 from web.auth import require_scope
 from web.limits import charge, rate_limited
@@ -126,4 +127,4 @@ def load_account(account_id: int) -> Account:
 
 def fill(account_id: int, count: int) -> None:
     """Charge ``count`` validations straight through the service, as earlier traffic would have."""
-    usage.charge_validations(load_account(account_id), count, f"fill-{uuid.uuid4().hex}")
+    charging.charge_validations(load_account(account_id), count, f"fill-{uuid.uuid4().hex}")

@@ -9,7 +9,7 @@ from datetime import datetime
 from flask import Flask
 
 from models.usage import UsageCharge
-from services.plans import Tier
+from services.usage.plans import Tier
 from tests.fixtures.db import open_persona
 from tests.limits.probe import count_rows, usage_of
 

@@ -12,8 +12,8 @@ from datetime import datetime, timedelta
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from services import clock
-from services.plans import Tier
+from core import clock
+from services.usage.plans import Tier
 from tests.fixtures.db import open_persona
 from tests.limits.probe import fill, usage_of, validate_n
 from web.openapi_headers import HEADERS

@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 
 from models.jobs import ValidationJob
 from models.session import transaction
-from services.plans import Tier
+from services.usage.plans import Tier
 from tests.fixtures.db import open_persona
 from tests.limits.probe import fill, usage_of
 

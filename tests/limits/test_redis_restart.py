@@ -16,8 +16,9 @@ import pytest
 import redis
 from flask.testing import FlaskClient
 
-from services import clock, redis_client
-from services.plans import Tier
+from core import clock
+from services import redis_client
+from services.usage.plans import Tier
 from settings import get_settings
 from tests.fixtures.db import open_persona
 from tests.limits.probe import body, usage_of, validate_n

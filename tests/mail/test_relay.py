@@ -14,8 +14,8 @@ from sqlalchemy import select
 
 from models.mail import MailStatus, OutboundMail
 from models.session import transaction
-from services import mail
-from services.mail_relay import Relay
+from services.mail import outbox
+from services.mail.relay import Relay
 from settings import ConfigError, Settings, get_settings
 from tests.mail.mailbox import Mailbox, point_mail_at, start_server
 
@@ -83,8 +83,8 @@ def test_mail_ca_bundle_must_be_a_readable_file(tmp_path: Path) -> None:
 def send_one() -> str:
     recipient = f"owner-{secrets.token_hex(4)}@example.com"
     with transaction() as session:
-        mail.queue(session, None, mail.Draft(recipient, "TLS", "text\n", "<p>html</p>"))
-    mail.send_due()
+        outbox.queue(session, None, outbox.Draft(recipient, "TLS", "text\n", "<p>html</p>"))
+    outbox.send_due()
     return recipient
 
 

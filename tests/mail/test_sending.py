@@ -7,17 +7,18 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
+from core import clock
 from models.mail import MailStatus, OutboundMail
 from models.session import transaction
-from services import clock, mail
+from services.mail import outbox
 from tests.mail.mailbox import Mailbox, free_port, point_mail_at
 
 
 def queue_one(subject: str = "Hello") -> tuple[int, str]:
     recipient = f"owner-{secrets.token_hex(4)}@example.com"
-    draft = mail.Draft(recipient, subject, "Plain words.\n", "<p>Plain <strong>words</strong>.</p>")
+    draft = outbox.Draft(recipient, subject, "Plain words.\n", "<p>Plain <strong>words</strong>.</p>")
     with transaction() as session:
-        return mail.queue(session, None, draft).id, recipient
+        return outbox.queue(session, None, draft).id, recipient
 
 
 def row(mail_id: int) -> OutboundMail:
@@ -28,7 +29,7 @@ def row(mail_id: int) -> OutboundMail:
 def test_a_queued_email_arrives_with_a_text_and_an_html_part(mailbox: Mailbox, database_url: str) -> None:
     mail_id, recipient = queue_one("Your key")
 
-    mail.send_due()
+    outbox.send_due()
 
     [received] = mailbox.to(recipient)
     assert received.message["Subject"] == "Your key"
@@ -45,8 +46,8 @@ def test_a_queued_email_arrives_with_a_text_and_an_html_part(mailbox: Mailbox, d
 def test_sending_again_does_not_send_twice(mailbox: Mailbox, database_url: str) -> None:
     _, recipient = queue_one()
 
-    mail.send_due()
-    mail.send_due()
+    outbox.send_due()
+    outbox.send_due()
 
     assert len(mailbox.to(recipient)) == 1
 
@@ -55,7 +56,7 @@ def test_a_permanent_refusal_fails_the_email_without_retrying(mailbox: Mailbox, 
     mailbox.refuse_rcpt = "550 5.1.1 No such mailbox"
     mail_id, recipient = queue_one()
 
-    mail.send_due()
+    outbox.send_due()
 
     recorded = row(mail_id)
     assert (recorded.status, recorded.attempts, recorded.next_attempt_at) == (MailStatus.FAILED, 1, None)
@@ -69,17 +70,17 @@ def test_a_temporary_refusal_is_retried_after_the_backoff(
     mailbox.refuse_rcpt = "451 4.3.0 Try again later"
     mail_id, recipient = queue_one()
 
-    mail.send_due()
+    outbox.send_due()
     queued = row(mail_id)
     assert (queued.status, queued.attempts) == (MailStatus.QUEUED, 1)
-    assert queued.next_attempt_at == clock.now() + mail.RETRY_DELAYS[0]
+    assert queued.next_attempt_at == clock.now() + outbox.RETRY_DELAYS[0]
     assert "451" in (queued.last_error or "")
 
     mailbox.refuse_rcpt = None
-    mail.send_due()  # not due yet
+    outbox.send_due()  # not due yet
     assert mailbox.to(recipient) == []
-    clock.move(mail.RETRY_DELAYS[0])
-    mail.send_due()
+    clock.move(outbox.RETRY_DELAYS[0])
+    outbox.send_due()
 
     assert len(mailbox.to(recipient)) == 1
     sent = row(mail_id)
@@ -92,24 +93,24 @@ def test_an_unreachable_relay_is_retried_until_the_last_attempt_then_failed(
     point_mail_at(monkeypatch, f"smtp://127.0.0.1:{free_port()}")
     mail_id, _ = queue_one()
 
-    for delay in (*mail.RETRY_DELAYS, timedelta(0)):
-        mail.send_due()
+    for delay in (*outbox.RETRY_DELAYS, timedelta(0)):
+        outbox.send_due()
         clock.move(delay)
 
     failed = row(mail_id)
-    assert (failed.status, failed.attempts) == (MailStatus.FAILED, mail.MAX_ATTEMPTS)
+    assert (failed.status, failed.attempts) == (MailStatus.FAILED, outbox.MAX_ATTEMPTS)
     assert "ConnectionRefusedError" in (failed.last_error or "")
 
 
 def test_an_unsendable_email_fails_at_once_and_does_not_block_the_queue(
     mailbox: Mailbox, database_url: str
 ) -> None:
-    injected = mail.Draft("owner@example.com\r\nBcc: thief@example.net", "Hi", "text\n", "<p>html</p>")
+    injected = outbox.Draft("owner@example.com\r\nBcc: thief@example.net", "Hi", "text\n", "<p>html</p>")
     with transaction() as session:
-        bad_id = mail.queue(session, None, injected).id
+        bad_id = outbox.queue(session, None, injected).id
     good_id, recipient = queue_one()
 
-    mail.send_due()
+    outbox.send_due()
 
     bad = row(bad_id)
     assert (bad.status, bad.attempts) == (MailStatus.FAILED, 1)

@@ -16,10 +16,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from flask.testing import FlaskClient
 
+from core import clock
 from models import Account
 from models.session import transaction
-from services import clock
-from tasks.rotation import sweep_key_rotation
+from tasks.keys import sweep_key_rotation
 from tests.fixtures.db import Persona
 from tests.mail.mailbox import Mailbox, Received, mailbox
 

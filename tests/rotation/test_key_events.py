@@ -11,7 +11,7 @@ from sqlalchemy import delete, select
 
 from models import Event, WebhookEndpoint
 from models.session import transaction
-from services.events import EVENT_TYPES
+from services.webhooks.events import EVENT_TYPES
 from tests.fixtures.db import Persona
 from tests.mail.mailbox import Mailbox
 from tests.rotation.conftest import Timeline, create_key, sweep

@@ -11,6 +11,6 @@ def test_beat_runs_the_rotation_sweep_every_15_minutes_on_a_registered_task() ->
     celery = create_celery()
     celery.loader.import_default_modules()
 
-    assert entry["task"] == "tasks.rotation.sweep_key_rotation"
+    assert entry["task"] == "tasks.keys.sweep_key_rotation"
     assert entry["task"] in celery.tasks
     assert entry["schedule"] == 900.0

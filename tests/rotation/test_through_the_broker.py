@@ -16,9 +16,9 @@ import pytest
 from celery import Celery
 from sqlalchemy import update
 
+from core import clock
 from models import ApiKey
 from models.session import transaction
-from services import clock
 from settings import get_settings
 from tests.fixtures.db import Persona, add_key
 from tests.mail.mailbox import Mailbox, start_server
@@ -26,7 +26,7 @@ from tests.rotation.conftest import mail_about
 from tests.workers.harness import Worker, start_worker
 from workers.celery_app import create_celery
 
-SWEEP = "tasks.rotation.sweep_key_rotation"
+SWEEP = "tasks.keys.sweep_key_rotation"
 PATIENCE_SECONDS = 60.0
 
 

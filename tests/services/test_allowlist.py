@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.allowlist import normalise_entry, permits
+from services.keys.allowlist import normalise_entry, permits
 
 
 @pytest.mark.parametrize(

@@ -6,11 +6,13 @@ from datetime import timedelta
 
 import pytest
 
+from core import clock
 from models import ApiKey, KeyStatus
 from models.session import transaction
-from services import auth, clock, keys
+from services import auth
 from services.audit import Origin
 from services.errors import InvalidApiKey, KeyInactive
+from services.keys import lifecycle
 from tests.fixtures.db import Persona
 
 HERE = Origin(ip="127.0.0.1")
@@ -32,7 +34,7 @@ def test_rotating_a_grace_key_makes_it_active_and_restarts_the_90_day_clock(
     set_status(owner.key_id, KeyStatus.GRACE)
     clock.move(timedelta(days=91))
     with transaction() as session:
-        new_secret = keys.rotate_secret(session, session.get_one(ApiKey, owner.key_id))
+        new_secret = lifecycle.rotate_secret(session, session.get_one(ApiKey, owner.key_id))
     found = auth.authenticate(new_secret, HERE).key
     assert (found.status, found.secret_issued_at) == ("active", clock.now())
     with pytest.raises(InvalidApiKey):
@@ -41,8 +43,8 @@ def test_rotating_a_grace_key_makes_it_active_and_restarts_the_90_day_clock(
 
 def test_a_deactivated_key_is_refused_and_cannot_be_rotated(owner: Persona) -> None:
     with transaction() as session:
-        keys.deactivate(session, session.get_one(ApiKey, owner.key_id), "day 97")
+        lifecycle.deactivate(session, session.get_one(ApiKey, owner.key_id), "day 97")
     with pytest.raises(InvalidApiKey):
         auth.authenticate(owner.secret, HERE)
     with transaction() as session, pytest.raises(KeyInactive):
-        keys.rotate_secret(session, session.get_one(ApiKey, owner.key_id))
+        lifecycle.rotate_secret(session, session.get_one(ApiKey, owner.key_id))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.plans import PLANS, Tier, plan_for
+from services.usage.plans import PLANS, Tier, plan_for
 
 
 def test_the_six_tiers_carry_the_spec_table() -> None:

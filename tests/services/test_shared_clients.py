@@ -6,7 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from services import clock, redis_client
+from core import clock
+from services import redis_client
 from settings import get_settings
 
 

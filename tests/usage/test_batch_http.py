@@ -11,7 +11,7 @@ from datetime import datetime
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from services.plans import Tier
+from services.usage.plans import Tier
 from tests.fixtures.db import open_persona
 from tests.limits.probe import body, fill, usage_of
 

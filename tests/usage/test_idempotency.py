@@ -9,9 +9,9 @@ import pytest
 from flask.testing import FlaskClient
 
 from models.usage import UsageCharge
-from services import usage
-from services.plans import Tier
-from services.quota import QuotaExhausted
+from services.usage import charging
+from services.usage.plans import Tier
+from services.usage.quota import QuotaExhausted
 from tests.fixtures.db import open_persona
 from tests.limits.probe import body, count_rows, load_account, usage_of
 
@@ -19,8 +19,8 @@ from tests.limits.probe import body, count_rows, load_account, usage_of
 def test_charging_the_same_key_twice_counts_once(database_url: str, at_instant: datetime) -> None:
     growth = open_persona(Tier.GROWTH)
     account = load_account(growth.account_id)
-    first = usage.charge_validations(account, 40, "batch_7f3a")
-    again = usage.charge_validations(account, 40, "batch_7f3a")
+    first = charging.charge_validations(account, 40, "batch_7f3a")
+    again = charging.charge_validations(account, 40, "batch_7f3a")
     assert (first.status.used, first.replayed) == (40, False)
     assert (again.status.used, again.replayed) == (40, True)
     assert count_rows(UsageCharge, growth.account_id) == 1
@@ -30,15 +30,15 @@ def test_a_redelivery_racing_the_original_counts_once(database_url: str, at_inst
     growth = open_persona(Tier.GROWTH)
     account = load_account(growth.account_id)
     with ThreadPoolExecutor(max_workers=10) as pool:
-        charges = list(pool.map(lambda _: usage.charge_validations(account, 25, "job_42"), range(10)))
+        charges = list(pool.map(lambda _: charging.charge_validations(account, 25, "job_42"), range(10)))
     assert sorted(charge.replayed for charge in charges) == [False] + [True] * 9
-    assert usage.current_status(account).used == 25
+    assert charging.current_status(account).used == 25
 
 
 def test_keys_are_per_account(database_url: str, at_instant: datetime) -> None:
     first, second = open_persona(Tier.GROWTH), open_persona(Tier.GROWTH)
-    usage.charge_validations(load_account(first.account_id), 3, "req_same")
-    charge = usage.charge_validations(load_account(second.account_id), 3, "req_same")
+    charging.charge_validations(load_account(first.account_id), 3, "req_same")
+    charge = charging.charge_validations(load_account(second.account_id), 3, "req_same")
     assert (charge.status.used, charge.replayed) == (3, False)
 
 
@@ -59,9 +59,9 @@ def test_a_refused_charge_leaves_its_key_free_for_a_later_retry(
 ) -> None:
     growth = open_persona(Tier.GROWTH)
     account = load_account(growth.account_id)
-    usage.charge_validations(account, 5_995, "earlier")
+    charging.charge_validations(account, 5_995, "earlier")
     with pytest.raises(QuotaExhausted):
-        usage.charge_validations(account, 10, "big-batch")
+        charging.charge_validations(account, 10, "big-batch")
     assert count_rows(UsageCharge, growth.account_id) == 1
-    small = usage.charge_validations(account, 5, "big-batch")
+    small = charging.charge_validations(account, 5, "big-batch")
     assert (small.status.used, small.replayed) == (6_000, False)

@@ -8,9 +8,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from flask.testing import FlaskClient
 
-from services import clock, quota_reset
-from services.plans import Tier
-from services.quota_periods import Period, period_containing
+from core import clock
+from services.usage import period_close
+from services.usage.periods import Period, period_containing
+from services.usage.plans import Tier
 from tasks.usage import close_ended_periods
 from tests.fixtures.db import open_persona
 from tests.limits.probe import events_of, fill, periods_of, subscribe_to_everything, usage_of, validate_n
@@ -85,7 +86,7 @@ def test_counters_start_again_at_the_anchor_even_before_the_sweep(
     allowed = validate_n(api, growth.headers)
     assert allowed.status_code == 200
     assert "X-Quota-State" not in allowed.headers
-    quota_reset.close_ended_periods()
+    period_close.close_ended_periods()
     closed, current = periods_of(growth.account_id)
     assert (closed.used, closed.overage, current.used) == (6_000, 1_000, 1)
 
@@ -95,7 +96,7 @@ def test_threshold_events_fire_again_in_the_next_period(api: FlaskClient, at_ins
     subscribe_to_everything(growth.account_id)
     fill(growth.account_id, 4_000)
     clock.move(NEXT - at_instant)
-    quota_reset.close_ended_periods()
+    period_close.close_ended_periods()
     fill(growth.account_id, 4_000)
     assert [event["used"] for event in events_of(growth.account_id, "quota.warning")] == [4_000, 4_000]
 
@@ -107,7 +108,7 @@ def test_a_sweep_after_an_outage_closes_every_period_that_ended(
     subscribe_to_everything(growth.account_id)
     fill(growth.account_id, 4_200)
     clock.move(timedelta(days=95))  # three anchors passed while beat was down
-    quota_reset.close_ended_periods()
+    period_close.close_ended_periods()
     periods = periods_of(growth.account_id)
     assert [period.overage for period in periods] == [0, 0, 0, None]
     assert [event["previousUsage"] for event in events_of(growth.account_id, "quota.reset")] == [4_200, 0, 0]
@@ -124,7 +125,7 @@ def test_two_sweeps_at_once_close_each_period_once(database_url: str, at_instant
 
     def sweep() -> None:
         start.wait()
-        quota_reset.close_ended_periods()
+        period_close.close_ended_periods()
 
     sweepers = [threading.Thread(target=sweep) for _ in range(2)]
     for thread in sweepers:

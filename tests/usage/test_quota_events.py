@@ -9,11 +9,12 @@ from datetime import UTC, datetime, timedelta
 from flask.testing import FlaskClient
 from sqlalchemy import select
 
+from core import clock
 from models.audit import AuditEntry, AuditEvent
 from models.session import transaction
-from services import clock, usage
-from services.plans import Tier
-from services.quota import QuotaExhausted
+from services.usage import charging
+from services.usage.plans import Tier
+from services.usage.quota import QuotaExhausted
 from tests.fixtures.db import open_persona
 from tests.limits.probe import events_of, fill, load_account, subscribe_to_everything, validate_n
 
@@ -84,7 +85,7 @@ def test_concurrent_charges_cross_each_threshold_exactly_once(
     account = load_account(growth.account_id)
 
     def charge(_: int) -> int:
-        return usage.charge_validations(account, 100, uuid.uuid4().hex).status.used
+        return charging.charge_validations(account, 100, uuid.uuid4().hex).status.used
 
     with ThreadPoolExecutor(max_workers=20) as pool:
         results = sorted(pool.map(charge, range(20)))
@@ -100,7 +101,7 @@ def test_concurrent_charges_never_pass_the_hard_limit(database_url: str, at_inst
 
     def charge(_: int) -> bool:
         try:
-            usage.charge_validations(account, 10, uuid.uuid4().hex)
+            charging.charge_validations(account, 10, uuid.uuid4().hex)
         except QuotaExhausted:
             return False
         return True
@@ -108,7 +109,7 @@ def test_concurrent_charges_never_pass_the_hard_limit(database_url: str, at_inst
     with ThreadPoolExecutor(max_workers=30) as pool:
         admitted = list(pool.map(charge, range(30)))
     assert admitted.count(True) == 10
-    assert usage.current_status(account).used == 6_000
+    assert charging.current_status(account).used == 6_000
 
 
 def test_the_first_refusal_at_the_hard_limit_is_audited_once_per_period(

@@ -6,10 +6,11 @@ from datetime import datetime, timedelta
 
 from flask.testing import FlaskClient
 
+from core import clock
 from models.keys import ApiKey
 from models.session import transaction
-from services import clock, keys
-from services.plans import Tier
+from services.keys import lifecycle
+from services.usage.plans import Tier
 from tests.fixtures.db import Persona, add_key, open_persona
 from tests.limits.probe import body, fill, usage_of, validate_n
 
@@ -19,7 +20,7 @@ GROWTH_FEATURES = ["syntax", "domain", "mxRecords", "disposable", "roleBased", "
 def deactivated_key(account_id: int) -> Persona:
     persona = add_key(account_id, "Retired server", ("validate:write",))
     with transaction() as session:
-        keys.deactivate(session, session.get_one(ApiKey, persona.key_id), "retired")
+        lifecycle.deactivate(session, session.get_one(ApiKey, persona.key_id), "retired")
     return persona
 
 

@@ -8,10 +8,11 @@ from datetime import timedelta
 
 from sqlalchemy import update
 
+from core import clock
 from models.jobs import JobKind, JobStatus, ValidationJob
 from models.session import transaction
-from services import clock, job_dispatch, jobs
-from services.jobs import new_public_id
+from services.jobs import dispatch, submit
+from services.jobs.submit import new_public_id
 from tests.fixtures.db import Persona
 
 LONGER_THAN_THE_SOCKET_TIMEOUT = 6.0
@@ -22,7 +23,7 @@ def test_a_job_finishing_after_six_seconds_is_seen_by_its_waiter(owner: Persona)
     finisher = threading.Timer(LONGER_THAN_THE_SOCKET_TIMEOUT, _complete, args=(job,))
     finisher.start()
     try:
-        seen = jobs.wait(job, 30)
+        seen = submit.wait(job, 30)
     finally:
         finisher.join()
 
@@ -46,4 +47,4 @@ def _complete(job: ValidationJob) -> None:
         session.execute(
             update(ValidationJob).where(ValidationJob.id == job.id).values(status=JobStatus.COMPLETED.value)
         )
-        job_dispatch.signal_done(session, job.public_id)
+        dispatch.signal_done(session, job.public_id)

@@ -8,9 +8,10 @@ from typing import Any
 
 from sqlalchemy import select
 
+from core import clock
 from models.audit import AuditEntry, AuditEvent
 from models.session import transaction
-from services import audit, clock
+from services import audit
 from tests.fixtures.db import Persona, add_key
 
 BROWSER = {"User-Agent": "audit-test/1.0"}

@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select
 
+from core import clock
 from models import ApiKey
 from models.session import transaction
-from services import clock
-from services.plans import Tier
+from services.usage.plans import Tier
 from tests.fixtures.db import Persona, add_key, open_persona
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.scopes import SCOPES, grants
+from services.keys.scopes import SCOPES, grants
 from tests.fixtures.db import add_key, open_persona
 from tests.web.routes import ROUTES
 from web.auth import PUBLIC, SCOPE

@@ -13,7 +13,7 @@ from sqlalchemy import delete
 
 from models import WebhookEndpoint
 from models import session as db_session
-from services.events import EVENT_TYPES
+from services.webhooks.events import EVENT_TYPES
 from settings import get_settings
 from tests.fixtures.db import Persona
 from tests.webhooks.receiver import Receiver

@@ -6,7 +6,7 @@ import ipaddress
 
 import pytest
 
-from services.outbound_addresses import UnsafeTarget, refusal_reason, resolve_checked
+from services.webhooks.addresses import UnsafeTarget, refusal_reason, resolve_checked
 
 REFUSED = {
     "127.0.0.1": "loopback",

@@ -8,7 +8,7 @@ from sqlalchemy import func, select
 
 from models import WebhookAttempt, WebhookDelivery
 from models import session as db_session
-from services import events
+from services.webhooks import events
 from tasks.webhooks import sweep_due_deliveries
 from tests.fixtures.db import Persona
 from tests.webhooks.conftest import Subscription

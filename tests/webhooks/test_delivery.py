@@ -9,7 +9,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from models import session as db_session
-from services import events, webhook_delivery
+from services.webhooks import delivery, events
 from settings import get_settings
 from tests.fixtures.db import Persona
 from tests.webhooks.conftest import Subscription, subscribe
@@ -27,7 +27,7 @@ def test_committed_event_is_delivered_signed_to_the_receiver(
     client: FlaskClient, owner: Persona, receiver: Receiver, subscribed: Subscription
 ) -> None:
     event_id = emit(owner)
-    assert webhook_delivery.deliver_due() == 1
+    assert delivery.deliver_due() == 1
     [seen] = receiver.received
     assert seen.verified
     assert seen.headers["X-Service-Signature"]
@@ -38,14 +38,14 @@ def test_committed_event_is_delivered_signed_to_the_receiver(
     assert envelope["timestamp"].endswith("Z")
     assert envelope["data"] == {"previousUsage": 7}
     log = client.get(f"/webhooks/{subscribed.endpoint_id}/deliveries", headers=owner.headers).get_json()
-    [delivery] = log["data"]
-    assert delivery["status"] == "delivered"
-    assert delivery["payload"] == envelope
-    [attempt] = delivery["attempts"]
+    [logged] = log["data"]
+    assert logged["status"] == "delivered"
+    assert logged["payload"] == envelope
+    [attempt] = logged["attempts"]
     assert (attempt["number"], attempt["statusCode"], attempt["error"]) == (1, 200, None)
     assert attempt["responseExcerpt"] == '{"ok": true}'
     assert attempt["responseTimeMs"] >= 0
-    assert webhook_delivery.deliver_due() == 0  # nothing left to send
+    assert delivery.deliver_due() == 0  # nothing left to send
 
 
 def failing_change(account_id: int) -> None:
@@ -59,7 +59,7 @@ def test_rolled_back_change_sends_nothing(
 ) -> None:
     with pytest.raises(RuntimeError):
         failing_change(owner.account_id)
-    assert webhook_delivery.deliver_due() == 0
+    assert delivery.deliver_due() == 0
     assert receiver.received == []
 
 
@@ -74,7 +74,7 @@ def test_only_subscribed_enabled_endpoints_of_the_account_receive(
         with db_session.transaction() as session:
             assert events.emit(session, owner.account_id, "quota.reset", {}) is None  # nobody subscribed
             warned = events.emit(session, owner.account_id, "quota.warning", {"percentage": 80})
-        assert webhook_delivery.deliver_due() == 1
+        assert delivery.deliver_due() == 1
     finally:
         other.stop()
     assert warned is not None
@@ -88,7 +88,7 @@ def test_disabled_endpoint_gets_no_new_events(
     client.patch(f"/webhooks/{subscribed.endpoint_id}", json={"status": "disabled"}, headers=owner.headers)
     with db_session.transaction() as session:
         assert events.emit(session, owner.account_id, "quota.reset", {}) is None
-    assert webhook_delivery.deliver_due() == 0
+    assert delivery.deliver_due() == 0
     assert receiver.received == []
 
 
@@ -97,12 +97,12 @@ def test_rotated_secret_signs_the_next_delivery(
 ) -> None:
     rotated = client.post(f"/webhooks/{subscribed.endpoint_id}/rotate-secret", headers=owner.headers)
     emit(owner)
-    webhook_delivery.deliver_due()
+    delivery.deliver_due()
     assert receiver.received[0].verified is False  # the receiver still holds the old secret
     receiver.secret = rotated.get_json()["secret"]
     receiver.received.clear()
     emit(owner)
-    webhook_delivery.deliver_due()
+    delivery.deliver_due()
     assert receiver.received[0].verified is True
 
 
@@ -113,7 +113,7 @@ def test_loopback_target_refused_at_delivery_when_setting_turned_off(
     emit(owner)
     monkeypatch.setenv("WEBHOOK_ALLOW_LOOPBACK", "false")
     get_settings.cache_clear()
-    assert webhook_delivery.deliver_due() == 1
+    assert delivery.deliver_due() == 1
     assert receiver.received == []
     log = client.get(f"/webhooks/{subscribed.endpoint_id}/deliveries", headers=owner.headers).get_json()
     [attempt] = log["data"][0]["attempts"]

@@ -6,7 +6,7 @@ from flask.testing import FlaskClient
 
 from models import WebhookEndpoint
 from models import session as db_session
-from services.webhooks import MAX_ENDPOINTS, MAX_URL_LENGTH
+from services.webhooks.endpoints import MAX_ENDPOINTS, MAX_URL_LENGTH
 from tests.fixtures.db import Persona, add_key
 from tests.webhooks.receiver import Receiver
 

@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from core import clock
 from models import ApiKey
-from services import clock, event_payloads, events
-from services.events import EVENT_TYPES
+from services.webhooks import events, payloads
+from services.webhooks.events import EVENT_TYPES
 from verifier.results import CheckResult, Severity, ValidationResult
 
 
@@ -24,10 +25,10 @@ def built_payloads() -> dict[str, dict[str, Any]]:
     )
     counts = {"total": 3, "valid": 1, "invalid": 1, "warning": 1}
     return {
-        "validation.completed": event_payloads.validation_completed(result.to_dict(), 120, 7),
-        "batch.completed": event_payloads.batch_completed("b_1", counts, 900),
-        "key.created": event_payloads.key_created(key),
-        "key.disabled": event_payloads.key_disabled(key, "rotation-overdue", clock.now()),
+        "validation.completed": payloads.validation_completed(result.to_dict(), 120, 7),
+        "batch.completed": payloads.batch_completed("b_1", counts, 900),
+        "key.created": payloads.key_created(key),
+        "key.disabled": payloads.key_disabled(key, "rotation-overdue", clock.now()),
     }
 
 
@@ -52,14 +53,14 @@ def test_every_event_type_is_described_with_its_signature_headers(client) -> Non
 @pytest.mark.parametrize("event_type", EVENT_TYPES)
 def test_sent_payloads_match_the_documented_schema_field_for_field(client, event_type: str) -> None:
     validator, data_schema = envelope_validator(client.get("/openapi.json").json, event_type)
-    payloads = [event_payloads.sample(event_type)]
+    examples = [payloads.sample(event_type)]
     if event_type in built_payloads():
-        payloads.append(built_payloads()[event_type])
-    for data in payloads:
+        examples.append(built_payloads()[event_type])
+    for data in examples:
         envelope = {"id": "evt_1", "type": event_type, "timestamp": events.iso(clock.now()), "data": data}
         validator.validate(envelope)
         assert set(data) == set(data_schema["properties"]) == set(data_schema["required"])
-    wrong_type = {"id": "evt_1", "type": "batch.started", "timestamp": "x", "data": payloads[0]}
+    wrong_type = {"id": "evt_1", "type": "batch.started", "timestamp": "x", "data": examples[0]}
     assert not validator.is_valid(wrong_type)
 
 

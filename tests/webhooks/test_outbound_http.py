@@ -5,18 +5,18 @@ from __future__ import annotations
 import pytest
 import trustme
 
-from services import outbound_http
-from services.outbound_http import DeliveryError
+from services.webhooks import outbound
+from services.webhooks.outbound import DeliveryError
 from settings import get_settings
 from tests.webhooks.receiver import Receiver
 
 
 def test_post_reaches_receiver_and_returns_status_and_excerpt(receiver: Receiver) -> None:
     receiver.status, receiver.answer = 202, b"accepted " + b"x" * 5000
-    result = outbound_http.post(receiver.url(), b'{"hello": 1}', {"X-Test": "yes"})
+    result = outbound.post(receiver.url(), b'{"hello": 1}', {"X-Test": "yes"})
     assert result.status == 202
     assert result.excerpt.startswith("accepted x")
-    assert len(result.excerpt) == outbound_http.EXCERPT_BYTES
+    assert len(result.excerpt) == outbound.EXCERPT_BYTES
     [seen] = receiver.received
     assert seen.body == b'{"hello": 1}'
     assert seen.headers["X-Test"] == "yes"
@@ -26,7 +26,7 @@ def test_post_reaches_receiver_and_returns_status_and_excerpt(receiver: Receiver
 
 def test_redirect_is_the_answer_and_is_not_followed(receiver: Receiver) -> None:
     receiver.status, receiver.extra_headers = 302, {"Location": f"https://127.0.0.1:{receiver.port}/other"}
-    result = outbound_http.post(receiver.url(), b"{}", {})
+    result = outbound.post(receiver.url(), b"{}", {})
     assert result.status == 302
     assert len(receiver.received) == 1
 
@@ -37,7 +37,7 @@ def test_certificate_must_name_the_url_host(test_ca: trustme.CA, webhook_env: No
     elsewhere.start()
     try:
         with pytest.raises(DeliveryError, match="TLS"):
-            outbound_http.post(elsewhere.url("localhost"), b"{}", {})
+            outbound.post(elsewhere.url("localhost"), b"{}", {})
     finally:
         elsewhere.stop()
     assert elsewhere.received == []
@@ -51,7 +51,7 @@ def test_untrusted_certificate_is_refused(
     monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(other_ca))
     get_settings.cache_clear()
     with pytest.raises(DeliveryError, match="TLS"):
-        outbound_http.post(receiver.url(), b"{}", {})
+        outbound.post(receiver.url(), b"{}", {})
     assert receiver.received == []
 
 
@@ -61,11 +61,11 @@ def test_loopback_refused_end_to_end_when_setting_off(
     monkeypatch.setenv("WEBHOOK_ALLOW_LOOPBACK", "false")
     get_settings.cache_clear()
     with pytest.raises(DeliveryError, match="loopback"):
-        outbound_http.post(receiver.url(), b"{}", {})
+        outbound.post(receiver.url(), b"{}", {})
     assert receiver.received == []
 
 
 def test_plain_http_is_refused(receiver: Receiver) -> None:
     with pytest.raises(DeliveryError, match="https"):
-        outbound_http.post(f"http://localhost:{receiver.port}/hooks", b"{}", {})
+        outbound.post(f"http://localhost:{receiver.port}/hooks", b"{}", {})
     assert receiver.received == []

@@ -7,8 +7,9 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
+from core import clock
 from models import session as db_session
-from services import clock, events, webhook_delivery
+from services.webhooks import delivery, events
 from tests.fixtures.db import Persona
 from tests.webhooks.conftest import Subscription
 from tests.webhooks.receiver import Receiver
@@ -51,18 +52,18 @@ def test_failing_receiver_gets_attempts_exactly_at_the_schedule_times(
     for number, offset in enumerate(EXPECTED_OFFSETS, start=1):
         if number > 1:
             at(start, offset - SECOND)
-            assert webhook_delivery.deliver_due() == 0, f"attempt {number} came early"
+            assert delivery.deliver_due() == 0, f"attempt {number} came early"
         at(start, offset)
-        assert webhook_delivery.deliver_due() == 1, f"attempt {number} did not come on time"
+        assert delivery.deliver_due() == 1, f"attempt {number} did not come on time"
     at(start, EXPECTED_OFFSETS[-1] + timedelta(days=7))
-    assert webhook_delivery.deliver_due() == 0  # failed for good: no seventh attempt
+    assert delivery.deliver_due() == 0  # failed for good: no seventh attempt
 
-    delivery = log_of(client, owner, subscribed.endpoint_id)
-    assert delivery["status"] == "failed"
-    assert delivery["nextAttemptAt"] is None
-    attempted = [datetime.fromisoformat(a["attemptedAt"]) for a in delivery["attempts"]]
+    logged = log_of(client, owner, subscribed.endpoint_id)
+    assert logged["status"] == "failed"
+    assert logged["nextAttemptAt"] is None
+    attempted = [datetime.fromisoformat(a["attemptedAt"]) for a in logged["attempts"]]
     assert attempted == [start + offset for offset in EXPECTED_OFFSETS]
-    assert [a["statusCode"] for a in delivery["attempts"]] == [500] * 6
+    assert [a["statusCode"] for a in logged["attempts"]] == [500] * 6
     assert [event["id"] for event in receiver.events()] == [event_id] * 6  # same id: receivers dedupe
 
 
@@ -72,10 +73,10 @@ def test_pending_delivery_shows_when_it_will_be_retried(
     receiver.status = 503
     start = clock.now()
     emit_reset(owner)
-    webhook_delivery.deliver_due()
-    delivery = log_of(client, owner, subscribed.endpoint_id)
-    assert delivery["status"] == "pending"
-    assert datetime.fromisoformat(delivery["nextAttemptAt"]) == start + timedelta(minutes=1)
+    delivery.deliver_due()
+    logged = log_of(client, owner, subscribed.endpoint_id)
+    assert logged["status"] == "pending"
+    assert datetime.fromisoformat(logged["nextAttemptAt"]) == start + timedelta(minutes=1)
 
 
 def test_delivery_succeeds_on_a_later_attempt_and_stops_there(
@@ -84,18 +85,18 @@ def test_delivery_succeeds_on_a_later_attempt_and_stops_there(
     receiver.status = 503
     start = clock.now()
     emit_reset(owner)
-    webhook_delivery.deliver_due()
+    delivery.deliver_due()
     at(start, EXPECTED_OFFSETS[1])
-    webhook_delivery.deliver_due()
+    delivery.deliver_due()
     receiver.status = 204
     at(start, EXPECTED_OFFSETS[2])
-    assert webhook_delivery.deliver_due() == 1
+    assert delivery.deliver_due() == 1
     at(start, EXPECTED_OFFSETS[-1])
-    assert webhook_delivery.deliver_due() == 0
-    delivery = log_of(client, owner, subscribed.endpoint_id)
-    assert delivery["status"] == "delivered"
-    assert [a["statusCode"] for a in delivery["attempts"]] == [503, 503, 204]
-    assert datetime.fromisoformat(delivery["completedAt"]) == start + EXPECTED_OFFSETS[2]
+    assert delivery.deliver_due() == 0
+    logged = log_of(client, owner, subscribed.endpoint_id)
+    assert logged["status"] == "delivered"
+    assert [a["statusCode"] for a in logged["attempts"]] == [503, 503, 204]
+    assert datetime.fromisoformat(logged["completedAt"]) == start + EXPECTED_OFFSETS[2]
 
 
 def test_redirect_counts_as_a_failed_attempt(
@@ -103,7 +104,7 @@ def test_redirect_counts_as_a_failed_attempt(
 ) -> None:
     receiver.status, receiver.extra_headers = 301, {"Location": "https://10.0.0.1/"}
     emit_reset(owner)
-    webhook_delivery.deliver_due()
-    delivery = log_of(client, owner, subscribed.endpoint_id)
-    assert (delivery["status"], delivery["attempts"][0]["statusCode"]) == ("pending", 301)
+    delivery.deliver_due()
+    logged = log_of(client, owner, subscribed.endpoint_id)
+    assert (logged["status"], logged["attempts"][0]["statusCode"]) == ("pending", 301)
     assert len(receiver.received) == 1

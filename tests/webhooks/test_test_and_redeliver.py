@@ -7,9 +7,10 @@ from datetime import timedelta
 import pytest
 from flask.testing import FlaskClient
 
+from core import clock
 from models import session as db_session
-from services import clock, events, webhook_delivery
-from services.events import EVENT_TYPES
+from services.webhooks import delivery, events
+from services.webhooks.events import EVENT_TYPES
 from settings import get_settings
 from tests.fixtures.db import Persona
 from tests.webhooks.conftest import Subscription, subscribe
@@ -40,7 +41,7 @@ def test_failed_test_send_reports_the_answer_and_is_not_retried(
     assert (outcome["delivered"], outcome["statusCode"]) == (False, 500)
     assert outcome["delivery"]["attempts"][0]["responseExcerpt"] == "database down"
     assert outcome["delivery"]["status"] == "failed"
-    assert webhook_delivery.deliver_due() == 0
+    assert delivery.deliver_due() == 0
 
 
 def test_test_send_reports_a_refused_target(
@@ -80,7 +81,7 @@ def test_redeliver_sends_a_failed_event_again_with_the_same_id(
         event = events.emit(session, owner.account_id, "quota.reset", {"previousUsage": 3})
         assert event is not None
     for _ in range(6):  # each retry delay is under two days
-        webhook_delivery.deliver_due()
+        delivery.deliver_due()
         clock.move(timedelta(days=2))
     log = client.get(f"/webhooks/{subscribed.endpoint_id}/deliveries", headers=owner.headers).get_json()
     failed = log["data"][0]

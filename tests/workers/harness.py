@@ -25,7 +25,7 @@ import requests
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from maillab import MailLab
-from services import engine_adapters
+from services.jobs import engine
 from settings import get_settings
 from tests.fixtures.db import create_test_app
 
@@ -67,7 +67,7 @@ def _forget_settings() -> None:
     from workers.celery_app import app, celery_config  # noqa: PLC0415
 
     get_settings.cache_clear()
-    engine_adapters.shared_engine.cache_clear()
+    engine.shared_engine.cache_clear()
     app.conf.update(celery_config(get_settings()))
 
 

@@ -45,8 +45,8 @@ def flower(job_env: dict[str, str]) -> Iterator[str]:
 
 def test_flower_shows_both_queues_with_their_waiting_messages(flower: str) -> None:
     # No worker runs in this module: the messages wait in the queues (they name no job, so are harmless).
-    app.send_task("tasks.probes.probe_group", args=[-1])
-    app.send_task("tasks.validation.sweep_jobs")
+    app.send_task("tasks.jobs.probe_group", args=[-1])
+    app.send_task("tasks.jobs.sweep_jobs")
 
     page = requests.get(f"{flower}/broker", timeout=10).text
 

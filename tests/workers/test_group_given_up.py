@@ -12,11 +12,11 @@ from datetime import timedelta
 
 from sqlalchemy import insert, select
 
+from core import clock
 from models.jobs import GroupState, ItemState, JobGroup, JobItem, JobKind, JobStatus, ValidationJob
 from models.session import transaction
-from services import clock
-from services.job_probe import MAX_CLAIMS
-from services.jobs import new_public_id
+from services.jobs.probe import MAX_CLAIMS
+from services.jobs.submit import new_public_id
 from tests.fixtures.db import Persona
 from tests.workers.harness import Api, Worker, wait_for, worker
 

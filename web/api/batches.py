@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, request
 
+from core.clock import now
 from models.jobs import JobKind, JobStatus, ValidationJob
-from services import jobs
-from services.clock import now
+from services.jobs import submit
 from settings import get_settings
 from web.auth import current_auth, require_scope
 from web.idempotency import idempotency_key, marked
@@ -43,16 +43,16 @@ def create() -> Response:
     body, key = parse_body(BatchBody), idempotency_key()
     auth = current_auth()
     options = job_options(auth.account, body.options)
-    submitted = jobs.submit(auth, JobKind.BATCH, body.emails, options, charge, idempotency_key=key)
+    submitted = submit.submit(auth, JobKind.BATCH, body.emails, options, charge, idempotency_key=key)
     return marked(answer(submitted.job), submitted)
 
 
 def answer(job: ValidationJob) -> Response:
     """200 with the batch result once it has finished (within the wait), else 202 with its results URL."""
     if not prefers_async():
-        job = jobs.wait(job, get_settings().jobs.batch_wait)
+        job = submit.wait(job, get_settings().jobs.batch_wait)
     if job.status == JobStatus.COMPLETED.value:
-        return respond(BatchResultOut.of(jobs.results(job), now()))
+        return respond(BatchResultOut.of(submit.results(job), now()))
     accepted = AcceptedOut.of(job)
     response = respond(accepted, 202)
     response.headers["Location"] = accepted.results_url
@@ -68,8 +68,8 @@ def answer(job: ValidationJob) -> Response:
 @require_scope("validate:read")
 def results(batch_id: str) -> Response:
     query = parse_query(ResultsQuery)
-    job = jobs.find(current_auth(), batch_id)
-    return respond(ResultsOut.of(jobs.results(job, after=query.starting_after, limit=query.limit)))
+    job = submit.find(current_auth(), batch_id)
+    return respond(ResultsOut.of(submit.results(job, after=query.starting_after, limit=query.limit)))
 
 
 def prefers_async() -> bool:

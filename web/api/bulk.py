@@ -10,7 +10,7 @@ from flask import Blueprint, Response, request, stream_with_context
 from werkzeug.exceptions import UnsupportedMediaType
 
 from models.jobs import JobKind
-from services import bulk, jobs
+from services.jobs import bulk, submit
 from settings import get_settings
 from web.auth import current_auth, require_scope
 from web.body_limits import body_limit
@@ -54,7 +54,7 @@ def upload() -> Response:
 @document("A list's status, progress, counts and estimated time left", responses={200: BulkJobOut})
 @require_scope("bulk:*")
 def status(job_id: str) -> Response:
-    return respond(BulkJobOut.of(bulk.progress(jobs.find(current_auth(), job_id, [JobKind.BULK]))))
+    return respond(BulkJobOut.of(bulk.progress(submit.find(current_auth(), job_id, [JobKind.BULK]))))
 
 
 @bp.get("/<job_id>/download")
@@ -62,7 +62,7 @@ def status(job_id: str) -> Response:
 @require_scope("bulk:*")
 def download(job_id: str) -> Response:
     fmt = parse_query(DownloadQuery).format
-    chunks = bulk.download(jobs.find(current_auth(), job_id, [JobKind.BULK]), fmt)
+    chunks = bulk.download(submit.find(current_auth(), job_id, [JobKind.BULK]), fmt)
     response = Response(stream_with_context(chunks), mimetype=DOWNLOAD_TYPES[fmt])
     response.headers["Content-Disposition"] = f'attachment; filename="{job_id}.{fmt}"'
     return response
@@ -72,4 +72,4 @@ def download(job_id: str) -> Response:
 @document("Stop a list: groups not started are dropped, results so far are kept", responses={200: BulkJobOut})
 @require_scope("bulk:*")
 def cancel(job_id: str) -> Response:
-    return respond(BulkJobOut.of(bulk.progress(jobs.cancel(current_auth(), job_id, [JobKind.BULK]))))
+    return respond(BulkJobOut.of(bulk.progress(submit.cancel(current_auth(), job_id, [JobKind.BULK]))))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from services import keys, sealed_secrets
+from services.keys import lifecycle, sealed
 from web.auth import current_auth, require_scope
 from web.openapi import document
 from web.schemas.base import respond
@@ -30,7 +30,7 @@ bp = Blueprint("keys", __name__, url_prefix="/api/keys")
 )
 @require_scope("keys:write")
 def create() -> Response:
-    issued = keys.create_key(current_auth(), parse_body(CreateKeyBody).to_spec())
+    issued = lifecycle.create_key(current_auth(), parse_body(CreateKeyBody).to_spec())
     return respond(CreatedKeyOut.of_issued(issued), 201)
 
 
@@ -38,14 +38,14 @@ def create() -> Response:
 @document("List the account's keys (never their secrets)", responses={200: KeyListOut})
 @require_scope("keys:write")
 def list_all() -> Response:
-    return respond(KeyListOut(data=[KeyOut.of(key) for key in keys.list_keys(current_auth())]))
+    return respond(KeyListOut(data=[KeyOut.of(key) for key in lifecycle.list_keys(current_auth())]))
 
 
 @bp.get("/<int:key_id>")
 @document("Read one key", responses={200: KeyOut})
 @require_scope("keys:write")
 def read(key_id: int) -> Response:
-    return respond(KeyOut.of(keys.get_key(current_auth(), key_id)))
+    return respond(KeyOut.of(lifecycle.get_key(current_auth(), key_id)))
 
 
 @bp.patch("/<int:key_id>")
@@ -56,7 +56,7 @@ def read(key_id: int) -> Response:
 )
 @require_scope("keys:write")
 def update(key_id: int) -> Response:
-    key = keys.update_key(current_auth(), key_id, parse_body(UpdateKeyBody).to_changes())
+    key = lifecycle.update_key(current_auth(), key_id, parse_body(UpdateKeyBody).to_changes())
     return respond(KeyOut.of(key))
 
 
@@ -64,7 +64,7 @@ def update(key_id: int) -> Response:
 @document("Delete a key for good", responses={200: DeletedKeyOut})
 @require_scope("keys:write")
 def delete(key_id: int) -> Response:
-    keys.delete_key(current_auth(), key_id)
+    lifecycle.delete_key(current_auth(), key_id)
     return respond(DeletedKeyOut(id=key_id))
 
 
@@ -72,7 +72,7 @@ def delete(key_id: int) -> Response:
 @document("Issue a new secret for a key; the old one stops working at once", responses={200: RefreshOut})
 @require_scope("keys:write")
 def refresh(key_id: int) -> Response:
-    return respond(RefreshOut.of_issued(keys.refresh_key(current_auth(), key_id)))
+    return respond(RefreshOut.of_issued(lifecycle.refresh_key(current_auth(), key_id)))
 
 
 @bp.post("/<int:key_id>/reveal-secret")
@@ -83,14 +83,14 @@ def refresh(key_id: int) -> Response:
 )
 @require_scope("keys:write")
 def reveal_secret(key_id: int) -> Response:
-    return respond(RevealOut.of_issued(sealed_secrets.reveal(current_auth(), key_id)))
+    return respond(RevealOut.of_issued(sealed.reveal(current_auth(), key_id)))
 
 
 @bp.post("/revoke-all")
 @document("Emergency: deactivate every key of the account", responses={200: RevokeAllOut})
 @require_scope("*:*")
 def revoke_all() -> Response:
-    count = keys.revoke_all(current_auth())
+    count = lifecycle.revoke_all(current_auth())
     return respond(
         RevokeAllOut(message=f"{count} key(s) of the account were deactivated.", revoked_count=count)
     )

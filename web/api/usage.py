@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from services.usage_report import usage_report
+from services.usage.report import usage_report
 from web.auth import current_auth, require_scope
 from web.openapi import document
 from web.schemas.base import respond

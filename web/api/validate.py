@@ -7,9 +7,9 @@ import time
 
 from flask import Blueprint, Response
 
+from core.clock import now
 from models.jobs import JobKind, JobStatus
-from services import jobs, single
-from services.clock import now
+from services.jobs import quick, submit
 from settings import get_settings
 from verifier.results import JsonValue
 from web.auth import current_auth, require_scope
@@ -40,13 +40,13 @@ def validate() -> Response:
     auth = current_auth()
     options = job_options(auth.account, body.options)
     if options.quick_mode:
-        result = single.validate_quick(auth, body.email, options, charge).to_dict()
+        result = quick.validate_quick(auth, body.email, options, charge).to_dict()
     else:
-        submitted = jobs.submit(auth, JobKind.SINGLE, [body.email], options, charge)
-        job = jobs.wait(submitted.job, get_settings().jobs.single_wait)
+        submitted = submit.submit(auth, JobKind.SINGLE, [body.email], options, charge)
+        job = submit.wait(submitted.job, get_settings().jobs.single_wait)
         if job.status != JobStatus.COMPLETED.value:
             return respond(AcceptedOut.of(job), 202)
-        result = jobs.results(job).results[0]
+        result = submit.results(job).results[0]
     return respond(SingleResultOut.model_validate({**result, "metadata": metadata(started)}))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from services import webhook_log, webhooks
+from services.webhooks import delivery_log, endpoints
 from web.auth import current_auth, require_scope
 from web.openapi import document
 from web.schemas.base import respond
@@ -35,7 +35,7 @@ bp = Blueprint("webhooks", __name__, url_prefix="/webhooks")
 @require_scope("webhooks:write")
 def create() -> Response:
     body = parse_body(CreateWebhookBody)
-    created = webhooks.create_endpoint(current_auth(), body.url, tuple(body.events))
+    created = endpoints.create_endpoint(current_auth(), body.url, tuple(body.events))
     return respond(WebhookWithSecretOut.of_created(created), 201)
 
 
@@ -43,15 +43,15 @@ def create() -> Response:
 @document("List the account's webhook endpoints (never their secrets)", responses={200: WebhookListOut})
 @require_scope("webhooks:read")
 def list_all() -> Response:
-    endpoints = webhooks.list_endpoints(current_auth())
-    return respond(WebhookListOut(data=[WebhookOut.of(endpoint) for endpoint in endpoints]))
+    owned = endpoints.list_endpoints(current_auth())
+    return respond(WebhookListOut(data=[WebhookOut.of(endpoint) for endpoint in owned]))
 
 
 @bp.get("/<int:endpoint_id>")
 @document("Read one webhook endpoint", responses={200: WebhookOut})
 @require_scope("webhooks:read")
 def read(endpoint_id: int) -> Response:
-    return respond(WebhookOut.of(webhooks.get_endpoint(current_auth(), endpoint_id)))
+    return respond(WebhookOut.of(endpoints.get_endpoint(current_auth(), endpoint_id)))
 
 
 @bp.patch("/<int:endpoint_id>")
@@ -61,14 +61,14 @@ def read(endpoint_id: int) -> Response:
 @require_scope("webhooks:write")
 def update(endpoint_id: int) -> Response:
     changes = parse_body(UpdateWebhookBody).to_changes()
-    return respond(WebhookOut.of(webhooks.update_endpoint(current_auth(), endpoint_id, changes)))
+    return respond(WebhookOut.of(endpoints.update_endpoint(current_auth(), endpoint_id, changes)))
 
 
 @bp.delete("/<int:endpoint_id>")
 @document("Delete an endpoint and its delivery log", responses={200: DeletedWebhookOut})
 @require_scope("webhooks:write")
 def delete(endpoint_id: int) -> Response:
-    webhooks.delete_endpoint(current_auth(), endpoint_id)
+    endpoints.delete_endpoint(current_auth(), endpoint_id)
     return respond(DeletedWebhookOut(id=endpoint_id))
 
 
@@ -78,7 +78,7 @@ def delete(endpoint_id: int) -> Response:
 )
 @require_scope("webhooks:write")
 def rotate_secret(endpoint_id: int) -> Response:
-    return respond(WebhookWithSecretOut.of_created(webhooks.rotate_secret(current_auth(), endpoint_id)))
+    return respond(WebhookWithSecretOut.of_created(endpoints.rotate_secret(current_auth(), endpoint_id)))
 
 
 @bp.get("/<int:endpoint_id>/deliveries")
@@ -86,7 +86,7 @@ def rotate_secret(endpoint_id: int) -> Response:
 @require_scope("webhooks:read")
 def deliveries(endpoint_id: int) -> Response:
     query = parse_query(DeliveriesQuery)
-    page = webhook_log.list_deliveries(
+    page = delivery_log.list_deliveries(
         current_auth(), endpoint_id, limit=query.limit, starting_after=query.starting_after
     )
     return respond(DeliveryPageOut.of(page))
@@ -96,7 +96,7 @@ def deliveries(endpoint_id: int) -> Response:
 @document("Send a delivery's event again now (a new delivery)", responses={201: DeliveryOut})
 @require_scope("webhooks:write")
 def redeliver(endpoint_id: int, delivery_id: int) -> Response:
-    record = webhook_log.redeliver(current_auth(), endpoint_id, delivery_id)
+    record = delivery_log.redeliver(current_auth(), endpoint_id, delivery_id)
     return respond(DeliveryOut.of(record), 201)
 
 
@@ -109,4 +109,4 @@ def redeliver(endpoint_id: int, delivery_id: int) -> Response:
 @require_scope("webhooks:write")
 def test() -> Response:
     body = parse_body(TestWebhookBody)
-    return respond(TestResultOut.of(webhook_log.send_test(current_auth(), body.type, body.endpoint_id)))
+    return respond(TestResultOut.of(delivery_log.send_test(current_auth(), body.type, body.endpoint_id)))

@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from services.bulk import Progress
-from services.job_events import processing_ms
+from services.jobs.bulk import Progress
+from services.jobs.completion import processing_ms
 from settings import get_settings
 from web.schemas.base import Out, Query
 

@@ -1,7 +1,7 @@
 """The events the service sends to webhook endpoints (spec 6.2, 6.3), for the OpenAPI ``webhooks`` section.
 
-One model per event type's ``data``; the payloads themselves are built in ``services.event_payloads`` and
-``services.quota_events``. The OpenAPI test validates real payloads against these schemas, so the two
+One model per event type's ``data``; the payloads themselves are built in ``services.webhooks.payloads`` and
+``services.usage.quota_events``. The OpenAPI test validates real payloads against these schemas, so the two
 cannot drift apart silently. Numbers are ``float`` where the spec says "number" without promising an
 integer (percentages); counts and milliseconds are integers.
 """

@@ -16,7 +16,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from models.keys import ApiKey
-from services import allowlist, key_secrets, keys, scopes
+from services.keys import allowlist, lifecycle, scopes, secrets
 from web.schemas.base import Body, Out
 
 
@@ -43,8 +43,8 @@ class CreateKeyBody(Body):
     allowed_ips: AllowedIps = Field(default_factory=list)
     auto_rotate: bool = False
 
-    def to_spec(self) -> keys.KeySpec:
-        return keys.KeySpec(
+    def to_spec(self) -> lifecycle.KeySpec:
+        return lifecycle.KeySpec(
             name=self.name,
             scopes=unique(self.scopes) or scopes.DEFAULT_SCOPES,
             allowed_ips=unique(self.allowed_ips) or (),
@@ -73,8 +73,8 @@ class UpdateKeyBody(Body):
             raise ValueError("Send at least one of name, scopes, allowedIps, autoRotate.")
         return self
 
-    def to_changes(self) -> keys.KeyChanges:
-        return keys.KeyChanges(
+    def to_changes(self) -> lifecycle.KeyChanges:
+        return lifecycle.KeyChanges(
             name=self.name,
             scopes=unique(self.scopes),
             allowed_ips=unique(self.allowed_ips),
@@ -102,7 +102,7 @@ class KeyOut(Out):
     def of(cls, key: ApiKey) -> KeyOut:
         return cls(
             id=key.id, name=key.name, scopes=key.scopes, allowed_ips=key.allowed_ips,
-            publishable_key=key.publishable_key, secret_key_hint=key_secrets.hint(key.secret_last4),
+            publishable_key=key.publishable_key, secret_key_hint=secrets.hint(key.secret_last4),
             status=key.status, auto_rotate=key.auto_rotate, secret_issued_at=key.secret_issued_at,
             last_used_at=key.last_used_at, created_at=key.created_at, updated_at=key.updated_at,
         )  # fmt: skip
@@ -114,7 +114,7 @@ class CreatedKeyOut(KeyOut):
     secret_key: str
 
     @classmethod
-    def of_issued(cls, issued: keys.IssuedKey) -> CreatedKeyOut:
+    def of_issued(cls, issued: lifecycle.IssuedKey) -> CreatedKeyOut:
         return cls(**KeyOut.of(issued.key).model_dump(), secret_key=issued.secret)
 
 
@@ -143,7 +143,7 @@ class RefreshOut(Out):
     warning: str = "Store the new secret key now: it is shown only in this response and cannot be retrieved."
 
     @classmethod
-    def of_issued(cls, issued: keys.IssuedKey) -> RefreshOut:
+    def of_issued(cls, issued: lifecycle.IssuedKey) -> RefreshOut:
         key = issued.key
         return cls(
             key=RefreshedKey(

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from pydantic import Field
 
-from services.usage_report import UsageReport
+from services.usage.report import UsageReport
 from web.schemas.base import Out
 
 

@@ -9,9 +9,9 @@ from pydantic import ConfigDict, Field
 
 from models.accounts import Account
 from models.jobs import ValidationJob
-from services.job_events import processing_ms
-from services.job_options import JobOptions
-from services.jobs import ResultsPage
+from services.jobs.completion import processing_ms
+from services.jobs.options import JobOptions
+from services.jobs.submit import ResultsPage
 from settings import get_settings
 from web.schemas.base import Body, Out, Query
 

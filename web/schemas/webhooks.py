@@ -8,9 +8,9 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, WithJsonSchema, model_validator
 
 from models.webhooks import EndpointStatus, WebhookAttempt, WebhookEndpoint
-from services import webhooks
-from services.events import EVENT_TYPES, envelope
-from services.webhook_log import DeliveryPage, DeliveryRecord
+from services.webhooks import endpoints
+from services.webhooks.delivery_log import DeliveryPage, DeliveryRecord
+from services.webhooks.events import EVENT_TYPES, envelope
 from web.schemas.base import Body, Out, Query
 
 
@@ -25,7 +25,7 @@ EventType = Annotated[
     str, AfterValidator(known_event_type), WithJsonSchema({"type": "string", "enum": list(EVENT_TYPES)})
 ]
 EventTypes = Annotated[list[EventType], Field(min_length=1, max_length=len(EVENT_TYPES))]
-Url = Annotated[str, Field(min_length=1, max_length=webhooks.MAX_URL_LENGTH)]
+Url = Annotated[str, Field(min_length=1, max_length=endpoints.MAX_URL_LENGTH)]
 
 
 class CreateWebhookBody(Body):
@@ -44,8 +44,8 @@ class UpdateWebhookBody(Body):
             raise ValueError("Send at least one of url, events, status.")
         return self
 
-    def to_changes(self) -> webhooks.EndpointChanges:
-        return webhooks.EndpointChanges(
+    def to_changes(self) -> endpoints.EndpointChanges:
+        return endpoints.EndpointChanges(
             url=self.url,
             events=tuple(self.events) if self.events is not None else None,
             status=EndpointStatus(self.status) if self.status is not None else None,
@@ -86,7 +86,7 @@ class WebhookWithSecretOut(WebhookOut):
     secret: str
 
     @classmethod
-    def of_created(cls, created: webhooks.EndpointWithSecret) -> WebhookWithSecretOut:
+    def of_created(cls, created: endpoints.EndpointWithSecret) -> WebhookWithSecretOut:
         return cls(**WebhookOut.of(created.endpoint).model_dump(), secret=created.secret)
 
 

@@ -1,0 +1,53 @@
+"""What a finished job announces: its event (in the completing transaction) and the waiter's wake-up.
+
+A single validation emits ``validation.completed``; a batch or a bulk list ``batch.completed`` (spec 6.3,
+``resultsUrl`` from ``BASE_URL``). Both payload shapes live in ``services.webhooks.payloads``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from core import clock
+from models.jobs import JobItem, JobKind, ValidationJob
+from services.jobs.dispatch import signal_done
+from services.webhooks import events, payloads
+
+
+def on_completed(session: Session, job: ValidationJob) -> None:
+    emit_completed(session, job)
+    signal_done(session, job.public_id)
+
+
+def emit_completed(session: Session, job: ValidationJob) -> None:
+    elapsed = processing_ms(job)
+    if job.kind == JobKind.SINGLE.value:
+        result = session.scalar(select(JobItem.result).where(JobItem.job_id == job.id, JobItem.position == 0))
+        if result is not None:
+            emit_validation_completed(session, job.account_id, job.key_id, result, elapsed)
+        return
+    counts = {"total": job.total, "valid": job.valid, "invalid": job.invalid, "warning": job.warning}
+    events.emit(
+        session,
+        job.account_id,
+        "batch.completed",
+        payloads.batch_completed(job.public_id, counts, elapsed),
+    )
+
+
+def emit_validation_completed(
+    session: Session, account_id: int, key_id: int | None, result: Mapping[str, Any], elapsed_ms: int
+) -> None:
+    """``validation.completed`` from a result at hand (quickMode has it in memory: no read back)."""
+    payload = payloads.validation_completed(result, elapsed_ms, key_id)
+    events.emit(session, account_id, "validation.completed", payload)
+
+
+def processing_ms(job: ValidationJob) -> int:
+    """Milliseconds from submission to the end (or to now, while it runs)."""
+    end = job.finished_at or clock.now()
+    return max(int((end - job.created_at).total_seconds() * 1000), 0)

@@ -1,0 +1,55 @@
+"""What a job asked for, stored with it as JSON, and the small conversions every job module shares."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from models.accounts import Account
+from services.usage.plans import plan_for
+from verifier.engine import Options
+from verifier.results import JsonValue, ValidationResult
+
+
+@dataclass(frozen=True)
+class JobOptions:
+    """The client's switches and the plan's features at submission (a plan change mid-job changes nothing)."""
+
+    quick_mode: bool = False
+    skip_catch_all: bool = False
+    features: tuple[str, ...] = ()
+
+    @classmethod
+    def for_account(cls, account: Account, *, quick_mode: bool, skip_catch_all: bool) -> JobOptions:
+        features = tuple(feature.value for feature in plan_for(account.tier).features)
+        return cls(quick_mode, skip_catch_all, features)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "quickMode": self.quick_mode,
+            "skipCatchAll": self.skip_catch_all,
+            "features": list(self.features),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> JobOptions:
+        return cls(bool(data["quickMode"]), bool(data["skipCatchAll"]), tuple(data["features"]))
+
+    @property
+    def engine(self) -> Options:
+        return Options(self.quick_mode, self.skip_catch_all, frozenset(self.features))
+
+
+def storable(text: str) -> str:
+    """Text Postgres can hold: NUL and lone surrogates become backslash escapes (both are invalid anyway)."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
+
+
+def result_row(email: str, result: ValidationResult) -> dict[str, JsonValue]:
+    """One settled address as the bulk UPDATEs read it (``jsonb_to_recordset``)."""
+    return {
+        "email": email,
+        "result": result.to_dict(),
+        "score": result.score,
+        "severity": result.severity.value,
+    }

@@ -1,0 +1,149 @@
+"""One domain group through the engine's stages, with the fleet's shared caches; no database here.
+
+No transaction is open while DNS and SMTP run (they take seconds; a pooled connection held that long per
+greenlet would exhaust Postgres long before the workers were busy).
+
+An address whose server asked us to come back later (greylisting: a 4xx naming or implying a retry time)
+is *deferred* while the retry still fits before the job's deadline and attempts remain; otherwise it is
+settled now with the unknown verdict the engine gave it, which is what "settle as unknown" means.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from core import clock
+from services.jobs.engine import CatchAllCache, shared_engine
+from services.jobs.options import JobOptions
+from verifier.dns import MailDomain
+from verifier.engine import Engine, GroupOutcome, Options, assemble, syntax_failure_result
+from verifier.results import CheckName, CheckResult, Severity, ValidationResult
+from verifier.smtp import DomainProbeResult
+from verifier.syntax import ParsedAddress, SyntaxFailure
+
+MAX_ATTEMPTS = 5  # claims of a group that may still defer greylisted addresses
+MAX_CLAIMS = MAX_ATTEMPTS + 3  # past this, the group keeps failing: its addresses settle as not validated
+CATCH_ALL = CatchAllCache()
+
+
+@dataclass(frozen=True)
+class GroupVerdicts:
+    settled: dict[str, ValidationResult]
+    deferred: tuple[str, ...] = ()
+    retry_at: datetime | None = None
+    # Set when SMTP was attempted: did no MX host answer? (services.jobs.degraded reads it at completion)
+    unreachable: bool | None = None
+    outcome: dict[str, Any] | None = None  # the engine's outcome of an unreachable group, as JSON
+
+
+def probe_group(
+    emails: list[str], options: JobOptions, *, retry_until: datetime, attempt: int
+) -> GroupVerdicts:
+    """Verdicts for the (normalised, distinct) ``emails`` of one domain."""
+    engine = shared_engine()
+    members: list[ParsedAddress] = []
+    settled: dict[str, ValidationResult] = {}
+    for email in emails:
+        item = engine.parse(email)
+        if isinstance(item, SyntaxFailure):  # the policy changed since planning: judge by today's rules
+            settled[email] = syntax_failure_result(email, item)
+        else:
+            members.append(item)
+    if not members:
+        return GroupVerdicts(settled)
+    outcome = run_with_cached_catch_all(engine, members, options.engine)
+    retry = retry_until if attempt < MAX_ATTEMPTS else None
+    return _with_reachability(_split(members, outcome, options.engine, settled, retry), outcome)
+
+
+def _with_reachability(verdicts: GroupVerdicts, outcome: GroupOutcome) -> GroupVerdicts:
+    """Record whether an MX answered (groups whose probe never tried to connect are left out, as in
+    ``Engine.verify_many``), keeping an unreachable group's outcome for re-assembly as degraded."""
+    probe = outcome.probe
+    if probe is None or not probe.transcript:
+        return verdicts
+    kept = None
+    if probe.unreachable and outcome.mail_domain is not None:
+        kept = {"mailDomain": outcome.mail_domain.to_dict(), "probe": probe.to_dict()}
+    return replace(verdicts, unreachable=probe.unreachable, outcome=kept)
+
+
+def degraded_results(
+    emails: list[str], outcome: dict[str, Any] | None, options: Options
+) -> dict[str, ValidationResult]:
+    """The results of an unreachable group re-assembled with the checker marked degraded."""
+    if outcome is None:
+        return {}
+    engine = shared_engine()
+    mail_domain = MailDomain.from_dict(outcome["mailDomain"])
+    probe = DomainProbeResult.from_dict(outcome["probe"])
+    parsed = (engine.parse(email) for email in emails)
+    return {
+        item.email: assemble(item, mail_domain, probe, options, degraded=True)
+        for item in parsed
+        if isinstance(item, ParsedAddress)
+    }
+
+
+def given_up(emails: list[str], failures: int) -> GroupVerdicts:
+    """Spec 4.2 for addresses that cannot be validated: still answered, invalid, score 0, with a failed
+    check whose reason says why. ``domain`` is the check named: every job, quickMode too, reaches it."""
+    reason = (
+        f"Could not be validated: our checker failed on this address {failures} times. "
+        "Nothing is known about the mailbox; validate it again later."
+    )
+    check = CheckResult(CheckName.DOMAIN, False, "Not validated.", {}, status="fail", reason=reason)
+    settled = {
+        email: ValidationResult(email, False, 0, Severity.INVALID, {check.check: check}, (reason,))
+        for email in emails
+    }
+    return GroupVerdicts(settled)
+
+
+def run_with_cached_catch_all(engine: Engine, members: list[ParsedAddress], options: Options) -> GroupOutcome:
+    """Stages 2-3, skipping the random-address probe when the domain's verdict is cached."""
+    domain = members[0].ascii_domain
+    known = CATCH_ALL.get(domain) if options.checks_catch_all else None
+    outcome = engine.run_group(
+        members, replace(options, skip_catch_all=True) if known is not None else options
+    )
+    if outcome.probe is None:
+        return outcome
+    if known is not None:
+        return GroupOutcome(outcome.mail_domain, replace(outcome.probe, catch_all=known))
+    if options.checks_catch_all:
+        CATCH_ALL.remember(domain, outcome.probe.catch_all)
+    return outcome
+
+
+def _split(
+    members: list[ParsedAddress],
+    outcome: GroupOutcome,
+    options: Options,
+    settled: dict[str, ValidationResult],
+    retry_until: datetime | None,
+) -> GroupVerdicts:
+    now, deferred, latest = clock.now(), [], None
+    for member in members:
+        wait = _retry_wait(outcome, member.email)
+        if wait is not None and retry_until is not None and now + wait < retry_until:
+            deferred.append(member.email)
+            latest = max(latest or now, now + wait)
+        else:
+            settled[member.email] = assemble(member, outcome.mail_domain, outcome.probe, options)
+    return GroupVerdicts(settled, tuple(deferred), latest)
+
+
+def _retry_wait(outcome: GroupOutcome, email: str) -> timedelta | None:
+    """How long the server asked us to wait before asking about ``email`` again, if it asked."""
+    if outcome.probe is None:
+        return None
+    try:
+        probe = outcome.probe[email]
+    except KeyError:
+        return None
+    if not probe.retryable or probe.retry_after is None:
+        return None
+    return timedelta(seconds=probe.retry_after)

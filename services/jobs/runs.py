@@ -1,0 +1,206 @@
+"""Running a job's domain groups: claim, probe, save, and what happens next (more groups, or the end).
+
+Exactly-once results on at-least-once messages, in three guards:
+
+1. **Claim** is a conditional UPDATE (``queued``, or ``running`` with an expired lease) that bumps
+   ``attempts``; no row means someone else has it or it is done, and the task just returns.
+2. **Items** are written with ``... WHERE state = 'pending'`` and the job's counters grow by the rows that
+   statement actually changed, in the same transaction: a redelivered or taken-over group writes nothing
+   twice and counts nothing twice.
+3. **The group's own row** is updated only by the holder of the latest claim (``attempts`` is the fencing
+   token): a worker that lost its lease while probing still saves its results (guard 2 keeps them
+   single), but cannot mark done a group that a newer claim is working on.
+
+The job completes in the transaction where ``processed`` reaches ``total``; that transaction also emits
+its event, and after commit wakes the web request waiting for it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, func, or_, select, text, update
+from sqlalchemy.orm import Session
+
+from core import clock
+from models.jobs import GroupState, JobGroup, JobStatus, ValidationJob
+from models.session import transaction
+from services.jobs import completion, degraded
+from services.jobs.dispatch import send_groups
+from services.jobs.options import JobOptions, result_row
+from services.jobs.probe import MAX_CLAIMS, GroupVerdicts, given_up, probe_group
+from settings import get_settings
+
+COUNTERS = ("valid", "warning", "invalid")
+_SETTLE = text("""
+UPDATE job_items i SET state = 'done', result = r.result, score = r.score, severity = r.severity
+FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(email text, result jsonb, score int, severity text)
+WHERE i.job_id = :job AND i.email = r.email AND i.state = 'pending'
+RETURNING i.severity
+""")
+
+
+@dataclass(frozen=True)
+class Claim:
+    group_id: int
+    attempt: int
+    job_id: int
+    emails: list[str]
+    options: dict[str, Any]  # parsed inside the guarded part of ``run_group``: unreadable options fail it
+    deadline: datetime
+
+    @property
+    def mine(self) -> ColumnElement[bool]:
+        """The group row as long as this claim is the latest (``attempts`` is the fencing token)."""
+        return and_(
+            JobGroup.id == self.group_id,
+            JobGroup.attempts == self.attempt,
+            JobGroup.state == GroupState.RUNNING.value,
+        )
+
+
+def run_group(group_id: int) -> bool:
+    """Probe group ``group_id`` if it is ours to run; False when there was nothing to do.
+
+    A group claimed more than ``MAX_CLAIMS`` times keeps failing (a bug, a poisoned row, a worker killed
+    by it every time): its addresses settle as "could not be validated" so the job still finishes."""
+    claim = claim_group(group_id)
+    if claim is None:
+        return False
+    verdicts = given_up(claim.emails, claim.attempt - 1) if claim.attempt > MAX_CLAIMS else _probe(claim)
+    with transaction() as session:
+        save(session, claim, verdicts)
+    return True
+
+
+def _probe(claim: Claim) -> GroupVerdicts:
+    """The group's verdicts; on an error the claim is let go at once, so the next sweep (not the end of
+    the lease) retries it, and the error propagates to the task's log and Flower."""
+    try:
+        options = JobOptions.from_json(claim.options)
+        return probe_group(claim.emails, options, retry_until=claim.deadline, attempt=claim.attempt)
+    except Exception:
+        with transaction() as session:
+            session.execute(
+                update(JobGroup).where(claim.mine).values(state=GroupState.PENDING.value, lease_until=None)
+            )
+        raise
+
+
+def claim_group(group_id: int) -> Claim | None:
+    now = clock.now()
+    lease_until = now + timedelta(seconds=get_settings().jobs.lease)
+    claimable = or_(
+        JobGroup.state == GroupState.QUEUED.value,
+        and_(JobGroup.state == GroupState.RUNNING.value, JobGroup.lease_until < now),
+    )
+    stmt = (
+        update(JobGroup)
+        .where(JobGroup.id == group_id, claimable)
+        .where(JobGroup.job_id == ValidationJob.id, ValidationJob.status == JobStatus.RUNNING.value)
+        .values(state=GroupState.RUNNING.value, lease_until=lease_until, attempts=JobGroup.attempts + 1)
+        .returning(
+            JobGroup.attempts, JobGroup.job_id, JobGroup.emails, ValidationJob.options, ValidationJob.deadline
+        )
+    )
+    with transaction() as session:
+        row = session.execute(stmt).first()
+    if row is None:
+        return None
+    attempt, job_id, emails, options, deadline = row
+    return Claim(group_id, attempt, job_id, list(emails), dict(options), deadline)
+
+
+def save(session: Session, claim: Claim, verdicts: GroupVerdicts) -> None:
+    """Write the settled results and counters; defer the greylisted; finish or refill the job."""
+    if verdicts.unreachable is not None:
+        session.execute(
+            update(JobGroup)
+            .where(JobGroup.id == claim.group_id)
+            .values(unreachable=verdicts.unreachable, outcome=verdicts.outcome)
+        )
+    rows = [result_row(email, result) for email, result in verdicts.settled.items()]
+    if rows:
+        severities = session.scalars(_SETTLE, {"job": claim.job_id, "rows": json.dumps(rows)}).all()
+        add_counts(session, claim.job_id, Counter(severities))
+    if verdicts.deferred:
+        changes: dict[str, Any] = {"state": GroupState.PENDING.value, "emails": list(verdicts.deferred)}
+        changes |= {"next_attempt_at": verdicts.retry_at, "enqueued_at": None, "lease_until": None}
+    else:
+        changes = {"state": GroupState.DONE.value, "finished_at": clock.now(), "lease_until": None}
+    session.execute(update(JobGroup).where(claim.mine).values(**changes))
+    if not complete_if_done(session, claim.job_id):
+        fill_window(session, claim.job_id)
+
+
+def add_counts(session: Session, job_id: int, counts: Mapping[str, int]) -> None:
+    """Grow ``processed`` and the severity counters by what was just settled (same transaction)."""
+    settled = sum(counts.values())
+    if settled:
+        increments = {name: getattr(ValidationJob, name) + counts.get(name, 0) for name in COUNTERS}
+        session.execute(
+            update(ValidationJob)
+            .where(ValidationJob.id == job_id)
+            .values(processed=ValidationJob.processed + settled, **increments)
+        )
+
+
+def complete_if_done(session: Session, job_id: int) -> bool:
+    """Complete a running job whose every item is settled (once: the status guard), with its event."""
+    job = session.scalars(
+        update(ValidationJob)
+        .where(ValidationJob.id == job_id, ValidationJob.status == JobStatus.RUNNING.value)
+        .where(ValidationJob.processed >= ValidationJob.total)
+        .values(status=JobStatus.COMPLETED.value, finished_at=clock.now())
+        .returning(ValidationJob)
+    ).one_or_none()
+    if job is None:
+        return False
+    if degraded.mark_if_degraded(session, job):
+        session.refresh(job)
+    completion.on_completed(session, job)
+    return True
+
+
+def fill_window(session: Session, job_id: int) -> None:
+    """Keep up to ``JOB_WINDOW`` groups of this job at the broker, so one big list cannot flood the queue
+    ahead of everyone else's batches. Two workers refilling at once may overshoot by a few: harmless."""
+    in_flight = session.scalar(
+        select(func.count())
+        .select_from(JobGroup)
+        .where(
+            JobGroup.job_id == job_id, JobGroup.state.in_([GroupState.QUEUED.value, GroupState.RUNNING.value])
+        )
+    )
+    room = get_settings().jobs.window - (in_flight or 0)
+    if room > 0:
+        dispatch(session, job_id, room)
+
+
+def dispatch(session: Session, job_id: int, limit: int) -> list[int]:
+    """Mark up to ``limit`` due pending groups queued (rows other transactions hold are skipped) and send
+    their messages after commit."""
+    now = clock.now()
+    due = (
+        select(JobGroup.id)
+        .where(JobGroup.job_id == job_id, JobGroup.state == GroupState.PENDING.value)
+        .where(JobGroup.next_attempt_at <= now)
+        .order_by(JobGroup.id)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    ids = list(
+        session.scalars(
+            update(JobGroup)
+            .where(JobGroup.id.in_(due.scalar_subquery()))
+            .values(state=GroupState.QUEUED.value, enqueued_at=now)
+            .returning(JobGroup.id)
+        )
+    )
+    send_groups(session, sorted(ids))
+    return ids

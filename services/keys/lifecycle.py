@@ -1,0 +1,253 @@
+"""API key lifecycle: issue, list, update, delete, rotate the secret, deactivate, revoke all.
+
+The lifecycle functions that take a ``Session`` (``issue``, ``rotate_secret``, ``deactivate``) are the
+seams later work builds on: automatic 90-day rotation and day-97 deactivation call them from a beat task,
+and the webhooks work emits ``key.created``/``key.disabled`` from them. The functions that take an
+``AuthContext`` are the API's: they add who-may rules and own the transaction.
+
+Who may: every function is scoped to the caller's account (another account's key id is "not found").
+A key that does not hold ``*:*`` cannot grant ``*:*`` nor touch a key that holds it, so ``keys:write``
+never escalates to admin (by rotating an admin key, say, and reading its new secret).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from core import clock
+from models.accounts import Account
+from models.audit import AuditEvent
+from models.keys import ApiKey, KeyStatus
+from models.session import transaction
+from services import audit
+from services.auth import AuthContext, deny
+from services.errors import KeyInactive, KeyLimitReached, NotFound
+from services.keys import secrets
+from services.keys.scopes import ADMIN, DEFAULT_SCOPES
+from services.usage.plans import plan_for
+from services.webhooks import events, payloads
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    """What a new key should be; values are already validated (names, scopes, normalised IPs)."""
+
+    name: str
+    scopes: tuple[str, ...] = DEFAULT_SCOPES
+    allowed_ips: tuple[str, ...] = ()
+    auto_rotate: bool = False
+
+
+@dataclass(frozen=True)
+class KeyChanges:
+    """A partial update: ``None`` leaves a field as it is."""
+
+    name: str | None = None
+    scopes: tuple[str, ...] | None = None
+    allowed_ips: tuple[str, ...] | None = None
+    auto_rotate: bool | None = None
+
+
+@dataclass(frozen=True)
+class IssuedKey:
+    """A key together with its plaintext secret, which exists only in this object and the response."""
+
+    key: ApiKey
+    secret: str = field(repr=False)
+
+
+# -- lifecycle (session in, no permission rules) ---------------------------------------------------------
+
+
+def issue(
+    session: Session,
+    account: Account,
+    spec: KeySpec,
+    origin: audit.Origin = audit.SYSTEM,
+    actor_key_id: int | None = None,
+) -> IssuedKey:
+    """Create a key row, its ``key.created`` audit entry and event inside the caller's transaction."""
+    secret = secrets.new_secret()
+    key = ApiKey(
+        account_id=account.id,
+        name=spec.name,
+        scopes=list(spec.scopes),
+        allowed_ips=list(spec.allowed_ips),
+        auto_rotate=spec.auto_rotate,
+        secret_hash=secrets.hash_secret(secret),
+        secret_last4=secret[-4:],
+        publishable_key=secrets.new_publishable_key(),
+        status=KeyStatus.ACTIVE.value,
+        secret_issued_at=clock.now(),
+    )
+    session.add(key)
+    session.flush()
+    _audit(session, AuditEvent.KEY_CREATED, key, origin, actor_key_id, name=key.name, scopes=key.scopes)
+    events.emit(session, key.account_id, "key.created", payloads.key_created(key))
+    return IssuedKey(key=key, secret=secret)
+
+
+def rotate_secret(
+    session: Session,
+    key: ApiKey,
+    origin: audit.Origin = audit.SYSTEM,
+    actor_key_id: int | None = None,
+    *,
+    trigger: str = "refresh",
+) -> str:
+    """Give ``key`` a new secret: the old one stops matching at commit; the publishable key stays.
+
+    Restarts the 90-day clock and brings a grace-period key back to active. ``trigger`` (refresh or
+    auto-rotation) goes to the audit entry. Both rotations emit ``key.disabled`` (reason ``rotated``, naming
+    the old secret's last four characters) then ``key.created`` (the new ones): spec 3.1 calls the result
+    a new key, and a receiver mirroring its keys sees the credential it held stop and the new one start.
+    """
+    if not key.is_usable:
+        raise KeyInactive("This key was deactivated and cannot be recovered; create a new key instead.")
+    now = clock.now()
+    events.emit(session, key.account_id, "key.disabled", payloads.key_disabled(key, "rotated", now))
+    secret = secrets.new_secret()
+    key.secret_hash, key.secret_last4 = secrets.hash_secret(secret), secret[-4:]
+    key.secret_issued_at, key.status = now, KeyStatus.ACTIVE.value
+    _audit(session, AuditEvent.KEY_ROTATED, key, origin, actor_key_id, trigger=trigger)
+    events.emit(session, key.account_id, "key.created", payloads.key_created(key))
+    return secret
+
+
+def deactivate(
+    session: Session,
+    key: ApiKey,
+    reason: str,
+    origin: audit.Origin = audit.SYSTEM,
+    actor_key_id: int | None = None,
+) -> None:
+    """Make ``key`` inactive for good (spec 3.1: no recovery) and emit ``key.disabled``."""
+    key.status, key.deactivated_at = KeyStatus.INACTIVE.value, clock.now()
+    _audit(session, AuditEvent.KEY_DEACTIVATED, key, origin, actor_key_id, reason=reason)
+    payload = payloads.key_disabled(key, reason, key.deactivated_at)
+    events.emit(session, key.account_id, "key.disabled", payload)
+
+
+def _audit(
+    session: Session,
+    event: AuditEvent,
+    key: ApiKey,
+    origin: audit.Origin,
+    actor_key_id: int | None,
+    **details: object,
+) -> None:
+    details = {"keyId": key.id, **details}
+    audit.record(
+        event, account_id=key.account_id, key_id=actor_key_id, origin=origin, details=details, session=session
+    )
+
+
+# -- API operations (caller in, permission rules, own transaction) ---------------------------------------
+
+
+def create_key(actor: AuthContext, spec: KeySpec) -> IssuedKey:
+    """Create a key in the caller's account, within the tier's key limit."""
+    _check_may_grant(actor, spec.scopes)
+    with transaction() as session:
+        # Lock the account row so two concurrent creations cannot both see "one slot left".
+        account = session.get_one(Account, actor.account.id, with_for_update=True)
+        _check_key_limit(session, account)
+        return issue(session, account, spec, actor.origin, actor.key.id)
+
+
+def list_keys(actor: AuthContext) -> list[ApiKey]:
+    """Every key of the caller's account, oldest first, inactive ones included (they show as such)."""
+    stmt = select(ApiKey).where(ApiKey.account_id == actor.account.id).order_by(ApiKey.id)
+    with transaction() as session:
+        return list(session.scalars(stmt))
+
+
+def get_key(actor: AuthContext, key_id: int) -> ApiKey:
+    with transaction() as session:
+        return _owned_key(session, actor, key_id)
+
+
+def update_key(actor: AuthContext, key_id: int, changes: KeyChanges) -> ApiKey:
+    """Change name, scopes, allowlist or auto-rotation; the secret is untouched."""
+    if changes.scopes is not None:
+        _check_may_grant(actor, changes.scopes)
+    with transaction() as session:
+        key = _owned_key(session, actor, key_id, managing=True)
+        values = {name: value for name, value in vars(changes).items() if value is not None}
+        for name, value in values.items():
+            setattr(key, name, list(value) if isinstance(value, tuple) else value)
+        _audit(session, AuditEvent.KEY_UPDATED, key, actor.origin, actor.key.id, fields=sorted(values))
+        return key
+
+
+def delete_key(actor: AuthContext, key_id: int) -> None:
+    """Remove a key for good; its audit trail stays (entries keep the id, not a foreign key)."""
+    with transaction() as session:
+        key = _owned_key(session, actor, key_id, managing=True)
+        _audit(session, AuditEvent.KEY_DELETED, key, actor.origin, actor.key.id, name=key.name)
+        if key.is_usable:  # deleting an already inactive key disables nothing
+            payload = payloads.key_disabled(key, "deleted", clock.now())
+            events.emit(session, key.account_id, "key.disabled", payload)
+        session.delete(key)
+
+
+def refresh_key(actor: AuthContext, key_id: int) -> IssuedKey:
+    """Manual rotation (spec 4.4): a new secret now, the old one invalid at once."""
+    with transaction() as session:
+        key = _owned_key(session, actor, key_id, managing=True)
+        secret = rotate_secret(session, key, actor.origin, actor.key.id)
+        return IssuedKey(key=key, secret=secret)
+
+
+def revoke_all(actor: AuthContext) -> int:
+    """Emergency revocation (spec 4.5): every usable key of the account, the caller's own included."""
+    stmt = select(ApiKey).where(ApiKey.account_id == actor.account.id, ApiKey.status != KeyStatus.INACTIVE)
+    with transaction() as session:
+        keys = list(session.scalars(stmt.with_for_update()))
+        for key in keys:
+            deactivate(session, key, "revoke-all", actor.origin, actor.key.id)
+        audit.record(
+            AuditEvent.KEYS_REVOKED_ALL,
+            account_id=actor.account.id,
+            key_id=actor.key.id,
+            origin=actor.origin,
+            details={"revokedCount": len(keys)},
+            session=session,
+        )
+    return len(keys)
+
+
+def lock_managed_key(session: Session, actor: AuthContext, key_id: int) -> ApiKey:
+    """``key_id`` of the caller's account, row-locked, if the caller may manage it (as refresh requires)."""
+    return _owned_key(session, actor, key_id, managing=True)
+
+
+def _owned_key(session: Session, actor: AuthContext, key_id: int, *, managing: bool = False) -> ApiKey:
+    stmt = select(ApiKey).where(ApiKey.id == key_id, ApiKey.account_id == actor.account.id)
+    key = session.scalars(stmt.with_for_update() if managing else stmt).one_or_none()
+    if key is None:
+        raise NotFound(f"No API key with id {key_id}.")
+    if managing and ADMIN in key.scopes:
+        _check_may_grant(actor, (ADMIN,))
+    return key
+
+
+def _check_may_grant(actor: AuthContext, scopes: tuple[str, ...]) -> None:
+    if ADMIN in scopes and ADMIN not in actor.scopes:
+        deny(actor, ADMIN, "Only a key with the *:* scope can grant *:* or manage a key that has it.")
+
+
+def _check_key_limit(session: Session, account: Account) -> None:
+    plan = plan_for(account.tier)
+    if plan.key_limit is None:
+        return
+    usable = select(func.count()).where(ApiKey.account_id == account.id, ApiKey.status != KeyStatus.INACTIVE)
+    if (session.scalar(usable) or 0) >= plan.key_limit:
+        raise KeyLimitReached(
+            f"The {plan.name} plan allows {plan.key_limit} active keys; delete or revoke one, or upgrade.",
+            limit=plan.key_limit,
+            tier=plan.tier.value,
+        )

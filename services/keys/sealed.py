@@ -1,0 +1,100 @@
+"""Auto-rotated secrets, sealed at rest until their owner reveals them once (docs/decisions.md, Key rotation).
+
+Spec 5.1 keeps only a SHA-256 of a secret, so a secret minted by the beat task, with nobody there to read
+the response, has to wait somewhere. It waits here, encrypted with AES-256-GCM under the server's
+``KEY_SEALING_KEY`` (never in the database), with the key id and secret generation as associated data so a
+sealed row cannot be moved to another key or survive a later refresh. It is never emailed or put in an
+event. ``reveal`` decrypts it for an authenticated caller allowed to manage the key and deletes it in the
+same transaction: shown once, like a secret at creation. Unrevealed rows expire after ``REVEAL_WINDOW``.
+
+Trade-off accepted: whoever holds both a database dump and the sealing key can read secrets waiting to be
+revealed (at most ``REVEAL_WINDOW`` old). That is the price of rotating without a person present.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime, timedelta
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from sqlalchemy import delete
+from sqlalchemy.orm import Session
+
+from core import clock
+from models.audit import AuditEvent
+from models.keys import ApiKey
+from models.rotation import SealedSecret
+from models.session import transaction
+from services import audit
+from services.auth import AuthContext
+from services.errors import NotFound
+from services.keys import lifecycle, secrets
+from settings import get_settings
+
+REVEAL_WINDOW = timedelta(days=7)
+NONCE_BYTES = 12
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def seal(session: Session, key: ApiKey, secret: str) -> SealedSecret:
+    """Keep ``secret`` (the key's current one) encrypted until revealed; replaces any older sealed one."""
+    session.execute(delete(SealedSecret).where(SealedSecret.key_id == key.id))
+    nonce = os.urandom(NONCE_BYTES)
+    sealed = SealedSecret(
+        key_id=key.id,
+        secret_issued_at=key.secret_issued_at,
+        nonce=nonce,
+        ciphertext=_cipher().encrypt(nonce, secret.encode(), _bound_to(key.id, key.secret_issued_at)),
+        expires_at=clock.now() + REVEAL_WINDOW,
+    )
+    session.add(sealed)
+    return sealed
+
+
+def reveal(actor: AuthContext, key_id: int) -> lifecycle.IssuedKey:
+    """The auto-rotated secret of ``key_id``, once; ``NotFound`` if there is none to show (any more)."""
+    with transaction() as session:
+        key = lifecycle.lock_managed_key(session, actor, key_id)
+        sealed = session.get(SealedSecret, key.id, with_for_update=True)
+        if sealed is None or (secret := _open(sealed, key)) is None:
+            raise NotFound(
+                f"Key {key_id} has no auto-rotated secret waiting: it was revealed already, expired after "
+                f"{REVEAL_WINDOW.days} days, or replaced by a refresh. Refresh the key to get a new secret."
+            )
+        session.delete(sealed)
+        audit.record(
+            AuditEvent.KEY_SECRET_REVEALED, account_id=key.account_id, key_id=actor.key.id,
+            origin=actor.origin, details={"keyId": key.id}, session=session,
+        )  # fmt: skip
+        return lifecycle.IssuedKey(key=key, secret=secret)
+
+
+def purge_expired() -> int:
+    """Forget secrets nobody revealed in time; the key keeps working with them, the owner refreshes it."""
+    with transaction() as session:
+        result = session.execute(delete(SealedSecret).where(SealedSecret.expires_at <= clock.now()))
+        return int(getattr(result, "rowcount", 0) or 0)
+
+
+def _open(sealed: SealedSecret, key: ApiKey) -> str | None:
+    """The plaintext, or None when the row is stale (expired, or from an older generation of the key)."""
+    if sealed.expires_at <= clock.now() or sealed.secret_issued_at != key.secret_issued_at:
+        return None
+    try:
+        plain = _cipher().decrypt(sealed.nonce, sealed.ciphertext, _bound_to(key.id, key.secret_issued_at))
+    except InvalidTag:  # sealed under another KEY_SEALING_KEY (rotated server key): nothing to show
+        return None
+    secret = plain.decode()
+    # The decisive check: only the key's current secret is shown (a refresh in the same instant as the
+    # rotation has the same issue time, but not the same hash).
+    return secret if secrets.matches(secret, key.secret_hash) else None
+
+
+def _cipher() -> AESGCM:
+    return AESGCM(get_settings().key_sealing_key)
+
+
+def _bound_to(key_id: int, issued_at: datetime) -> bytes:
+    microseconds = (issued_at - EPOCH) // timedelta(microseconds=1)
+    return f"verimail sealed secret:{key_id}:{microseconds}".encode()

@@ -1,0 +1,210 @@
+"""Charging validations against the monthly quota: the one entry point is ``charge_validations``.
+
+Postgres is the record. A charge is one transaction that (1) makes sure the period row exists, (2) claims
+the idempotency key (a unique row in ``usage_charges``), (3) adds the count with a conditional
+``UPDATE ... WHERE used + n <= hard_limit RETURNING`` and (4) emits the threshold events it crossed.
+The UPDATE row-locks the period, so concurrent charges queue on it and each sees its own exact result:
+no lost updates, no double events, and the hard limit is never passed. A second charge with the same key
+(a redelivered task, a retried request) waits for the first at the unique index and then counts nothing.
+
+Work that must exist exactly when its charge does (a quickMode validation's job record) passes ``then``:
+it runs in the charging transaction, so one connection checkout and one commit cover both, and a refusal
+or a crash leaves neither.
+
+Batch rule: a batch is charged all or nothing. It runs only when all N validations fit under the hard
+limit (120%); otherwise nothing is charged and the client learns how many remain. Partial batches would
+make a 200 answer mean "some of your addresses were silently skipped".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import NoReturn
+
+from sqlalchemy import func, select, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session
+
+from core import clock
+from models.accounts import Account
+from models.audit import AuditEvent
+from models.session import transaction
+from models.usage import UsageCharge, UsagePeriod
+from services import audit
+from services.auth import AuthContext
+from services.usage import quota_events
+from services.usage.periods import Period, period_containing
+from services.usage.plans import plan_for
+from services.usage.quota import QuotaExhausted, QuotaStatus, hard_limit_of
+
+
+@dataclass(frozen=True)
+class Charge:
+    """The quota after a charge; ``replayed`` when the key had been charged before (nothing counted now)."""
+
+    status: QuotaStatus
+    replayed: bool
+
+
+class _PeriodClosed(Exception):
+    """The reset sweep closed the period between our read and our update: it has ended, charge the next."""
+
+    def __init__(self, end: datetime) -> None:
+        self.end = end
+
+
+Then = Callable[[Session], None]
+
+
+def charge_validations(
+    account: Account,
+    count: int,
+    idempotency_key: str,
+    *,
+    by: AuthContext | None = None,
+    then: Then | None = None,
+) -> Charge:
+    """Count ``count`` validations (a batch of N is N) once per ``idempotency_key``, or raise QuotaExhausted.
+
+    Call it before the work runs, under a key the retry of the same work will repeat (request id, batch id).
+    ``by`` is who asked, for the audit entry written when the hard limit first refuses someone this period.
+    ``then`` (optional) writes in the same transaction after a fresh charge; a replayed charge skips it,
+    the first charge having written it already.
+    """
+    if count < 1:
+        raise ValueError("a charge counts at least one validation")
+    now = clock.now()
+    try:
+        try:
+            return _charge(account, count, idempotency_key, now, then)
+        except _PeriodClosed as closed:
+            return _charge(account, count, idempotency_key, max(now, closed.end), then)
+    except QuotaExhausted as refused:
+        _note_refusal(account, refused, by)
+        raise
+
+
+def _charge(account: Account, count: int, idempotency_key: str, now: datetime, then: Then | None) -> Charge:
+    limit = plan_for(account.tier).monthly_volume
+    with transaction() as session:
+        row = open_period(session, account, now)
+        period = Period(row.period_start, row.period_end)
+        if not _claim(session, row, idempotency_key, count, now):
+            return Charge(QuotaStatus(limit, _used(session, row.id), period), replayed=True)
+        result = session.execute(
+            update(UsagePeriod)
+            .where(UsagePeriod.id == row.id, UsagePeriod.closed_at.is_(None))
+            .where(UsagePeriod.used + count <= hard_limit_of(limit))
+            .values(used=UsagePeriod.used + count, quota_limit=limit)
+            .returning(UsagePeriod.used, UsagePeriod.warning_sent_at, UsagePeriod.exceeded_sent_at)
+        ).one_or_none()
+        if result is None:
+            _refuse(session, row, limit, count, now)
+        used, warning_sent_at, exceeded_sent_at = result
+        status = QuotaStatus(limit, used, period)
+        sent = (warning_sent_at is not None, exceeded_sent_at is not None)
+        quota_events.on_charged(session, row, status, sent=sent, now=now)
+        if then is not None:
+            then(session)
+    return Charge(status, replayed=False)
+
+
+def _refuse(session: Session, row: UsagePeriod, limit: int, count: int, now: datetime) -> NoReturn:
+    """Raise the reason the conditional update matched nothing (which rolls the claimed key back)."""
+    session.refresh(row)
+    if row.closed_at is not None:
+        raise _PeriodClosed(row.period_end)
+    raise QuotaExhausted(QuotaStatus(limit, row.used, Period(row.period_start, row.period_end)), count, now)
+
+
+def open_period(session: Session, account: Account, now: datetime) -> UsagePeriod:
+    """The row of the period containing ``now``, created on first use (concurrent creators agree).
+
+    Read first: the row exists for every charge but the period's first, so the common case is one SELECT.
+    """
+    period = period_containing(account.billing_anchor, now)
+    stmt = select(UsagePeriod).where(
+        UsagePeriod.account_id == account.id, UsagePeriod.period_start == period.start
+    )
+    if (row := session.scalars(stmt).one_or_none()) is not None:
+        return row
+    session.execute(
+        insert(UsagePeriod)
+        .values(
+            account_id=account.id,
+            period_start=period.start,
+            period_end=period.end,
+            quota_limit=plan_for(account.tier).monthly_volume,
+        )
+        .on_conflict_do_nothing(index_elements=["account_id", "period_start"])
+    )
+    return session.scalars(stmt).one()
+
+
+def _claim(session: Session, row: UsagePeriod, idempotency_key: str, count: int, now: datetime) -> bool:
+    """Insert the charge row; False when this key was charged before (the caller then counts nothing)."""
+    claimed = session.execute(
+        insert(UsageCharge)
+        .values(
+            account_id=row.account_id,
+            period_id=row.id,
+            idempotency_key=idempotency_key,
+            validations=count,
+            charged_at=now,
+        )
+        .on_conflict_do_nothing(index_elements=["account_id", "idempotency_key"])
+        .returning(UsageCharge.id)
+    ).first()
+    return claimed is not None
+
+
+def _used(session: Session, period_id: int) -> int:
+    return session.scalars(select(UsagePeriod.used).where(UsagePeriod.id == period_id)).one()
+
+
+def _note_refusal(account: Account, refused: QuotaExhausted, by: AuthContext | None) -> None:
+    """Audit the first refusal of the period only: a client retrying in a loop must not flood the log."""
+    with transaction() as session:
+        first = session.execute(
+            update(UsagePeriod)
+            .where(UsagePeriod.account_id == account.id, UsagePeriod.blocked_at.is_(None))
+            .where(UsagePeriod.period_start == refused.status.period.start)
+            .values(blocked_at=clock.now())
+            .returning(UsagePeriod.id)
+        ).first()
+        if first is None:
+            return
+        audit.record(
+            AuditEvent.RATE_LIMITED,
+            account_id=account.id,
+            key_id=by.key.id if by else None,
+            origin=by.origin if by else audit.SYSTEM,
+            details={"window": "month", **refused.extra},
+            session=session,
+        )
+
+
+def current_status(account: Account) -> QuotaStatus:
+    """The quota of the current period without charging (a period nobody charged yet reads as 0 used)."""
+    now = clock.now()
+    period = period_containing(account.billing_anchor, now)
+    with transaction() as session:
+        used = session.scalars(
+            select(UsagePeriod.used).where(
+                UsagePeriod.account_id == account.id, UsagePeriod.period_start == period.start
+            )
+        ).one_or_none()
+    return QuotaStatus(plan_for(account.tier).monthly_volume, used or 0, period)
+
+
+def requests_since(account_id: int, minute_start: datetime, day_start: datetime) -> tuple[int, int]:
+    """Charged requests since each instant: what rebuilds the rate-limit counters after a Redis restart."""
+    minute = func.count().filter(UsageCharge.charged_at >= minute_start)
+    stmt = select(minute, func.count()).where(
+        UsageCharge.account_id == account_id, UsageCharge.charged_at >= day_start
+    )
+    with transaction() as session:
+        in_minute, in_day = session.execute(stmt).one()
+    return int(in_minute), int(in_day)

@@ -1,0 +1,40 @@
+"""What ``GET /api/usage`` reports (spec 4.6), gathered in one call: quota, rate windows, errors, plan.
+
+Each part is read from its own record at one instant of the service clock: the quota from Postgres, the
+rate windows from Redis (peeked, never counted: asking about usage is not usage), the error counts from
+their buckets and the audit log. The parts are not one snapshot; a request finishing in between can show
+in one part and not yet in another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from core import clock
+from models.accounts import Account
+from services.usage import charging, rate_limits, recent_errors
+from services.usage.plans import Plan, plan_for
+from services.usage.quota import QuotaStatus
+from services.usage.rate_limits import RateStatus
+from services.usage.recent_errors import RecentErrors
+
+
+@dataclass(frozen=True)
+class UsageReport:
+    at: datetime
+    quota: QuotaStatus
+    rate: RateStatus
+    errors: RecentErrors
+    plan: Plan
+
+
+def usage_report(account: Account) -> UsageReport:
+    """The account's usage as of now."""
+    return UsageReport(
+        at=clock.now(),
+        quota=charging.current_status(account),
+        rate=rate_limits.peek(account),
+        errors=recent_errors.recent(account.id),
+        plan=plan_for(account.tier),
+    )

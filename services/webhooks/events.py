@@ -1,0 +1,103 @@
+"""Emit events: ``emit(session, account_id, event_type, data)`` inside the transaction of the change.
+
+``emit`` writes the event (the outbox row) and one pending delivery per enabled endpoint subscribed to its
+type, all in the caller's transaction: commit makes the change, the event and its deliveries durable
+together; a rollback takes them all away. Nothing touches Redis or the network here. After commit, a
+best-effort nudge asks a worker to make the first attempt at once; if Redis is down the nudge is lost and
+the beat sweeper (``services.webhooks.delivery``) finds the due rows on its next tick instead.
+
+Trade-off accepted: an event with no subscribed endpoint is not stored (every single validation emits
+``validation.completed``; storing them all for nobody would grow the table without serving anyone), so an
+endpoint created later does not receive events from before it existed.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Select, select
+from sqlalchemy.orm import Session
+
+import verimail_webhooks
+from core import clock
+from models.events import Event
+from models.webhooks import DeliveryStatus, EndpointStatus, WebhookDelivery, WebhookEndpoint
+from services.webhooks import dispatch
+
+# The list is published with the receivers' module, so customers and the service share one definition.
+EVENT_TYPES = verimail_webhooks.EVENT_TYPES
+# Spec 6.4: six attempts in all (the first immediate, then five retries).
+MAX_ATTEMPTS = 6
+
+
+class UnknownEventType(ValueError):
+    """A programming error: the caller named a type that spec 6.1 does not list."""
+
+
+def emit(session: Session, account_id: int, event_type: str, data: dict[str, Any]) -> Event | None:
+    """Record ``event_type`` for ``account_id`` and schedule its deliveries; returns the event, if stored.
+
+    Call it in the same transaction as the change it reports. ``data`` must be JSON-serialisable (strings,
+    numbers, booleans, lists, dicts; times as ISO 8601 strings, see ``iso``).
+    """
+    if event_type not in EVENT_TYPES:
+        raise UnknownEventType(f"unknown event type {event_type!r}; spec 6.1 lists {EVENT_TYPES}")
+    endpoint_ids = list(session.scalars(_subscribers(account_id, event_type)))
+    if not endpoint_ids:
+        return None
+    event = new_event(session, account_id, event_type, data)
+    for endpoint_id in endpoint_ids:
+        schedule_delivery(session, event, endpoint_id, MAX_ATTEMPTS)
+    dispatch.nudge_after_commit(session, event.id)
+    return event
+
+
+def new_event(
+    session: Session, account_id: int, event_type: str, data: dict[str, Any], *, is_test: bool = False
+) -> Event:
+    """Insert an event row (no deliveries); ``emit`` and test sends share it."""
+    event = Event(
+        id=f"evt_{secrets.token_hex(16)}",
+        account_id=account_id,
+        type=event_type,
+        data=data,
+        created_at=clock.now(),
+        is_test=is_test,
+    )
+    session.add(event)
+    return event
+
+
+def schedule_delivery(session: Session, event: Event, endpoint_id: int, max_attempts: int) -> WebhookDelivery:
+    """A pending delivery of ``event`` to one endpoint, due now (spec 6.4: the first attempt is immediate)."""
+    delivery = WebhookDelivery(
+        endpoint_id=endpoint_id,
+        event_id=event.id,
+        status=DeliveryStatus.PENDING.value,
+        attempt_count=0,
+        max_attempts=max_attempts,
+        next_attempt_at=clock.now(),
+    )
+    session.add(delivery)
+    session.flush()
+    return delivery
+
+
+def envelope(event: Event) -> dict[str, Any]:
+    """The spec 6.2 envelope, exactly what receivers get as the request body."""
+    return {"id": event.id, "type": event.type, "timestamp": iso(event.created_at), "data": event.data}
+
+
+def iso(moment: datetime) -> str:
+    """ISO 8601 in UTC with a ``Z`` and millisecond precision, the one time format of event payloads."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _subscribers(account_id: int, event_type: str) -> Select[int]:
+    return select(WebhookEndpoint.id).where(
+        WebhookEndpoint.account_id == account_id,
+        WebhookEndpoint.status == EndpointStatus.ENABLED.value,
+        WebhookEndpoint.events.contains([event_type]),
+    )
