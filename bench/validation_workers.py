@@ -68,12 +68,18 @@ def main() -> None:
 def bench_environment(lab: MailLab) -> Iterator[dict[str, str]]:
     name = f"verimail_bench_{secrets.token_hex(4)}"
     env = {
-        **os.environ, **lab.env(), "DATABASE_URL": f"postgresql://postgres@127.0.0.1:5432/{name}",
-        "REDIS_KEY_PREFIX": f"vmbench_{secrets.token_hex(4)}:", "ALLOW_TEST_DOMAINS": "true",
-        "PORT": str(_free_port()), "WEB_CONCURRENCY": "1", "BATCH_SYNC_WAIT_SECONDS": "300",
-        "SMTP_HELO_HOST": "prober.verimail.test", "SMTP_MAIL_FROM": "probe@verimail.test",
+        **os.environ,
+        **lab.env(),
+        "DATABASE_URL": f"postgresql://postgres@127.0.0.1:5432/{name}",
+        "REDIS_KEY_PREFIX": f"vmbench_{secrets.token_hex(4)}:",
+        "ALLOW_TEST_DOMAINS": "true",
+        "PORT": str(_free_port()),
+        "WEB_CONCURRENCY": "1",
+        "BATCH_SYNC_WAIT_SECONDS": "300",
+        "SMTP_HELO_HOST": "prober.verimail.test",
+        "SMTP_MAIL_FROM": "probe@verimail.test",
         "BULK_MAX_ADDRESSES": "2000000",
-    }  # fmt: skip
+    }
     try:
         yield env
     finally:
@@ -83,8 +89,13 @@ def bench_environment(lab: MailLab) -> Iterator[dict[str, str]]:
 
 def _open_database(env: dict[str, str]) -> None:
     _sql(f'CREATE DATABASE "{env["DATABASE_URL"].rsplit("/", 1)[1]}"')
-    subprocess.run([sys.executable, "-m", "alembic", "-c", "models/alembic.ini", "upgrade", "head"],
-                   cwd=ROOT, env=env, check=True, capture_output=True)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "alembic", "-c", "models/alembic.ini", "upgrade", "head"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
 
 
 def _account(env: dict[str, str]) -> str:
@@ -101,9 +112,26 @@ def _gunicorn(app: str) -> list[str]:
 
 
 def _celery_worker() -> list[str]:
-    return [sys.executable, "-m", "celery", "--app", "workers", "worker", "--queues", "default,probes",
-            "--pool", "gevent", "--concurrency", "100", "--without-gossip", "--without-mingle",
-            "--loglevel", "WARNING", "--hostname", f"bench{os.getpid()}@%h"]  # fmt: skip
+    return [
+        sys.executable,
+        "-m",
+        "celery",
+        "--app",
+        "workers",
+        "worker",
+        "--queues",
+        "default,probes",
+        "--pool",
+        "gevent",
+        "--concurrency",
+        "100",
+        "--without-gossip",
+        "--without-mingle",
+        "--loglevel",
+        "WARNING",
+        "--hostname",
+        f"bench{os.getpid()}@%h",
+    ]
 
 
 @contextmanager
@@ -144,8 +172,10 @@ def batch(base: str, key: str, lab: MailLab) -> None:
     print("### (a) batch of 100 addresses over 10 domains\n")
     print("| run | wall time | sessions | valid |\n|---|---|---|---|")
     print(f"| HTTP batch: 1 gunicorn + 1 gevent worker | {service:.2f} s | 10 groups | {body['valid']} |")
-    print(f"| naive sequential, one session per address | {baseline:.2f} s | {len(probes)} | "
-          f"{sum(p.results[0].verdict.value == 'deliverable' for p in probes)} |")  # fmt: skip
+    print(
+        f"| naive sequential, one session per address | {baseline:.2f} s | {len(probes)} | "
+        f"{sum(p.results[0].verdict.value == 'deliverable' for p in probes)} |"
+    )
     print(f"\nspeed-up: {baseline / service:.1f}x\n")
 
 
@@ -157,8 +187,10 @@ def bulk(base: str, key: str, count: int, worker_pid: int) -> None:
         time.sleep(0.5)
     seconds = time.perf_counter() - started
     print(f"### (b) bulk list of {count:,} addresses over 200 domains\n")
-    print(f"- {count / seconds:,.0f} addresses/second end to end ({seconds:.1f} s from upload to completed); "
-          f"processed {status['processed']:,}, valid {status['counts']['valid']:,}")  # fmt: skip
+    print(
+        f"- {count / seconds:,.0f} addresses/second end to end ({seconds:.1f} s from upload to completed); "
+        f"processed {status['processed']:,}, valid {status['counts']['valid']:,}"
+    )
     print(f"- worker peak RSS (VmHWM): {_peak_rss_mib(worker_pid):.0f} MiB\n")
 
 

@@ -3,16 +3,28 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from sqlalchemy import BigInteger, CheckConstraint, ForeignKey, Identity, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from models.base import Base, Timestamped
-from services.usage.plans import Tier
 
 if TYPE_CHECKING:
     from models.keys import ApiKey
+
+
+class Tier(StrEnum):
+    """The six plan tiers of spec 8.1, as the API names them; ``services.usage.plans`` holds their limits."""
+
+    GROWTH = "growth"
+    PRO = "pro"
+    BUSINESS = "business"
+    SCALE = "scale"
+    ENTERPRISE = "enterprise"
+    ENTERPRISE_PLUS = "enterprise_plus"
+
 
 TIER_VALUES = ", ".join(f"'{tier.value}'" for tier in Tier)
 

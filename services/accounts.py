@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core import clock
-from models.accounts import Account
+from models.accounts import Account, Tier
 from models.session import transaction
 from services.errors import NotFound
 from services.keys import lifecycle
 from services.keys.scopes import ADMIN
-from services.usage.plans import Tier
 
 
 @dataclass(frozen=True)

@@ -9,15 +9,14 @@ Redis marker only has to outlive its minute.
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime
 
 from redis.exceptions import RedisError
 
 from core import clock
+from core.times import EPOCH
 from services.redis_client import get_redis, key
 
 MARKER_TTL_SECONDS = 120
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 log = logging.getLogger(__name__)
 
 

@@ -34,9 +34,19 @@ from verifier.syntax import DEFAULT_POLICY, ParsedAddress, SyntaxFailure, Syntax
 from verifier.typo import suggest_domain
 
 FEATURES = frozenset(
-    {"syntax", "domain", "mxRecords", "disposable", "roleBased", "catchAll", "typoSuggestion", "freeEmail",
-     "corporateEmail", "mailboxProvider"}
-)  # fmt: skip
+    {
+        "syntax",
+        "domain",
+        "mxRecords",
+        "disposable",
+        "roleBased",
+        "catchAll",
+        "typoSuggestion",
+        "freeEmail",
+        "corporateEmail",
+        "mailboxProvider",
+    }
+)
 DEGRADED_MIN_GROUPS = 3  # below this many unreachable domains, blame the domains, not our network
 DEFAULT_WORKERS = 16
 DEFAULT_SESSIONS_PER_MX_HOST = 3

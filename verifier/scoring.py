@@ -192,5 +192,11 @@ def _free(found: Findings) -> Iterator[Penalty]:
 
 
 RULES: tuple[Callable[[Findings], Iterator[Penalty]], ...] = (
-    _domain, _mailbox, _catch_all, _typo, _disposable, _role, _free,
-)  # fmt: skip
+    _domain,
+    _mailbox,
+    _catch_all,
+    _typo,
+    _disposable,
+    _role,
+    _free,
+)

@@ -25,9 +25,39 @@ from rapidfuzz.distance import OSA
 from verifier.lists import domain_lists, is_known_provider
 
 COMMON_TLDS = (
-    "com", "net", "org", "de", "uk", "fr", "it", "es", "nl", "ru", "ca", "au", "br", "jp", "in", "io",
-    "co", "us", "edu", "info", "ch", "at", "be", "pl", "se", "dk", "no", "fi", "cz", "pt", "mx", "ar",
-)  # fmt: skip
+    "com",
+    "net",
+    "org",
+    "de",
+    "uk",
+    "fr",
+    "it",
+    "es",
+    "nl",
+    "ru",
+    "ca",
+    "au",
+    "br",
+    "jp",
+    "in",
+    "io",
+    "co",
+    "us",
+    "edu",
+    "info",
+    "ch",
+    "at",
+    "be",
+    "pl",
+    "se",
+    "dk",
+    "no",
+    "fi",
+    "cz",
+    "pt",
+    "mx",
+    "ar",
+)
 RESERVED_TLDS = frozenset({"test", "example", "invalid", "localhost", "local", "onion"})  # RFC 2606, 6761
 MAX_DISTANCE = 2
 

@@ -8,8 +8,8 @@ import click
 from email_validator import EmailNotValidError, validate_email
 from flask.cli import AppGroup
 
+from models.accounts import Tier
 from services import accounts as accounts_service
-from services.usage.plans import Tier
 
 accounts = AppGroup("accounts", help="Open accounts and issue their admin keys.")
 
@@ -29,8 +29,16 @@ def create(email: str, tier: str, name: str | None) -> None:
     """Open an account with an admin key (scope *:*); the secret is printed once, here."""
     opened = accounts_service.open_account(email, Tier(tier), name)
     key = opened.admin_key
-    click.echo(json.dumps({"accountId": opened.account.id, "tier": opened.account.tier,
-                           "secretKey": key.secret, "publishableKey": key.key.publishable_key}))  # fmt: skip
+    click.echo(
+        json.dumps(
+            {
+                "accountId": opened.account.id,
+                "tier": opened.account.tier,
+                "secretKey": key.secret,
+                "publishableKey": key.key.publishable_key,
+            }
+        )
+    )
 
 
 @accounts.command("issue-key")
@@ -38,5 +46,13 @@ def create(email: str, tier: str, name: str | None) -> None:
 def issue_key(account_id: int) -> None:
     """Issue a new admin key for an account, e.g. after revoke-all left it without any."""
     issued = accounts_service.issue_admin_key(account_id)
-    click.echo(json.dumps({"accountId": account_id, "keyId": issued.key.id, "secretKey": issued.secret,
-                           "publishableKey": issued.key.publishable_key}))  # fmt: skip
+    click.echo(
+        json.dumps(
+            {
+                "accountId": account_id,
+                "keyId": issued.key.id,
+                "secretKey": issued.secret,
+                "publishableKey": issued.key.publishable_key,
+            }
+        )
+    )

@@ -118,10 +118,12 @@ SECURITY_SCHEMES = {
     "ApiKeyHeader": {"type": "apiKey", "in": "header", "name": "X-API-Key", "description": "Recommended."},
     "BearerAuth": {"type": "http", "scheme": "bearer", "description": "Authorization: Bearer <API_KEY>."},
     "ApiKeyQuery": {
-        "type": "apiKey", "in": "query", "name": "api_key",
+        "type": "apiKey",
+        "in": "query",
+        "name": "api_key",
         "description": "Development only; refused with QUERY_API_KEY_NOT_ALLOWED when APP_ENV=production.",
     },
-}  # fmt: skip
+}
 
 
 def path_of(rule: Rule) -> str:

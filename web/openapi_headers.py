@@ -32,9 +32,17 @@ HEADERS: dict[str, dict[str, Any]] = {
 ALWAYS = ("X-Request-Id",)
 # On every answer to a caller whose key authenticated (not on 401s: no account to report on).
 AUTHENTICATED = (
-    "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Quota-State", "X-Quota-Limit",
-    "X-Quota-Used", "X-Quota-Reset", "X-Quota-Warning", "X-API-Key-Expires", "X-API-Key-Warning",
-)  # fmt: skip
+    "X-RateLimit-Limit",
+    "X-RateLimit-Remaining",
+    "X-RateLimit-Reset",
+    "X-Quota-State",
+    "X-Quota-Limit",
+    "X-Quota-Used",
+    "X-Quota-Reset",
+    "X-Quota-Warning",
+    "X-API-Key-Expires",
+    "X-API-Key-Warning",
+)
 RETRY = ("Retry-After",)
 
 

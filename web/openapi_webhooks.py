@@ -22,11 +22,21 @@ DESCRIPTION = (
     "delivery can arrive more than once: the event `id` identifies duplicates."
 ).format(sig=f"`{SIGNATURE_HEADER}`", ts=f"`{TIMESTAMP_HEADER}`")
 HEADERS = [
-    {"name": TIMESTAMP_HEADER, "in": "header", "required": True, "schema": {"type": "string"},
-     "description": "Unix seconds of the send; refuse requests far from your clock (replays)."},
-    {"name": SIGNATURE_HEADER, "in": "header", "required": True, "schema": {"type": "string"},
-     "description": "Hex HMAC-SHA256 of timestamp, '.', raw body, keyed with the signing secret."},
-]  # fmt: skip
+    {
+        "name": TIMESTAMP_HEADER,
+        "in": "header",
+        "required": True,
+        "schema": {"type": "string"},
+        "description": "Unix seconds of the send; refuse requests far from your clock (replays).",
+    },
+    {
+        "name": SIGNATURE_HEADER,
+        "in": "header",
+        "required": True,
+        "schema": {"type": "string"},
+        "description": "Hex HMAC-SHA256 of timestamp, '.', raw body, keyed with the signing secret.",
+    },
+]
 
 
 def models() -> list[type[BaseModel]]:

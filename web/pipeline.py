@@ -18,9 +18,9 @@ import uuid
 from flask import Flask, Response, g, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from core.times import iso
 from models.keys import KeyStatus
 from services.keys import rotation_policy
-from services.webhooks.events import iso
 from web import body_limits, limits
 from web.auth import authenticate_request
 from web.client_ip import client_ip

@@ -85,18 +85,28 @@ class QuickValidation:
         now = clock.now()
         times = {"created_at": now, "started_at": now, "finished_at": now, "deadline": now}
         return {
-            "public_id": self.public_id, "account_id": auth.account.id, "key_id": auth.key.id,
-            "kind": JobKind.SINGLE.value, "status": JobStatus.COMPLETED.value,
-            "options": self.options.to_json(), "total": 1, "processed": 1,
-            **times, **_counters(self.result.severity),
-        }  # fmt: skip
+            "public_id": self.public_id,
+            "account_id": auth.account.id,
+            "key_id": auth.key.id,
+            "kind": JobKind.SINGLE.value,
+            "status": JobStatus.COMPLETED.value,
+            "options": self.options.to_json(),
+            "total": 1,
+            "processed": 1,
+            **times,
+            **_counters(self.result.severity),
+        }
 
     def item_row(self, stored: dict[str, Any]) -> dict[str, Any]:
         return {
-            "position": 0, "input": storable(self.email), "email": self.result.email,
-            "state": ItemState.DONE.value, "score": self.result.score,
-            "severity": self.result.severity.value, "result": stored,
-        }  # fmt: skip
+            "position": 0,
+            "input": storable(self.email),
+            "email": self.result.email,
+            "state": ItemState.DONE.value,
+            "score": self.result.score,
+            "severity": self.result.severity.value,
+            "result": stored,
+        }
 
 
 def quick_result(raw: str, options: Options) -> ValidationResult:

@@ -104,10 +104,18 @@ def open_job(
     jobs, now = get_settings().jobs, clock.now()
     deadline = jobs.bulk_deadline if kind is JobKind.BULK else jobs.batch_deadline
     job = ValidationJob(
-        public_id=new_public_id(kind), account_id=auth.account.id, key_id=auth.key.id, kind=kind.value,
-        status=JobStatus.UPLOADING.value, options=options.to_json(), total=0, created_at=now,
-        deadline=now + timedelta(seconds=deadline), idempotency_key=idempotency_key, request_digest=digest,
-    )  # fmt: skip
+        public_id=new_public_id(kind),
+        account_id=auth.account.id,
+        key_id=auth.key.id,
+        kind=kind.value,
+        status=JobStatus.UPLOADING.value,
+        options=options.to_json(),
+        total=0,
+        created_at=now,
+        deadline=now + timedelta(seconds=deadline),
+        idempotency_key=idempotency_key,
+        request_digest=digest,
+    )
     session.add(job)
     session.flush()
     return job

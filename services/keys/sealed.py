@@ -14,7 +14,7 @@ revealed (at most ``REVEAL_WINDOW`` old). That is the price of rotating without 
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -22,6 +22,7 @@ from sqlalchemy import delete
 from sqlalchemy.orm import Session
 
 from core import clock
+from core.times import EPOCH
 from models.audit import AuditEvent
 from models.keys import ApiKey
 from models.rotation import SealedSecret
@@ -34,7 +35,6 @@ from settings import get_settings
 
 REVEAL_WINDOW = timedelta(days=7)
 NONCE_BYTES = 12
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def seal(session: Session, key: ApiKey, secret: str) -> SealedSecret:
@@ -64,9 +64,13 @@ def reveal(actor: AuthContext, key_id: int) -> lifecycle.IssuedKey:
             )
         session.delete(sealed)
         audit.record(
-            AuditEvent.KEY_SECRET_REVEALED, account_id=key.account_id, key_id=actor.key.id,
-            origin=actor.origin, details={"keyId": key.id}, session=session,
-        )  # fmt: skip
+            AuditEvent.KEY_SECRET_REVEALED,
+            account_id=key.account_id,
+            key_id=actor.key.id,
+            origin=actor.origin,
+            details={"keyId": key.id},
+            session=session,
+        )
         return lifecycle.IssuedKey(key=key, secret=secret)
 
 

@@ -104,8 +104,11 @@ def attempt(mail: OutboundMail, relay: Relay) -> None:
         _retry_or_give_up(mail, str(error))
     else:
         mail.status, mail.sent_at, mail.next_attempt_at, mail.last_error = (
-            MailStatus.SENT.value, clock.now(), None, None,
-        )  # fmt: skip
+            MailStatus.SENT.value,
+            clock.now(),
+            None,
+            None,
+        )
 
 
 def _retry_or_give_up(mail: OutboundMail, error: str) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from models.accounts import Tier
+
 
 class Feature(StrEnum):
     """The plan feature names of spec 2.2: what a tier may run. ``smtp`` is not one: every tier probes."""
@@ -24,15 +26,6 @@ class Feature(StrEnum):
     FREE_EMAIL = "freeEmail"
     CORPORATE_EMAIL = "corporateEmail"
     MAILBOX_PROVIDER = "mailboxProvider"
-
-
-class Tier(StrEnum):
-    GROWTH = "growth"
-    PRO = "pro"
-    BUSINESS = "business"
-    SCALE = "scale"
-    ENTERPRISE = "enterprise"
-    ENTERPRISE_PLUS = "enterprise_plus"
 
 
 @dataclass(frozen=True)
@@ -66,8 +59,14 @@ PLANS: dict[Tier, Plan] = {
 
 
 # Why each tier gets what it gets: docs/plans.md. Each tier includes everything of the tier below it.
-_GROWTH = {Feature.SYNTAX, Feature.DOMAIN, Feature.MX_RECORDS, Feature.DISPOSABLE, Feature.ROLE_BASED,
-           Feature.TYPO_SUGGESTION}  # fmt: skip
+_GROWTH = {
+    Feature.SYNTAX,
+    Feature.DOMAIN,
+    Feature.MX_RECORDS,
+    Feature.DISPOSABLE,
+    Feature.ROLE_BASED,
+    Feature.TYPO_SUGGESTION,
+}
 _PRO = _GROWTH | {Feature.CATCH_ALL, Feature.FREE_EMAIL}
 _BUSINESS = _PRO | {Feature.CORPORATE_EMAIL}
 _SCALE = set(Feature)

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
+from core.times import iso
 from services.errors import CodedError
 from services.usage.periods import Period, seconds_until
-from services.webhooks.events import iso
 
 WARNING_PERCENT = 80
 HARD_LIMIT_PERCENT = 120

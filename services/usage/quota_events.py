@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
+from core.times import iso
 from models.usage import UsagePeriod
 from services.usage.periods import Period
 from services.usage.quota import QuotaStatus, warning_from
@@ -56,7 +57,7 @@ def exceeded_payload(status: QuotaStatus) -> dict[str, Any]:
         "used": status.used,
         "graceLimit": status.hard_limit,
         "inGracePeriod": status.in_grace_period,
-        "resetsAt": events.iso(status.period.end),
+        "resetsAt": iso(status.period.end),
     }
 
 
@@ -64,6 +65,6 @@ def reset_payload(previous_usage: int, new_limit: int, period: Period) -> dict[s
     return {
         "previousUsage": previous_usage,
         "newLimit": new_limit,
-        "periodStart": events.iso(period.start),
-        "periodEnd": events.iso(period.end),
+        "periodStart": iso(period.start),
+        "periodEnd": iso(period.end),
     }

@@ -128,9 +128,12 @@ def admit_request(auth: AuthContext) -> RateStatus:
     refused = RateLimited(status, clock.now())
     if status.first_refusal:
         audit.record(
-            AuditEvent.RATE_LIMITED, account_id=auth.account.id, key_id=auth.key.id, origin=auth.origin,
+            AuditEvent.RATE_LIMITED,
+            account_id=auth.account.id,
+            key_id=auth.key.id,
+            origin=auth.origin,
             details={"window": refused.span, **refused.extra},
-        )  # fmt: skip
+        )
     raise refused
 
 

@@ -14,11 +14,12 @@ account, so it appears in nobody's usage.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import func, select
 
 from core import clock
+from core.times import EPOCH
 from models.audit import AuditEntry, AuditEvent
 from models.session import transaction
 from services.redis_client import get_redis, key
@@ -26,7 +27,6 @@ from services.redis_client import get_redis, key
 BUCKET = timedelta(minutes=10)
 WINDOW = timedelta(hours=24)
 BUCKET_TTL_SECONDS = int((WINDOW + BUCKET).total_seconds())
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # KEYS: the bucket. ARGV: field, time (epoch ms), ttl. Keeps "last" the latest time even when two
 # requests finish out of order.
 _RECORD = """

@@ -14,7 +14,6 @@ endpoint created later does not receive events from before it existed.
 from __future__ import annotations
 
 import secrets
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Select, select
@@ -22,6 +21,7 @@ from sqlalchemy.orm import Session
 
 import verimail_webhooks
 from core import clock
+from core.times import iso
 from models.events import Event
 from models.webhooks import DeliveryStatus, EndpointStatus, WebhookDelivery, WebhookEndpoint
 from services.webhooks import dispatch
@@ -88,11 +88,6 @@ def schedule_delivery(session: Session, event: Event, endpoint_id: int, max_atte
 def envelope(event: Event) -> dict[str, Any]:
     """The spec 6.2 envelope, exactly what receivers get as the request body."""
     return {"id": event.id, "type": event.type, "timestamp": iso(event.created_at), "data": event.data}
-
-
-def iso(moment: datetime) -> str:
-    """ISO 8601 in UTC with a ``Z`` and millisecond precision, the one time format of event payloads."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def _subscribers(account_id: int, event_type: str) -> Select[int]:

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from core.times import iso
 from models.keys import ApiKey
-from services.webhooks.events import iso
 from settings import get_settings
 
 

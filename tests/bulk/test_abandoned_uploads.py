@@ -44,11 +44,17 @@ def _abandoned_upload(owner: Persona) -> str:
     long_ago, public_id = clock.now() - timedelta(hours=1), new_public_id(JobKind.BULK)
     with transaction() as session:
         job = ValidationJob(
-            public_id=public_id, account_id=owner.account_id, key_id=owner.key_id, kind=JobKind.BULK.value,
-            status=JobStatus.UPLOADING.value, source="csv", total=len(EMAILS), created_at=long_ago,
+            public_id=public_id,
+            account_id=owner.account_id,
+            key_id=owner.key_id,
+            kind=JobKind.BULK.value,
+            status=JobStatus.UPLOADING.value,
+            source="csv",
+            total=len(EMAILS),
+            created_at=long_ago,
             deadline=long_ago + timedelta(days=1),
             options={"quickMode": True, "skipCatchAll": False, "features": ["syntax", "domain"]},
-        )  # fmt: skip
+        )
         session.add(job)
         session.flush()
         rows = [

@@ -11,8 +11,8 @@ from flask.testing import FlaskClient
 from core import clock
 from models import Account
 from models import session as db_session
+from models.accounts import Tier
 from services.usage import charging, period_close
-from services.usage.plans import Tier
 from services.webhooks import delivery, events, payloads
 from tests.fixtures.db import Persona, open_persona
 from tests.webhooks.conftest import subscribe

@@ -50,10 +50,26 @@ def broker(monkeypatch: pytest.MonkeyPatch, webhook_env: None) -> Iterator[OwnRe
 
 def start_worker(schedule: Path, redis_url: str) -> subprocess.Popen[bytes]:
     command = [
-        sys.executable, "-m", "celery", "--app", "workers", "worker", "--beat", "--schedule", str(schedule),
-        "--pool", "solo", "--queues", "default", "--without-mingle", "--without-gossip",
-        "--hostname", f"webhooks-test-{os.getpid()}@%h", "--loglevel", "WARNING",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "celery",
+        "--app",
+        "workers",
+        "worker",
+        "--beat",
+        "--schedule",
+        str(schedule),
+        "--pool",
+        "solo",
+        "--queues",
+        "default",
+        "--without-mingle",
+        "--without-gossip",
+        "--hostname",
+        f"webhooks-test-{os.getpid()}@%h",
+        "--loglevel",
+        "WARNING",
+    ]
     env = {**os.environ, "REDIS_URL": redis_url}
     return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
 

@@ -76,8 +76,14 @@ def usage_of(client: FlaskClient, headers: dict[str, str]) -> dict[str, Any]:
 def subscribe_to_everything(account_id: int) -> None:
     """An enabled endpoint for every event type: ``emit`` stores no event that nobody subscribed to."""
     with transaction() as session:
-        session.add(WebhookEndpoint(account_id=account_id, url="https://127.0.0.1:9/hook",
-                                    events=list(EVENT_TYPES), secret="whsec_test"))  # fmt: skip
+        session.add(
+            WebhookEndpoint(
+                account_id=account_id,
+                url="https://127.0.0.1:9/hook",
+                events=list(EVENT_TYPES),
+                secret="whsec_test",
+            )
+        )
 
 
 def events_of(account_id: int, event_type: str) -> list[dict[str, Any]]:

@@ -8,8 +8,8 @@ from datetime import datetime
 
 from flask import Flask
 
+from models.accounts import Tier
 from models.usage import UsageCharge
-from services.usage.plans import Tier
 from tests.fixtures.db import open_persona
 from tests.limits.probe import count_rows, usage_of
 

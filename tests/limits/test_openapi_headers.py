@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
 from core import clock
-from services.usage.plans import Tier
+from models.accounts import Tier
 from tests.fixtures.db import open_persona
 from tests.limits.probe import fill, usage_of, validate_n
 from web.openapi_headers import HEADERS

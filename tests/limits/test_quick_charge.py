@@ -7,9 +7,9 @@ from datetime import datetime
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
+from models.accounts import Tier
 from models.jobs import ValidationJob
 from models.session import transaction
-from services.usage.plans import Tier
 from tests.fixtures.db import open_persona
 from tests.limits.probe import fill, usage_of
 

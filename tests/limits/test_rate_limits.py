@@ -8,9 +8,9 @@ from flask.testing import FlaskClient
 from sqlalchemy import select
 
 from core import clock
+from models.accounts import Tier
 from models.audit import AuditEntry, AuditEvent
 from models.session import transaction
-from services.usage.plans import Tier
 from tests.fixtures.db import add_key, open_persona
 from tests.limits.probe import body, usage_of, validate_n
 

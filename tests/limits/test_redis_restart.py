@@ -17,8 +17,8 @@ import redis
 from flask.testing import FlaskClient
 
 from core import clock
+from models.accounts import Tier
 from services import redis_client
-from services.usage.plans import Tier
 from settings import get_settings
 from tests.fixtures.db import open_persona
 from tests.limits.probe import body, usage_of, validate_n
@@ -35,8 +35,17 @@ class OwnRedis:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                   "--appendonly", "no"]  # fmt: skip
+        command = [
+            "redis-server",
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ]
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
         client = redis.Redis.from_url(self.url)
         for _ in range(200):  # readiness, not a timed assertion: wait until it answers

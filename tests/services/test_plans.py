@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from services.usage.plans import PLANS, Tier, plan_for
+from models.accounts import Tier
+from services.usage.plans import PLANS, plan_for
 
 
 def test_the_six_tiers_carry_the_spec_table() -> None:

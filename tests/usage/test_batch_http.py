@@ -11,7 +11,7 @@ from datetime import datetime
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from services.usage.plans import Tier
+from models.accounts import Tier
 from tests.fixtures.db import open_persona
 from tests.limits.probe import body, fill, usage_of
 
@@ -52,9 +52,13 @@ def test_a_batch_that_would_cross_the_hard_limit_is_refused_whole(
     assert fits.status_code == 202
     assert fits.headers["X-Quota-State"] == "blocked"
     assert usage_of(api, growth.headers)["quota"] == {
-        "limit": 5_000, "used": 6_000, "remaining": 0, "percentage": 120.0, "inGracePeriod": True,
+        "limit": 5_000,
+        "used": 6_000,
+        "remaining": 0,
+        "percentage": 120.0,
+        "inGracePeriod": True,
         "hardLimit": 6_000,
-    }  # fmt: skip
+    }
     assert batch(api, growth.headers, 1).status_code == 429
 
 

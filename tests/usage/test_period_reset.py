@@ -9,9 +9,9 @@ import pytest
 from flask.testing import FlaskClient
 
 from core import clock
+from models.accounts import Tier
 from services.usage import period_close
 from services.usage.periods import Period, period_containing
-from services.usage.plans import Tier
 from tasks.usage import close_ended_periods
 from tests.fixtures.db import open_persona
 from tests.limits.probe import events_of, fill, periods_of, subscribe_to_everything, usage_of, validate_n

@@ -13,8 +13,8 @@ import pytest
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from services.usage.plans import Tier
-from services.webhooks.events import iso
+from core.times import iso
+from models.accounts import Tier
 from tests.fixtures.db import open_persona
 from tests.limits.probe import body, fill, usage_of, validate_n
 

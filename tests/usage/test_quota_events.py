@@ -10,10 +10,10 @@ from flask.testing import FlaskClient
 from sqlalchemy import select
 
 from core import clock
+from models.accounts import Tier
 from models.audit import AuditEntry, AuditEvent
 from models.session import transaction
 from services.usage import charging
-from services.usage.plans import Tier
 from services.usage.quota import QuotaExhausted
 from tests.fixtures.db import open_persona
 from tests.limits.probe import events_of, fill, load_account, subscribe_to_everything, validate_n
@@ -120,9 +120,14 @@ def test_the_first_refusal_at_the_hard_limit_is_audited_once_per_period(
     for _ in range(3):
         assert validate_n(api, growth.headers).status_code == 429
     with transaction() as session:
-        entries = list(session.scalars(select(AuditEntry).where(
-            AuditEntry.account_id == growth.account_id, AuditEntry.event == AuditEvent.RATE_LIMITED.value
-        )))  # fmt: skip
+        entries = list(
+            session.scalars(
+                select(AuditEntry).where(
+                    AuditEntry.account_id == growth.account_id,
+                    AuditEntry.event == AuditEvent.RATE_LIMITED.value,
+                )
+            )
+        )
     assert len(entries) == 1
     assert entries[0].key_id == growth.key_id
     assert entries[0].details["window"] == "month"

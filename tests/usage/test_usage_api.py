@@ -7,10 +7,10 @@ from datetime import datetime, timedelta
 from flask.testing import FlaskClient
 
 from core import clock
+from models.accounts import Tier
 from models.keys import ApiKey
 from models.session import transaction
 from services.keys import lifecycle
-from services.usage.plans import Tier
 from tests.fixtures.db import Persona, add_key, open_persona
 from tests.limits.probe import body, fill, usage_of, validate_n
 
@@ -35,19 +35,32 @@ def test_every_field_reports_what_the_account_did(api: FlaskClient, at_instant: 
     assert body(response) == {
         "period": {"start": "2031-05-14T10:00:05Z", "end": "2031-06-14T10:00:05Z", "daysRemaining": 31},
         "quota": {
-            "limit": 5_000, "used": 10, "remaining": 4_990, "percentage": 0.2, "inGracePeriod": False,
+            "limit": 5_000,
+            "used": 10,
+            "remaining": 4_990,
+            "percentage": 0.2,
+            "inGracePeriod": False,
             "hardLimit": 6_000,
         },
         "rateLimit": {
-            "limitPerMinute": 10, "limitPerDay": 167, "usedThisMinute": 4, "usedToday": 4,
-            "remainingThisMinute": 6, "remainingToday": 163,
-            "minuteResetsAt": "2031-05-14T10:01:00Z", "dayResetsAt": "2031-05-15T00:00:00Z",
+            "limitPerMinute": 10,
+            "limitPerDay": 167,
+            "usedThisMinute": 4,
+            "usedToday": 4,
+            "remainingThisMinute": 6,
+            "remainingToday": 163,
+            "minuteResetsAt": "2031-05-14T10:01:00Z",
+            "dayResetsAt": "2031-05-15T00:00:00Z",
         },
         "recentErrors": {
-            "unauthorized": 0, "rateLimited": 0, "badRequest": 0, "serverError": 0, "lastErrorAt": None,
+            "unauthorized": 0,
+            "rateLimited": 0,
+            "badRequest": 0,
+            "serverError": 0,
+            "lastErrorAt": None,
         },
         "plan": {"tier": "growth", "name": "Growth", "features": GROWTH_FEATURES},
-    }  # fmt: skip
+    }
     assert response.headers["X-RateLimit-Remaining"] == "6"
 
 
@@ -80,9 +93,13 @@ def test_the_grace_period_shows_in_the_quota(api: FlaskClient, at_instant: datet
     fill(pro.account_id, 11_000)
     quota = usage_of(api, pro.headers)["quota"]
     assert quota == {
-        "limit": 10_000, "used": 11_000, "remaining": 0, "percentage": 110.0, "inGracePeriod": True,
+        "limit": 10_000,
+        "used": 11_000,
+        "remaining": 0,
+        "percentage": 110.0,
+        "inGracePeriod": True,
         "hardLimit": 12_000,
-    }  # fmt: skip
+    }
 
 
 def test_recent_errors_count_real_401_429_400_and_500_answers(api: FlaskClient, at_instant: datetime) -> None:
@@ -100,17 +117,24 @@ def test_recent_errors_count_real_401_429_400_and_500_answers(api: FlaskClient, 
 
     errors = usage_of(api, growth.headers)["recentErrors"]
     assert errors == {
-        "unauthorized": 1, "rateLimited": 2, "badRequest": 1, "serverError": 1,
+        "unauthorized": 1,
+        "rateLimited": 2,
+        "badRequest": 1,
+        "serverError": 1,
         "lastErrorAt": "2031-05-14T10:00:08Z",
-    }  # fmt: skip
+    }
     assert usage_of(api, open_persona(Tier.GROWTH).headers)["recentErrors"]["rateLimited"] == 0
 
     clock.move(timedelta(hours=23))
     assert usage_of(api, growth.headers)["recentErrors"]["serverError"] == 1
     clock.move(timedelta(hours=1, minutes=11))
     assert usage_of(api, growth.headers)["recentErrors"] == {
-        "unauthorized": 0, "rateLimited": 0, "badRequest": 0, "serverError": 0, "lastErrorAt": None,
-    }  # fmt: skip
+        "unauthorized": 0,
+        "rateLimited": 0,
+        "badRequest": 0,
+        "serverError": 0,
+        "lastErrorAt": None,
+    }
 
 
 def test_analytics_keys_and_publishable_keys_may_read_usage(api: FlaskClient, at_instant: datetime) -> None:
@@ -135,9 +159,13 @@ def test_an_outsider_sees_only_its_own_usage(api: FlaskClient, at_instant: datet
     fill(owner.account_id, 1_234)
     usage = usage_of(api, outsider.headers)
     assert usage["quota"] == {
-        "limit": 125_000, "used": 0, "remaining": 125_000, "percentage": 0.0, "inGracePeriod": False,
+        "limit": 125_000,
+        "used": 0,
+        "remaining": 125_000,
+        "percentage": 0.0,
+        "inGracePeriod": False,
         "hardLimit": 150_000,
-    }  # fmt: skip
+    }
     assert usage["plan"]["tier"] == "scale"
     assert len(usage["plan"]["features"]) == 10
 

@@ -34,9 +34,15 @@ def test_a_batch_answers_every_address_in_order_when_it_finishes_in_time(
     assert body["total"] == len(MIXED)
     assert body["valid"] + body["warning"] + body["invalid"] == len(MIXED)
     assert [result["email"] for result in body["results"]] == [
-        "alice@mailbox.test", "zed@mailbox.test", "alice@mailbox.test", "bob@catchall.test",
-        "carol@full.test", "not an address", "dave@nullmx.test", "erin@mailbox.test",
-    ]  # fmt: skip
+        "alice@mailbox.test",
+        "zed@mailbox.test",
+        "alice@mailbox.test",
+        "bob@catchall.test",
+        "carol@full.test",
+        "not an address",
+        "dave@nullmx.test",
+        "erin@mailbox.test",
+    ]
     by_email = {result["email"]: result for result in body["results"]}
     assert by_email["alice@mailbox.test"]["checks"]["smtp"]["passed"] is True
     assert by_email["zed@mailbox.test"]["severity"] == "invalid"
@@ -53,8 +59,11 @@ def test_duplicates_are_probed_once(api: Api, worker: Worker, owner: Persona, la
     body = api.call("post", "/validate/batch", owner, json={"emails": emails}).json()
 
     assert [result["email"] for result in body["results"]] == [
-        "alice@mailbox.test", "alice@mailbox.test", "alice@mailbox.test", "bob@mailbox.test"
-    ]  # fmt: skip
+        "alice@mailbox.test",
+        "alice@mailbox.test",
+        "alice@mailbox.test",
+        "bob@mailbox.test",
+    ]
     assert len({str(result) for result in body["results"][:3]}) == 1
     rcpts = [cmd.lower() for cmd in lab.servers["mailbox"].commands() if cmd.upper().startswith("RCPT")]
     assert sum(1 for cmd in rcpts if "<alice@mailbox.test>" in cmd) == 1

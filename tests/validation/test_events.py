@@ -27,9 +27,12 @@ def subscribe() -> Iterator[Callable[..., None]]:
     def add(persona: Persona, *events: str) -> None:
         with transaction() as session:
             endpoint = WebhookEndpoint(
-                account_id=persona.account_id, url="https://127.0.0.1:9/in", events=list(events),
-                secret="whsec_test", status="enabled",
-            )  # fmt: skip
+                account_id=persona.account_id,
+                url="https://127.0.0.1:9/in",
+                events=list(events),
+                secret="whsec_test",
+                status="enabled",
+            )
             session.add(endpoint)
             session.flush()
             created.append(endpoint.id)
@@ -60,8 +63,11 @@ def test_a_finished_batch_emits_batch_completed(
     [data] = events_of(owner, "batch.completed")
     assert data["batchId"] == body["batchId"]
     assert (data["total"], data["valid"], data["warning"], data["invalid"]) == (
-        3, body["valid"], body["warning"], body["invalid"],
-    )  # fmt: skip
+        3,
+        body["valid"],
+        body["warning"],
+        body["invalid"],
+    )
     assert data["resultsUrl"] == f"{get_settings().base_url}/batches/{body['batchId']}/results"
     assert isinstance(data["processingTime"], int)
 

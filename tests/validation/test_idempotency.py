@@ -20,9 +20,12 @@ EMAILS = ["alice@mailbox.test", "bob@mailbox.test", "zed@mailbox.test"]
 
 def batch(api: Api, persona: Persona, key: str, emails: list[str] = EMAILS) -> requests.Response:
     return api.call(
-        "post", "/validate/batch", persona, json={"emails": emails, "options": QUICK},
+        "post",
+        "/validate/batch",
+        persona,
+        json={"emails": emails, "options": QUICK},
         headers={"Idempotency-Key": key},
-    )  # fmt: skip
+    )
 
 
 def used(persona: Persona) -> int:
@@ -94,9 +97,13 @@ def test_a_retried_upload_gets_the_same_list_and_is_charged_once(
 ) -> None:
     def upload(rows: list[str]) -> requests.Response:
         return api.call(
-            "post", "/bulk/jobs", owner, data=("email\n" + "\n".join(rows) + "\n").encode(),
-            headers={"Content-Type": "text/csv", "Idempotency-Key": "list-9"}, params={"quickMode": "true"},
-        )  # fmt: skip
+            "post",
+            "/bulk/jobs",
+            owner,
+            data=("email\n" + "\n".join(rows) + "\n").encode(),
+            headers={"Content-Type": "text/csv", "Idempotency-Key": "list-9"},
+            params={"quickMode": "true"},
+        )
 
     first, again, other = upload(EMAILS), upload(EMAILS), upload([*EMAILS, "carol@mailbox.test"])
 

@@ -34,10 +34,16 @@ def _running_job(owner: Persona) -> ValidationJob:
     now = clock.now()
     with transaction() as session:
         job = ValidationJob(
-            public_id=new_public_id(JobKind.BATCH), account_id=owner.account_id, key_id=owner.key_id,
-            kind=JobKind.BATCH.value, status=JobStatus.RUNNING.value, options={}, total=1,
-            created_at=now, deadline=now + timedelta(minutes=15),
-        )  # fmt: skip
+            public_id=new_public_id(JobKind.BATCH),
+            account_id=owner.account_id,
+            key_id=owner.key_id,
+            kind=JobKind.BATCH.value,
+            status=JobStatus.RUNNING.value,
+            options={},
+            total=1,
+            created_at=now,
+            deadline=now + timedelta(minutes=15),
+        )
         session.add(job)
     return job
 

@@ -9,8 +9,8 @@ from sqlalchemy import select
 
 from core import clock
 from models import ApiKey
+from models.accounts import Tier
 from models.session import transaction
-from services.usage.plans import Tier
 from tests.fixtures.db import Persona, add_key, open_persona
 
 

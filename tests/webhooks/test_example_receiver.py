@@ -51,9 +51,17 @@ def test_example_receiver_verifies_and_prints_a_test_event(
     cert.cert_chain_pems[0].write_to_path(str(tmp_path / "cert.pem"))
     cert.private_key_pem.write_to_path(str(tmp_path / "key.pem"))
     command = [
-        sys.executable, "examples/webhook_receiver.py", "--secret", endpoint["secret"], "--port", str(port),
-        "--certfile", str(tmp_path / "cert.pem"), "--keyfile", str(tmp_path / "key.pem"),
-    ]  # fmt: skip
+        sys.executable,
+        "examples/webhook_receiver.py",
+        "--secret",
+        endpoint["secret"],
+        "--port",
+        str(port),
+        "--certfile",
+        str(tmp_path / "cert.pem"),
+        "--keyfile",
+        str(tmp_path / "key.pem"),
+    ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
     try:

@@ -9,16 +9,23 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from core import clock
+from core.times import iso
 from models import ApiKey
-from services.webhooks import events, payloads
+from services.webhooks import payloads
 from services.webhooks.events import EVENT_TYPES
 from verifier.results import CheckResult, Severity, ValidationResult
 
 
 def built_payloads() -> dict[str, dict[str, Any]]:
     """Payloads from the builders the code paths call, beside the samples of test sends."""
-    key = ApiKey(id=7, name="Billing server", secret_last4="AbCd", publishable_key="pk_live_x",
-                 scopes=["validate:write"], allowed_ips=["192.0.2.0/24"])  # fmt: skip
+    key = ApiKey(
+        id=7,
+        name="Billing server",
+        secret_last4="AbCd",
+        publishable_key="pk_live_x",
+        scopes=["validate:write"],
+        allowed_ips=["192.0.2.0/24"],
+    )
     checks = {"syntax": CheckResult(check="syntax", passed=True, message="ok")}
     result = ValidationResult(
         email="jane@example.com", is_valid=True, score=88, severity=Severity.VALID, checks=checks
@@ -57,7 +64,7 @@ def test_sent_payloads_match_the_documented_schema_field_for_field(client, event
     if event_type in built_payloads():
         examples.append(built_payloads()[event_type])
     for data in examples:
-        envelope = {"id": "evt_1", "type": event_type, "timestamp": events.iso(clock.now()), "data": data}
+        envelope = {"id": "evt_1", "type": event_type, "timestamp": iso(clock.now()), "data": data}
         validator.validate(envelope)
         assert set(data) == set(data_schema["properties"]) == set(data_schema["required"])
     wrong_type = {"id": "evt_1", "type": "batch.started", "timestamp": "x", "data": examples[0]}

@@ -94,9 +94,18 @@ class Worker:
 def start_worker(env: dict[str, str], name: str, *, concurrency: int = 20) -> Worker:
     """``celery worker`` on both queues with a gevent pool; returns once it says it is ready."""
     command = [
-        "worker", "--queues", "default,probes", "--pool", "gevent", "--concurrency", str(concurrency),
-        "--hostname", f"{name}@%h", "--without-gossip", "--without-mingle",
-    ]  # fmt: skip
+        "worker",
+        "--queues",
+        "default,probes",
+        "--pool",
+        "gevent",
+        "--concurrency",
+        str(concurrency),
+        "--hostname",
+        f"{name}@%h",
+        "--without-gossip",
+        "--without-mingle",
+    ]
     return _start(env, name, command, ready=" ready.")
 
 

@@ -51,21 +51,39 @@ def _poisoned_batch(owner: Persona) -> tuple[str, int]:
     now, public_id = clock.now(), new_public_id(JobKind.BATCH)
     with transaction() as session:
         job = ValidationJob(
-            public_id=public_id, account_id=owner.account_id, key_id=owner.key_id, kind=JobKind.BATCH.value,
-            status=JobStatus.RUNNING.value, options={"quickMode": False}, total=len(EMAILS),
-            created_at=now, planned_at=now, started_at=now, deadline=now + timedelta(minutes=15),
-        )  # fmt: skip
+            public_id=public_id,
+            account_id=owner.account_id,
+            key_id=owner.key_id,
+            kind=JobKind.BATCH.value,
+            status=JobStatus.RUNNING.value,
+            options={"quickMode": False},
+            total=len(EMAILS),
+            created_at=now,
+            planned_at=now,
+            started_at=now,
+            deadline=now + timedelta(minutes=15),
+        )
         session.add(job)
         session.flush()
         items = [
-            {"job_id": job.id, "position": i, "input": e, "email": e, "domain": "mailbox.test",
-             "state": ItemState.PENDING.value}
+            {
+                "job_id": job.id,
+                "position": i,
+                "input": e,
+                "email": e,
+                "domain": "mailbox.test",
+                "state": ItemState.PENDING.value,
+            }
             for i, e in enumerate(EMAILS)
-        ]  # fmt: skip
+        ]
         session.execute(insert(JobItem), items)
         group = JobGroup(
-            job_id=job.id, domain="mailbox.test", emails=EMAILS, state=GroupState.PENDING.value,
-            attempts=0, next_attempt_at=now,
-        )  # fmt: skip
+            job_id=job.id,
+            domain="mailbox.test",
+            emails=EMAILS,
+            state=GroupState.PENDING.value,
+            attempts=0,
+            next_attempt_at=now,
+        )
         session.add(group)
         return public_id, job.id

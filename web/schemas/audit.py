@@ -27,9 +27,13 @@ class AuditLogQuery(Query):
 
     def for_account(self, account_id: int) -> AuditQuery:
         return AuditQuery(
-            account_id=account_id, events=tuple(self.type), since=self.since, until=self.until,
-            starting_after=self.starting_after, limit=self.limit,
-        )  # fmt: skip
+            account_id=account_id,
+            events=tuple(self.type),
+            since=self.since,
+            until=self.until,
+            starting_after=self.starting_after,
+            limit=self.limit,
+        )
 
 
 class AuditEntryOut(Out):
@@ -44,9 +48,14 @@ class AuditEntryOut(Out):
     @classmethod
     def of(cls, entry: AuditEntry) -> AuditEntryOut:
         return cls(
-            id=entry.id, type=entry.event, occurred_at=entry.occurred_at, key_id=entry.key_id, ip=entry.ip,
-            user_agent=entry.user_agent, details=entry.details,
-        )  # fmt: skip
+            id=entry.id,
+            type=entry.event,
+            occurred_at=entry.occurred_at,
+            key_id=entry.key_id,
+            ip=entry.ip,
+            user_agent=entry.user_agent,
+            details=entry.details,
+        )
 
 
 class AuditPageOut(Out):

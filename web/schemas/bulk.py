@@ -49,10 +49,17 @@ class BulkJobOut(Out):
     def of(cls, progress: Progress) -> BulkJobOut:
         job, base = progress.job, f"{get_settings().base_url}/bulk/jobs/{progress.job.public_id}"
         return cls(
-            id=job.public_id, status=job.status, source=job.source, total=job.total, processed=job.processed,
+            id=job.public_id,
+            status=job.status,
+            source=job.source,
+            total=job.total,
+            processed=job.processed,
             counts=BulkCountsOut(valid=job.valid, warning=job.warning, invalid=job.invalid),
-            eta_seconds=progress.eta_seconds, processing_time=processing_ms(job), created_at=job.created_at,
-            started_at=job.started_at, finished_at=job.finished_at,
+            eta_seconds=progress.eta_seconds,
+            processing_time=processing_ms(job),
+            created_at=job.created_at,
+            started_at=job.started_at,
+            finished_at=job.finished_at,
             results_url=f"{get_settings().base_url}/batches/{job.public_id}/results",
             download_url=f"{base}/download",
-        )  # fmt: skip
+        )

@@ -101,11 +101,19 @@ class KeyOut(Out):
     @classmethod
     def of(cls, key: ApiKey) -> KeyOut:
         return cls(
-            id=key.id, name=key.name, scopes=key.scopes, allowed_ips=key.allowed_ips,
-            publishable_key=key.publishable_key, secret_key_hint=secrets.hint(key.secret_last4),
-            status=key.status, auto_rotate=key.auto_rotate, secret_issued_at=key.secret_issued_at,
-            last_used_at=key.last_used_at, created_at=key.created_at, updated_at=key.updated_at,
-        )  # fmt: skip
+            id=key.id,
+            name=key.name,
+            scopes=key.scopes,
+            allowed_ips=key.allowed_ips,
+            publishable_key=key.publishable_key,
+            secret_key_hint=secrets.hint(key.secret_last4),
+            status=key.status,
+            auto_rotate=key.auto_rotate,
+            secret_issued_at=key.secret_issued_at,
+            last_used_at=key.last_used_at,
+            created_at=key.created_at,
+            updated_at=key.updated_at,
+        )
 
 
 class CreatedKeyOut(KeyOut):

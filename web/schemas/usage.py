@@ -64,23 +64,34 @@ class UsageOut(Out):
         quota, rate, errors, plan = report.quota, report.rate, report.errors, report.plan
         return cls(
             period=PeriodOut(
-                start=quota.period.start, end=quota.period.end,
+                start=quota.period.start,
+                end=quota.period.end,
                 days_remaining=quota.period.days_remaining(report.at),
             ),
             quota=QuotaOut(
-                limit=quota.limit, used=quota.used, remaining=quota.remaining, percentage=quota.percentage,
-                in_grace_period=quota.in_grace_period, hard_limit=quota.hard_limit,
+                limit=quota.limit,
+                used=quota.used,
+                remaining=quota.remaining,
+                percentage=quota.percentage,
+                in_grace_period=quota.in_grace_period,
+                hard_limit=quota.hard_limit,
             ),
             rate_limit=RateLimitOut(
-                limit_per_minute=rate.minute.limit, limit_per_day=rate.day.limit,
-                used_this_minute=rate.minute.used, used_today=rate.day.used,
-                remaining_this_minute=rate.minute.remaining, remaining_today=rate.day.remaining,
-                minute_resets_at=rate.minute.resets_at, day_resets_at=rate.day.resets_at,
+                limit_per_minute=rate.minute.limit,
+                limit_per_day=rate.day.limit,
+                used_this_minute=rate.minute.used,
+                used_today=rate.day.used,
+                remaining_this_minute=rate.minute.remaining,
+                remaining_today=rate.day.remaining,
+                minute_resets_at=rate.minute.resets_at,
+                day_resets_at=rate.day.resets_at,
             ),
             recent_errors=RecentErrorsOut(
-                unauthorized=errors.unauthorized, rate_limited=errors.rate_limited,
-                bad_request=errors.bad_request, server_error=errors.server_error,
+                unauthorized=errors.unauthorized,
+                rate_limited=errors.rate_limited,
+                bad_request=errors.bad_request,
+                server_error=errors.server_error,
                 last_error_at=errors.last_error_at,
             ),
             plan=PlanOut(tier=plan.tier.value, name=plan.name, features=[f.value for f in plan.features]),
-        )  # fmt: skip
+        )

@@ -106,10 +106,17 @@ class BatchResultOut(Out):
     def of(cls, page: ResultsPage, now: datetime) -> BatchResultOut:
         job = page.job
         return cls(
-            batch_id=job.public_id, status=job.status, total=job.total, valid=job.valid, invalid=job.invalid,
-            warning=job.warning, results=[ResultOut.model_validate(r) for r in page.results],
-            processing_time=processing_ms(job), timestamp=now, checker_degraded=job.checker_degraded,
-        )  # fmt: skip
+            batch_id=job.public_id,
+            status=job.status,
+            total=job.total,
+            valid=job.valid,
+            invalid=job.invalid,
+            warning=job.warning,
+            results=[ResultOut.model_validate(r) for r in page.results],
+            processing_time=processing_ms(job),
+            timestamp=now,
+            checker_degraded=job.checker_degraded,
+        )
 
 
 class AcceptedOut(Out):
@@ -163,11 +170,17 @@ class ResultsOut(Out):
     def of(cls, page: ResultsPage) -> ResultsOut:
         job = page.job
         return cls(
-            batch_id=job.public_id, status=job.status, progress=ProgressOut.of(job),
-            results=[ResultOut.model_validate(r) for r in page.results], has_more=page.next_after is not None,
-            next_starting_after=page.next_after, created_at=job.created_at, finished_at=job.finished_at,
-            processing_time=processing_ms(job), checker_degraded=job.checker_degraded,
-        )  # fmt: skip
+            batch_id=job.public_id,
+            status=job.status,
+            progress=ProgressOut.of(job),
+            results=[ResultOut.model_validate(r) for r in page.results],
+            has_more=page.next_after is not None,
+            next_starting_after=page.next_after,
+            created_at=job.created_at,
+            finished_at=job.finished_at,
+            processing_time=processing_ms(job),
+            checker_degraded=job.checker_degraded,
+        )
 
 
 def results_url(job: ValidationJob) -> str:

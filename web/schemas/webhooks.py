@@ -75,9 +75,13 @@ class WebhookOut(Out):
     @classmethod
     def of(cls, endpoint: WebhookEndpoint) -> WebhookOut:
         return cls(
-            id=endpoint.id, url=endpoint.url, events=endpoint.events, status=endpoint.status,
-            created_at=endpoint.created_at, updated_at=endpoint.updated_at,
-        )  # fmt: skip
+            id=endpoint.id,
+            url=endpoint.url,
+            events=endpoint.events,
+            status=endpoint.status,
+            created_at=endpoint.created_at,
+            updated_at=endpoint.updated_at,
+        )
 
 
 class WebhookWithSecretOut(WebhookOut):
@@ -110,10 +114,13 @@ class AttemptOut(Out):
     @classmethod
     def of(cls, attempt: WebhookAttempt) -> AttemptOut:
         return cls(
-            number=attempt.number, attempted_at=attempt.attempted_at, status_code=attempt.status_code,
-            response_excerpt=attempt.response_excerpt, response_time_ms=attempt.response_time_ms,
+            number=attempt.number,
+            attempted_at=attempt.attempted_at,
+            status_code=attempt.status_code,
+            response_excerpt=attempt.response_excerpt,
+            response_time_ms=attempt.response_time_ms,
             error=attempt.error,
-        )  # fmt: skip
+        )
 
 
 class DeliveryOut(Out):
@@ -136,12 +143,19 @@ class DeliveryOut(Out):
     def of(cls, record: DeliveryRecord) -> DeliveryOut:
         delivery, event = record.delivery, record.event
         return cls(
-            id=delivery.id, event_id=event.id, event_type=event.type, status=delivery.status,
-            test=event.is_test, attempt_count=delivery.attempt_count, max_attempts=delivery.max_attempts,
-            next_attempt_at=delivery.next_attempt_at, completed_at=delivery.completed_at,
-            created_at=delivery.created_at, payload=envelope(event),
+            id=delivery.id,
+            event_id=event.id,
+            event_type=event.type,
+            status=delivery.status,
+            test=event.is_test,
+            attempt_count=delivery.attempt_count,
+            max_attempts=delivery.max_attempts,
+            next_attempt_at=delivery.next_attempt_at,
+            completed_at=delivery.completed_at,
+            created_at=delivery.created_at,
+            payload=envelope(event),
             attempts=[AttemptOut.of(attempt) for attempt in record.attempts],
-        )  # fmt: skip
+        )
 
 
 class DeliveryPageOut(Out):
@@ -171,6 +185,9 @@ class TestResultOut(Out):
     def of(cls, record: DeliveryRecord) -> TestResultOut:
         attempt = record.attempts[-1]
         return cls(
-            delivered=record.delivery.status == "delivered", status_code=attempt.status_code,
-            response_time_ms=attempt.response_time_ms, error=attempt.error, delivery=DeliveryOut.of(record),
-        )  # fmt: skip
+            delivered=record.delivery.status == "delivered",
+            status_code=attempt.status_code,
+            response_time_ms=attempt.response_time_ms,
+            error=attempt.error,
+            delivery=DeliveryOut.of(record),
+        )
