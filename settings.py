@@ -58,7 +58,7 @@ def parse_sealing_key(raw: str | None, app_env: str) -> bytes:
 
 @dataclass(frozen=True)
 class JobSettings:
-    """Validation jobs (``services.jobs.submit``): waits, leases, deadlines, bulk limits. Seconds unless named."""
+    """Validation jobs (``services.jobs``): waits, leases, deadlines, bulk limits. Seconds unless named."""
 
     batch_wait: int = 25  # BATCH_SYNC_WAIT_SECONDS: a batch answers 200 if done by then, else 202
     single_wait: int = 70  # VALIDATE_WAIT_SECONDS: longest wait of POST /validate (above SMTP_DEADLINE)

@@ -54,8 +54,8 @@ def rate_limited(view: Callable[P, R]) -> Callable[P, R]:
 
 
 def charge(count: int, idempotency_key: str, *, then: charging.Then | None = None) -> Charge:
-    """Charge this request's validations to the caller's quota (see ``services.usage.charging``; ``then`` commits
-    with the charge)."""
+    """Charge this request's validations to the caller's quota (``services.usage.charging``; ``then``
+    commits with the charge)."""
     auth: AuthContext = g.auth
     charged = charging.charge_validations(auth.account, count, idempotency_key, by=auth, then=then)
     g.quota_status = charged.status

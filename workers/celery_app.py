@@ -14,18 +14,10 @@ from celery import Celery
 from celery.signals import after_setup_logger, after_setup_task_logger, celeryd_init, worker_process_init
 from gevent import monkey
 
-from scheduler.schedule import BEAT_SCHEDULE
+from scheduler.schedule import TASK_MODULES, beat_schedule
 from settings import Settings, get_settings
 from web import logs
 from workers.queues import TASK_QUEUES, TASK_ROUTES
-
-TASK_MODULES: list[str] = [  # later issues register their task modules here (tasks.<capability>)
-    "tasks.webhooks",
-    "tasks.usage",
-    "tasks.keys",
-    "tasks.jobs",
-    "tasks.retention",
-]
 
 
 def celery_config(settings: Settings) -> dict[str, object]:
@@ -51,7 +43,7 @@ def celery_config(settings: Settings) -> dict[str, object]:
         "accept_content": ["json"],
         "timezone": "UTC",
         "enable_utc": True,
-        "beat_schedule": BEAT_SCHEDULE,
+        "beat_schedule": beat_schedule(),
         "worker_send_task_events": True,  # Flower shows live task state
         "task_send_sent_event": True,
         "broker_connection_retry_on_startup": True,
@@ -78,7 +70,7 @@ def scrub_secrets(logger: logging.Logger, **_: object) -> None:
 
 
 def create_celery(settings: Settings | None = None) -> Celery:
-    celery = Celery("verimail", include=TASK_MODULES)
+    celery = Celery("verimail", include=[module.__name__ for module in TASK_MODULES])
     celery.conf.update(celery_config(settings or get_settings()))
     return celery
 

@@ -7,9 +7,9 @@ task time limit) and ``default`` (database work: assembling results, progress, e
 
 from kombu.entity import Queue
 
+from services.jobs.dispatch import PROBE_GROUP_TASK
+
 # kombu ships no type hints for Queue's constructor.
 TASK_QUEUES = (Queue("default"), Queue("probes"))  # type: ignore[no-untyped-call]
 
-TASK_ROUTES = {
-    "tasks.jobs.probe_group": {"queue": "probes"},
-}
+TASK_ROUTES = {PROBE_GROUP_TASK: {"queue": "probes"}}

@@ -10,8 +10,8 @@ Both windows are checked and counted by one Lua script, which Redis runs atomica
 requests against 10/minute exactly 10 pass, with no check-then-increment race. A refused request counts
 against neither window. Redis keeps nothing on disk here; when the day counter is missing (first request
 of the day, or Redis restarted) the script says so and the counters are rebuilt from the requests
-Postgres recorded (``services.usage.charging.requests_since``) before counting. That rebuild is a lower bound -
-admitted requests that were not charged (rejected afterwards by the quota) are not in Postgres - so a
+Postgres recorded (``services.usage.charging.requests_since``) before counting. That rebuild is a lower
+bound - admitted requests that were not charged (rejected afterwards by the quota) are not in Postgres - so a
 restart can forgive a few requests, never invent any.
 """
 
