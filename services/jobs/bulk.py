@@ -32,9 +32,8 @@ from core import clock
 from models.jobs import ItemState, JobItem, JobKind, JobStatus, ValidationJob
 from models.session import transaction
 from services.auth import AuthContext
-from services.broker import send_task
+from services.broker import PLAN_JOB_TASK, send_task
 from services.jobs import bulk_readers, idempotency
-from services.jobs.dispatch import PLAN_JOB_TASK
 from services.jobs.errors import BadUpload, JobNotFinished
 from services.jobs.options import JobOptions, storable
 from services.jobs.submit import Charge, Submitted, admit, open_job, replay_of_concurrent
