@@ -36,7 +36,7 @@ RETRY_DELAYS: tuple[timedelta, ...] = (
     timedelta(hours=2),
     timedelta(hours=12),
 )
-MAX_ATTEMPTS = len(RETRY_DELAYS) + 1
+MAX_SEND_ATTEMPTS = len(RETRY_DELAYS) + 1
 SEND_LIMIT = 100
 ERROR_MAX = 1000
 
@@ -62,7 +62,7 @@ def queue(session: Session, account_id: int | None, draft: Draft) -> OutboundMai
         message_id=make_msgid(domain=_sender_domain()),
         status=MailStatus.QUEUED.value,
         attempts=0,
-        max_attempts=MAX_ATTEMPTS,
+        max_attempts=MAX_SEND_ATTEMPTS,
         next_attempt_at=clock.now(),
     )
     session.add(mail)
