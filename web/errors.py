@@ -19,11 +19,17 @@ from werkzeug.exceptions import HTTPException
 
 from services import errors as service
 from services.errors import CodedError, ServiceError
-from services.jobs.errors import BadUpload, BatchEmpty, BatchTooLarge, JobNotFinished
-from services.jobs.idempotency import IdempotencyKeyReused, IdempotentRequestInProgress
-from services.usage.quota import QuotaExhausted
-from services.usage.rate_limits import RateLimited
-from services.webhooks.endpoints import EndpointLimitReached
+from services.jobs.errors import (
+    BadUpload,
+    BatchEmpty,
+    BatchTooLarge,
+    IdempotencyKeyReused,
+    IdempotentRequestInProgress,
+    JobNotFinished,
+)
+from services.keys.errors import KeyInactive, KeyLimitReached
+from services.usage.errors import QuotaExhausted, RateLimited
+from services.webhooks.errors import EndpointLimitReached
 
 log = logging.getLogger(__name__)
 
@@ -33,9 +39,9 @@ STATUS: dict[type[ServiceError], int] = {
     service.QueryApiKeyRefused: 401,
     service.InsufficientPermissions: 403,
     service.IpNotAllowed: 403,
-    service.KeyLimitReached: 403,
+    KeyLimitReached: 403,
     EndpointLimitReached: 403,
-    service.KeyInactive: 409,
+    KeyInactive: 409,
     service.NotFound: 404,
     service.InvalidField: 400,
     RateLimited: 429,  # flat shape (spec 7.2)

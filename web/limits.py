@@ -30,8 +30,9 @@ from sqlalchemy.exc import SQLAlchemyError
 from services.auth import AuthContext
 from services.usage import charging, rate_limits, recent_errors
 from services.usage.charging import Charged
-from services.usage.quota import QuotaExhausted, QuotaState, QuotaStatus
-from services.usage.rate_limits import RateLimited, RateStatus
+from services.usage.errors import QuotaExhausted, RateLimited
+from services.usage.quota import QuotaState, QuotaStatus
+from services.usage.rate_limits import RateStatus
 from web import errors
 
 P = ParamSpec("P")

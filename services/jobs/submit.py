@@ -29,7 +29,7 @@ from models.session import transaction
 from services.auth import AuthContext
 from services.errors import NotFound
 from services.jobs import dispatch, idempotency, plan
-from services.jobs.errors import BATCH_MAXIMUM, BatchEmpty, BatchTooLarge
+from services.jobs.errors import BATCH_MAXIMUM, BatchEmpty, BatchTooLarge, IdempotentRequestInProgress
 from services.jobs.options import JobOptions, storable
 from settings import get_settings
 
@@ -148,7 +148,7 @@ def replay_of_concurrent(
         raise error
     earlier = idempotency.earlier_job(auth.account.id, idempotency_key)
     if earlier is None:  # it was refused (quota) and deleted meanwhile: the client may simply retry
-        raise idempotency.IdempotentRequestInProgress("A request with this Idempotency-Key just failed.")
+        raise IdempotentRequestInProgress("A request with this Idempotency-Key just failed.")
     return Submitted(idempotency.same_request(earlier, digest), replayed=True)
 
 

@@ -24,8 +24,9 @@ from models.keys import ApiKey, KeyStatus
 from models.session import transaction
 from services import audit
 from services.auth import AuthContext, deny
-from services.errors import KeyInactive, KeyLimitReached, NotFound
+from services.errors import NotFound
 from services.keys import secrets
+from services.keys.errors import KeyInactive, KeyLimitReached
 from services.keys.scopes import ADMIN, DEFAULT_SCOPES
 from services.usage.plans import plan_for
 from services.webhooks import events, payloads

@@ -26,7 +26,8 @@ from sqlalchemy.orm import Session
 from core import clock
 from models.mail import MailStatus, OutboundMail
 from services.due_work import work_through_due
-from services.mail.relay import PermanentFailure, Relay, TemporaryFailure, transmit
+from services.mail.errors import PermanentFailure, TemporaryFailure
+from services.mail.relay import Relay, transmit
 from settings import get_settings
 
 # The delay before attempt N+1 (attempt 1 is as soon as a sweeper runs); five attempts over about 15 hours.

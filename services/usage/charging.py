@@ -35,9 +35,10 @@ from models.usage import UsageCharge, UsagePeriod
 from services import audit
 from services.auth import AuthContext
 from services.usage import quota_events
+from services.usage.errors import QuotaExhausted
 from services.usage.periods import Period, period_containing
 from services.usage.plans import plan_for
-from services.usage.quota import QuotaExhausted, QuotaStatus, hard_limit_of
+from services.usage.quota import QuotaStatus, hard_limit_of
 
 
 @dataclass(frozen=True)

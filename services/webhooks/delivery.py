@@ -24,8 +24,9 @@ from models.events import Event
 from models.webhooks import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from services.due_work import work_through_due
 from services.webhooks import outbound
+from services.webhooks.errors import DeliveryError
 from services.webhooks.events import envelope
-from services.webhooks.outbound import DeliveryError, PostResult
+from services.webhooks.outbound import PostResult
 from services.webhooks.retry_schedule import RETRY_DELAYS
 from verimail_webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, compute_signature
 

@@ -25,14 +25,11 @@ from core.times import iso
 from models.events import Event
 from models.webhooks import DeliveryStatus, EndpointStatus, WebhookDelivery, WebhookEndpoint
 from services.webhooks import dispatch
+from services.webhooks.errors import UnknownEventType
 from services.webhooks.retry_schedule import MAX_ATTEMPTS
 
 # The list is published with the receivers' module, so customers and the service share one definition.
 EVENT_TYPES = verimail_webhooks.EVENT_TYPES
-
-
-class UnknownEventType(ValueError):
-    """A programming error: the caller named a type that spec 6.1 does not list."""
 
 
 def emit(session: Session, account_id: int, event_type: str, data: dict[str, Any]) -> Event | None:

@@ -14,6 +14,7 @@ from models import session as db_session
 from models.accounts import Tier
 from services.usage import charging, period_close
 from services.webhooks import delivery, events, payloads
+from services.webhooks.errors import UnknownEventType
 from tests.fixtures.db import Persona, open_persona
 from tests.webhooks.conftest import subscribe
 from tests.webhooks.receiver import Receiver
@@ -116,5 +117,5 @@ def test_validation_completed_and_batch_completed_payloads(
 
 
 def test_unknown_event_type_is_a_programming_error(owner: Persona) -> None:
-    with db_session.transaction() as session, pytest.raises(events.UnknownEventType, match=r"batch\.started"):
+    with db_session.transaction() as session, pytest.raises(UnknownEventType, match=r"batch\.started"):
         events.emit(session, owner.account_id, "batch.started", {})
