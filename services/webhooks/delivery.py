@@ -20,8 +20,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from core import clock
-from models.events import Event
-from models.webhooks import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from models.webhooks import DeliveryStatus, Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from services.due_work import work_through_due
 from services.webhooks import outbound
 from services.webhooks.errors import DeliveryError

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from models.events import Event
 from models.session import transaction
-from models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from models.webhooks import Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from services.auth import AuthContext
 from services.errors import InvalidField, NotFound
 from services.webhooks import delivery, events, payloads

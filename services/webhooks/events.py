@@ -22,8 +22,7 @@ from sqlalchemy.orm import Session
 import verimail_webhooks
 from core import clock
 from core.times import iso
-from models.events import Event
-from models.webhooks import DeliveryStatus, EndpointStatus, WebhookDelivery, WebhookEndpoint
+from models.webhooks import DeliveryStatus, EndpointStatus, Event, WebhookDelivery, WebhookEndpoint
 from services.webhooks import dispatch
 from services.webhooks.errors import UnknownEventType
 from services.webhooks.retry_schedule import MAX_ATTEMPTS
