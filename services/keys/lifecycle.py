@@ -1,9 +1,8 @@
 """API key lifecycle: issue, list, update, delete, rotate the secret, deactivate, revoke all.
 
-The lifecycle functions that take a ``Session`` (``issue``, ``rotate_secret``, ``deactivate``) are the
-seams later work builds on: automatic 90-day rotation and day-97 deactivation call them from a beat task,
-and the webhooks work emits ``key.created``/``key.disabled`` from them. The functions that take an
-``AuthContext`` are the API's: they add who-may rules and own the transaction.
+The lifecycle functions that take a ``Session`` (``issue``, ``rotate_secret``, ``deactivate``) join the
+caller's transaction: the rotation sweeper calls them, and they emit ``key.created``/``key.disabled``. The
+functions that take an ``AuthContext`` are the API's: they add who-may rules and own the transaction.
 
 Who may: every function is scoped to the caller's account (another account's key id is "not found").
 A key that does not hold ``*:*`` cannot grant ``*:*`` nor touch a key that holds it, so ``keys:write``

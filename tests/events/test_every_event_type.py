@@ -82,8 +82,8 @@ def test_quota_warning_exceeded_and_reset_from_usage_and_the_period_sweep(
 def test_validation_completed_and_batch_completed_payloads(
     owner: Persona, receiver: Receiver, subscribed: object
 ) -> None:
-    # The validation and batch code paths (issue 4) emit through these builders; here they are called
-    # directly until those paths exist, so the shapes and the delivery are covered either way.
+    # The validation and batch paths emit through these builders; calling them directly covers every
+    # shape and its delivery without running jobs.
     result = ValidationResult(
         email="jane@example.com",
         is_valid=True,
