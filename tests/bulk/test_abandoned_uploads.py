@@ -22,7 +22,7 @@ EMAILS = ["alice@mailbox.test", "not an address"]
 
 
 def test_abandoned_uploads_are_deleted_unless_they_were_paid_for(
-    api: Api, worker: Worker, owner: Persona
+    live_api: Api, worker: Worker, owner: Persona
 ) -> None:
     paid = new_public_id(JobKind.BULK)
     with transaction() as session:
@@ -34,12 +34,12 @@ def test_abandoned_uploads_are_deleted_unless_they_were_paid_for(
     unpaid = _abandoned_upload(owner, new_public_id(JobKind.BULK))
 
     _wait_until(lambda: _status(paid) not in (None, JobStatus.UPLOADING.value))
-    finished = wait_for(api, owner, paid)
+    finished = wait_for(live_api, owner, paid)
 
     assert finished["status"] == "completed"
     assert [result["email"] for result in finished["results"]] == EMAILS
     _wait_until(lambda: _status(unpaid) is None)
-    assert api.call("get", f"/bulk/jobs/{unpaid}", owner).status_code == 404
+    assert live_api.call("get", f"/bulk/jobs/{unpaid}", owner).status_code == 404
 
 
 def _abandoned_upload(owner: Persona, public_id: str) -> str:
