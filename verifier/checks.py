@@ -77,6 +77,7 @@ class Facts:
 
 def syntax_passed(parsed: ParsedAddress) -> CheckResult:
     metadata: dict[str, JsonValue] = {
+        "normalizedEmail": parsed.email,
         "localPart": parsed.local_part,
         "domain": parsed.domain,
         "asciiDomain": parsed.ascii_domain,

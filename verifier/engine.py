@@ -30,7 +30,7 @@ from verifier.lists import DomainFacts, domain_facts, mailbox_provider, role_mat
 from verifier.results import CheckName, CheckResult, Severity, ValidationResult
 from verifier.scoring import Findings, judge
 from verifier.smtp import DomainProbeResult, LocalSessionLimiter, SessionLimiter, probe_domain_group
-from verifier.syntax import DEFAULT_POLICY, ParsedAddress, SyntaxFailure, SyntaxPolicy, parse_address
+from verifier.syntax import DEFAULT_POLICY, ParsedAddress, SyntaxFailure, SyntaxPolicy, parse_input, trim
 from verifier.typo import suggest_domain
 
 FEATURES = frozenset(
@@ -108,15 +108,28 @@ def assemble(
     found = {name: build(facts, options) for name, wanted, build in CHECKS if wanted(options)}
     verdict = judge(_findings(facts, options))
     return ValidationResult(
-        parsed.email, verdict.is_valid, verdict.score, verdict.severity, found, verdict.recommendations
+        parsed.typed,
+        verdict.is_valid,
+        verdict.score,
+        verdict.severity,
+        found,
+        verdict.recommendations,
+        input=parsed.input,
     )
 
 
 def syntax_failure_result(raw: object, failure: SyntaxFailure) -> ValidationResult:
-    """Spec 2.1: score 0, severity invalid, only the syntax check."""
+    """Spec 2.1: score 0, severity invalid, only the syntax check; the input echoed as for any address."""
     check = checks.syntax_failed(failure)
+    text = raw if isinstance(raw, str) else ""
     return ValidationResult(
-        _printable(raw), False, 0, Severity.INVALID, {check.check: check}, (failure.reason,)
+        _printable(trim(text)),
+        False,
+        0,
+        Severity.INVALID,
+        {check.check: check},
+        (failure.reason,),
+        input=_printable(text),
     )
 
 
@@ -178,10 +191,10 @@ CHECKS: tuple[tuple[str, Callable[[Options], bool], Callable[[Facts, Options], C
 )
 
 
-def _printable(raw: object) -> str:
-    """The input as the result's ``email``: lowercase, and encodable even when it held lone surrogates."""
-    text = raw if isinstance(raw, str) else ""
-    return text.encode("utf-8", "backslashreplace").decode("utf-8").lower()
+def _printable(text: str) -> str:
+    """``text`` unchanged, unless it holds lone surrogates: no UTF-8 JSON can carry those, so they are
+    backslash-escaped (``\\ud800``) rather than make the result unencodable."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 # -- the runner --------------------------------------------------------------------------------------
@@ -204,8 +217,8 @@ class Engine:
         self.workers = workers
 
     def parse(self, raw: str) -> ParsedAddress | SyntaxFailure:
-        """Stage 1, under this engine's syntax policy."""
-        return parse_address(raw, self.policy)
+        """Stage 1 under this engine's syntax policy: blanks around ``raw`` trimmed, ``raw`` kept as input."""
+        return parse_input(raw, self.policy)
 
     def verify(self, address: str, options: Options = DEFAULT_OPTIONS) -> ValidationResult:
         """Verify one address."""

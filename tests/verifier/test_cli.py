@@ -25,7 +25,7 @@ def test_human_output_names_each_check_and_the_advice(lab: MailLab) -> None:
     done = run(lab, "--test-domains", "Alice@mailbox.test", "zed@mailbox.test")
     assert done.returncode == 1, done.stderr  # one address is invalid
     lines = done.stdout.splitlines()
-    assert lines[0] == "alice@mailbox.test: valid, score 100"
+    assert lines[0] == "Alice@mailbox.test: valid, score 100"
     assert "zed@mailbox.test: invalid, score 10" in lines
     assert any(line.startswith("  [FAIL] smtp") and "does not exist" in line for line in lines)
     assert "  advice: The mailbox does not exist: remove this address." in lines
@@ -44,6 +44,15 @@ def test_json_output_is_the_spec_result(lab: MailLab) -> None:
     body = json.loads(done.stdout)
     assert (body["email"], body["isValid"], body["severity"]) == ("bob@mailbox.test", True, "valid")
     assert body["checks"]["smtp"]["metadata"]["smtpResponse"].startswith("250")
+
+
+def test_json_and_human_output_echo_the_input_and_the_trimmed_address(lab: MailLab) -> None:
+    padded = "\u00a0Bob@MailBox.test\t"
+    body = json.loads(run(lab, "--json", "--test-domains", padded).stdout)
+    assert (body["input"], body["email"], body["severity"]) == (padded, "Bob@MailBox.test", "valid")
+    assert body["checks"]["syntax"]["metadata"]["normalizedEmail"] == "bob@mailbox.test"
+    lines = run(lab, "--test-domains", padded).stdout.splitlines()
+    assert lines[:2] == ["Bob@MailBox.test: valid, score 100", '  input: "\\u00a0Bob@MailBox.test\\t"']
 
 
 def test_quick_mode_opens_no_smtp_session(lab: MailLab) -> None:
