@@ -39,7 +39,7 @@ COST_IMPLICIT_MX = 5
 COST_FREE = 5
 # A sure role (postmaster@, info@, sales@) is a warning even when its mailbox exists: it reaches a team, often
 # a shared inbox or a ticket queue, and list cleaners (ZeroBounce "do_not_mail", Kickbox and Reacher "risky")
-# do not count it as a person. Medium and low matches are often people (ceo@, berlin@, sales-emea@).
+# do not count it as a person. Medium and low matches are often people (ceo@, berlin@, hr.team@).
 COST_ROLE = {RoleConfidence.HIGH: 35, RoleConfidence.MEDIUM: 20, RoleConfidence.LOW: 10}
 MINUTE = 60
 
