@@ -148,6 +148,15 @@ _DNS_CASES: tuple[DomainSpec, ...] = (
     ),
     host("mx1.blackhole-first.test", BLACKHOLE_IP),
     host("mx2.blackhole-first.test", "127.0.0.11"),
+    # MX hosts on 0.0.0.0, which Linux connects to as the local machine: never public, never contacted,
+    # even by an engine that may reach loopback (and a broken check would still stay on this machine).
+    DomainSpec("unspecified.test", mx=((10, "mx.unspecified.test"),)),
+    host("mx.unspecified.test", "0.0.0.0"),
+    DomainSpec(
+        "unspecified-first.test", mx=((10, "mx1.unspecified-first.test"), (20, "mx2.unspecified-first.test"))
+    ),
+    host("mx1.unspecified-first.test", "0.0.0.0"),
+    host("mx2.unspecified-first.test", "127.0.0.11"),
     DomainSpec("implicit.test", a=("127.0.0.11",)),  # no MX: RFC 5321 5.1 implicit MX
     DomainSpec("v6only.test", aaaa=("::1",)),
     DomainSpec("nullmx.test", mx=((0, "."),)),  # RFC 7505

@@ -16,6 +16,7 @@ CLI, the tests and synchronous callers. ``verify_many`` is the unit the workers 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 from collections.abc import Callable, Iterable, Sequence
@@ -199,7 +200,12 @@ def _printable(text: str) -> str:
 
 # -- the runner --------------------------------------------------------------------------------------
 class Engine:
-    """The stages chained, with one resolver (and its DNS cache) and one session limiter shared by all."""
+    """The stages chained, with one resolver (and its DNS cache) and one session limiter shared by all.
+
+    An engine that accepts test domains (``policy.test_domains``: the mail lab; the service's
+    ``ALLOW_TEST_DOMAINS``, refused in production) lets its prober reach loopback MX addresses, where the
+    lab's servers are; any other engine never connects to a non-public MX address.
+    """
 
     def __init__(
         self,
@@ -210,7 +216,10 @@ class Engine:
         policy: SyntaxPolicy = DEFAULT_POLICY,
         workers: int = DEFAULT_WORKERS,
     ) -> None:
-        self.config = config if config is not None else EngineConfig.from_env()
+        config = config if config is not None else EngineConfig.from_env()
+        if policy.test_domains:
+            config = dataclasses.replace(config, smtp_allow_loopback_mx=True)
+        self.config = config
         self.resolver = resolver if resolver is not None else MailResolver(self.config)
         self.limiter = limiter if limiter is not None else LocalSessionLimiter(DEFAULT_SESSIONS_PER_MX_HOST)
         self.policy = policy

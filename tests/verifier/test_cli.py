@@ -72,6 +72,14 @@ def test_lab_domains_are_refused_without_the_flag(lab: MailLab) -> None:
     assert lab.servers["mailbox"].sessions_opened == 0
 
 
+def test_a_loopback_mx_is_contacted_only_in_test_domain_mode(lab: MailLab) -> None:
+    refused = json.loads(run(lab, "--json", "alice@duck.com").stdout)  # mx.duck.com is 127.0.0.11
+    assert refused["checks"]["smtp"]["metadata"]["reason"] == "mx_not_public"
+    assert lab.servers["mailbox"].sessions_opened == 0
+    allowed = json.loads(run(lab, "--json", "--test-domains", "alice@duck.com").stdout)
+    assert (allowed["severity"], allowed["checks"]["smtp"]["passed"]) == ("valid", True)
+
+
 def test_bad_configuration_is_a_usage_error(lab: MailLab) -> None:
     done = run(lab, "alice@mailbox.test", SMTP_PROBE_PORT="smtp")
     assert done.returncode == 2

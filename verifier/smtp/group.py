@@ -6,6 +6,10 @@ Rules, in the order they bite:
 - MX hosts in preference order, each host's addresses IPv4 first, at most ``SMTP_MAX_MX_ATTEMPTS``;
   the next one is tried when a connection is refused, times out, gets no banner or gets a 421. Once a
   host has answered, later sessions of the group go straight to it.
+- An MX address that is not public unicast (loopback, private, link-local, shared, reserved...; see
+  ``verifier/public_ip.py``) is never connected to, so a domain cannot aim the prober inside our network;
+  it is judged as the very IP the session would connect to. A group left with no address to try settles
+  as unknown (``mx_not_public``) without any banner, reply or connect error of such a host.
 - One session carries up to ``SMTP_MAX_RCPT_PER_SESSION`` recipients (1 for providers that refuse a
   second RCPT). A server that answers "too many recipients" lowers that limit for the group and the
   address is asked again on a fresh connection.
@@ -26,6 +30,7 @@ from collections.abc import Iterator
 
 from verifier.config import EngineConfig
 from verifier.dns.model import MailDomain
+from verifier.public_ip import text_refusal_reason
 from verifier.smtp.classify import Classification, ProbeOutcome, classify
 from verifier.smtp.deadline import Deadline
 from verifier.smtp.evidence import ReplyEvidence
@@ -35,6 +40,8 @@ from verifier.smtp.result import AddressProbe, judge
 from verifier.smtp.session import ProbeSession, Target
 
 NOT_SENT_UTF8 = Classification(ProbeOutcome.NOT_SENT, "smtputf8_unsupported")
+MX_NOT_PUBLIC = Classification(ProbeOutcome.NOT_SENT, "mx_not_public")
+NO_MX_ADDRESS = Classification(ProbeOutcome.NO_ANSWER, "no_mx_address")
 
 
 class GroupRun:
@@ -59,6 +66,7 @@ class GroupRun:
         self._preferred: Target | None = None
         self._plaintext: set[Target] = set()  # hosts whose STARTTLS handshake failed
         self._waiting: list[str] = []  # addresses not settled yet, in order: what a new session pipelines
+        self._skipped_non_public = False  # an MX address was left out: it is not public unicast
 
     # -- recipients --------------------------------------------------------------------------------
     def probe_all(self, addresses: list[str]) -> None:
@@ -188,7 +196,7 @@ class GroupRun:
 
     def _fail(self, evidence: ReplyEvidence | None, *, rcpt: bool) -> None:
         if evidence is None:
-            self.failure = (Classification(ProbeOutcome.NO_ANSWER, "no_mx_address"), None)
+            self.failure = (MX_NOT_PUBLIC if self._skipped_non_public else NO_MX_ADDRESS), None
             return
         self.failure = (
             classify(evidence, self.rules, self.config.smtp_greylist_retry_after, rcpt=rcpt),
@@ -196,11 +204,17 @@ class GroupRun:
         )
 
     def _targets(self) -> Iterator[Target]:
-        candidates = [Target(r.host, ip) for r in self.domain.mx_records for ip in r.addresses]
+        every = [Target(r.host, ip) for r in self.domain.mx_records for ip in r.addresses]
+        candidates = [target for target in every if self._may_connect(target)]
+        self._skipped_non_public = len(candidates) < len(every)
         if self._preferred in candidates:
             candidates.remove(self._preferred)
             candidates.insert(0, self._preferred)
         yield from candidates[: self.config.smtp_max_mx_attempts]
+
+    def _may_connect(self, target: Target) -> bool:
+        allow_loopback = self.config.smtp_allow_loopback_mx
+        return text_refusal_reason(target.ip, allow_loopback=allow_loopback) is None
 
     def _acquire(self, target: Target) -> str | None:
         if self._limiter is None:
