@@ -8,7 +8,7 @@ CLI, the tests and synchronous callers. ``verify_many`` is the unit the workers 
 2. group the addresses by domain; resolve each domain once, then probe each group over its own sessions
    (``probe_domain_group`` puts every address of a domain on as few connections as it can), groups in
    parallel on a bounded thread pool (greenlets under the gevent workers), and the ``SessionLimiter``
-   bounding concurrent sessions per MX host, so domains sharing an MX do not flood it;
+   bounding concurrent sessions per MX IP address, so domains sharing an MX server do not flood it;
 3. if many groups were probed and no MX host of any of them said a word, the failure is ours (outbound port
    25 closed): every such result is marked degraded instead of being read as the domains' fault;
 4. assemble one result per input, in input order.
@@ -40,7 +40,7 @@ FEATURES = frozenset(
 )  # fmt: skip
 DEGRADED_MIN_GROUPS = 3  # below this many unreachable domains, blame the domains, not our network
 DEFAULT_WORKERS = 16
-DEFAULT_SESSIONS_PER_MX_HOST = 3
+DEFAULT_SESSIONS_PER_MX_IP = 3
 NO_LIST_FACTS = DomainFacts(disposable_entry=None, relay_service=None, is_free=False, is_popular=False)
 log = logging.getLogger(__name__)
 
@@ -221,7 +221,7 @@ class Engine:
             config = dataclasses.replace(config, smtp_allow_loopback_mx=True)
         self.config = config
         self.resolver = resolver if resolver is not None else MailResolver(self.config)
-        self.limiter = limiter if limiter is not None else LocalSessionLimiter(DEFAULT_SESSIONS_PER_MX_HOST)
+        self.limiter = limiter if limiter is not None else LocalSessionLimiter(DEFAULT_SESSIONS_PER_MX_IP)
         self.policy = policy
         self.workers = workers
 

@@ -15,7 +15,8 @@ Rules, in the order they bite:
   address is asked again on a fresh connection.
 - A refusal at greeting, EHLO/HELO or MAIL FROM is about *us*, applies to every address still waiting
   and stops the group; so does a timeout or hang-up in the middle of RCPTs (the server is not answering).
-- Each session holds a ``SessionLimiter`` lease on its MX host for as long as it is open.
+- Each session holds a ``SessionLimiter`` lease on its MX IP address for as long as it is open: names
+  pointing at one server share its limit.
 - Where the server offers RFC 2920 PIPELINING, a new session sends MAIL FROM together with the RCPTs it
   will carry (the next waiting addresses it can send, up to the limit) in one write; the replies are then
   read and judged one by one exactly as in lock-step, so every rule above applies unchanged. Not for
@@ -219,13 +220,13 @@ class GroupRun:
     def _acquire(self, target: Target) -> str | None:
         if self._limiter is None:
             return ""
-        return self._limiter.acquire(target.mx_host, self.deadline.remaining())
+        return self._limiter.acquire(target.ip, self.deadline.remaining())
 
     def _release(self, session: ProbeSession) -> None:
         session.close()
         lease = self._leases.pop(id(session), None)
         if self._limiter is not None and lease is not None:
-            self._limiter.release(session.target.mx_host, lease)
+            self._limiter.release(session.target.ip, lease)
 
     def close_current(self) -> None:
         if self._current is not None:
