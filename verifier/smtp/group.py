@@ -67,7 +67,6 @@ class GroupRun:
         self._preferred: Target | None = None
         self._plaintext: set[Target] = set()  # hosts whose STARTTLS handshake failed
         self._waiting: list[str] = []  # addresses not settled yet, in order: what a new session pipelines
-        self._skipped_non_public = False  # an MX address was left out: it is not public unicast
 
     # -- recipients --------------------------------------------------------------------------------
     def probe_all(self, addresses: list[str]) -> None:
@@ -197,17 +196,19 @@ class GroupRun:
 
     def _fail(self, evidence: ReplyEvidence | None, *, rcpt: bool) -> None:
         if evidence is None:
-            self.failure = (MX_NOT_PUBLIC if self._skipped_non_public else NO_MX_ADDRESS), None
+            refused = any(not self._may_connect(target) for target in self._every_target())
+            self.failure = (MX_NOT_PUBLIC if refused else NO_MX_ADDRESS), None
             return
         self.failure = (
             classify(evidence, self.rules, self.config.smtp_greylist_retry_after, rcpt=rcpt),
             evidence,
         )
 
+    def _every_target(self) -> list[Target]:
+        return [Target(r.host, ip) for r in self.domain.mx_records for ip in r.addresses]
+
     def _targets(self) -> Iterator[Target]:
-        every = [Target(r.host, ip) for r in self.domain.mx_records for ip in r.addresses]
-        candidates = [target for target in every if self._may_connect(target)]
-        self._skipped_non_public = len(candidates) < len(every)
+        candidates = [target for target in self._every_target() if self._may_connect(target)]
         if self._preferred in candidates:
             candidates.remove(self._preferred)
             candidates.insert(0, self._preferred)
