@@ -8,7 +8,7 @@ second lookup can swap in another address (DNS rebinding).
 
 IPv6 forms that embed an IPv4 address (mapped ``::ffff:a.b.c.d``, NAT64 ``64:ff9b::/96``, 6to4, Teredo)
 are judged by the embedded address too, since a translating network would deliver them there. The rules
-are the same as the service's webhook rules (``services/outbound_addresses.py``), which may import these.
+and their wording are the same as the service's for webhook targets, so that code may import these.
 """
 
 from __future__ import annotations
@@ -18,12 +18,13 @@ from ipaddress import IPv4Address, IPv6Address
 
 IPAddress = IPv4Address | IPv6Address
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
-_SHARED = ipaddress.ip_network("100.64.0.0/10")  # RFC 6598, carrier-grade NAT: inside someone's network
-# Ranges Python 3.11's ``is_global`` still calls public although nothing of ours should reach them: IPv6
-# site-local (deprecated, still routed inside some networks), the IETF protocol block 192.0.0.0/24, the
-# old 6to4 relay anycast and the IPv6 documentation prefix of RFC 9637.
+# Named although ``is_global`` already refuses it: shared address space (RFC 6598, carrier-grade NAT) is
+# inside someone's network. Then ranges Python 3.11's ``is_global`` still calls public although nothing of
+# ours should reach them: IPv6 site-local (deprecated, still routed inside some networks), the IETF
+# protocol block 192.0.0.0/24, the old 6to4 relay anycast and the IPv6 documentation prefix of RFC 9637.
 _NOT_PUBLIC = tuple(
-    ipaddress.ip_network(net) for net in ("fec0::/10", "192.0.0.0/24", "192.88.99.0/24", "3fff::/20")
+    ipaddress.ip_network(net)
+    for net in ("100.64.0.0/10", "fec0::/10", "192.0.0.0/24", "192.88.99.0/24", "3fff::/20")
 )
 
 
@@ -54,7 +55,6 @@ def _own_refusal(address: IPAddress, *, allow_loopback: bool) -> str | None:
         (address.is_multicast, "a multicast address"),
         (address.is_reserved, "a reserved address"),
         (address.is_private, "a private address"),
-        (address in _SHARED, "a shared (carrier-grade NAT) address"),
         (not address.is_global or any(address in net for net in _NOT_PUBLIC), "not a public address"),
     )
     return next((reason for refused, reason in checks if refused), None)

@@ -85,7 +85,8 @@ class ValidationResult:
 
     ``input`` echoes the text exactly as submitted; ``email`` is that text without the blanks around it,
     in the user's own case and domain form (``John@Example.COM``, an ``xn--`` or a Unicode domain), so a
-    client can match results to its rows. The normalised forms are in the syntax check's metadata.
+    client can match results to its rows (lone surrogates, which no UTF-8 JSON can carry, are the only
+    change: backslash-escaped). The normalised forms are in the syntax check's metadata.
     """
 
     email: str

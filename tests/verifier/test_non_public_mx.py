@@ -28,7 +28,7 @@ REFUSED = [
     ("::", "an unspecified address"),
     ("240.0.0.1", "a reserved address"),
     ("255.255.255.255", "a reserved address"),
-    ("100.64.0.1", "a shared (carrier-grade NAT) address"),
+    ("100.64.0.1", "not a public address"),  # shared address space (carrier-grade NAT)
     ("192.0.2.1", "a private address"),  # documentation
     ("198.18.0.1", "a private address"),  # benchmarking
     ("2001:db8::1", "a private address"),
