@@ -8,7 +8,8 @@ import threading
 from maillab import MailLab
 from maillab.model import Behaviour, SmtpServerSpec, World
 from maillab.world import BENCH_MAILBOXES, bench_domain, bench_world, mail_domain
-from verifier.dns import MailResolver
+from verifier.config import EngineConfig
+from verifier.dns import MailDomain, MailResolver
 from verifier.smtp import (
     DomainProbeResult,
     LocalSessionLimiter,
@@ -99,6 +100,20 @@ def test_mx_names_on_one_ip_share_its_limit(probe, lab):
     assert probe("duck.com", "alice", limiter=limiter)["alice@duck.com"].verdict is SmtpVerdict.DELIVERABLE
 
 
+def probe_concurrently(domains: list[MailDomain], config: EngineConfig, limiter: LocalSessionLimiter) -> None:
+    """Six one-address probes at once, spread over ``domains``, sharing ``limiter``."""
+
+    def one(i: int) -> None:
+        domain = domains[i % len(domains)]
+        probe_domain_group(domain, [f"user{i:02d}@{domain.domain}"], config=config, limiter=limiter)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
 def test_concurrent_probes_of_two_mx_names_on_one_ip_never_exceed_its_limit():
     limiter = LocalSessionLimiter(per_host=1)
     server = SmtpServerSpec("shared", "127.0.0.101", Behaviour(BENCH_MAILBOXES))
@@ -108,16 +123,7 @@ def test_concurrent_probes_of_two_mx_names_on_one_ip_never_exceed_its_limit():
         config = lab.engine_config()
         resolved = [MailResolver(config).resolve(name) for name in names]
         assert {domain.mx_hosts[0] for domain in resolved} == {"mx.one.test", "mx.two.test"}
-
-        def one(i: int) -> None:
-            domain = resolved[i % 2]
-            probe_domain_group(domain, [f"user{i:02d}@{domain.domain}"], config=config, limiter=limiter)
-
-        threads = [threading.Thread(target=one, args=(i,)) for i in range(6)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        probe_concurrently(resolved, config, limiter)
         assert lab.servers["shared"].sessions_opened == 6
         assert lab.servers["shared"].peak_concurrent_sessions == 1
     assert limiter.active(server.ip) == 0
@@ -127,16 +133,7 @@ def test_limiter_caps_concurrent_sessions_per_mx_host():
     limiter = LocalSessionLimiter(per_host=2)
     with MailLab(bench_world(1, servers=1), latency=0.02) as lab:
         config = lab.engine_config()
-        domain = MailResolver(config).resolve(bench_domain(0))
-
-        def one(i: int) -> None:
-            probe_domain_group(domain, [f"user{i:02d}@{bench_domain(0)}"], config=config, limiter=limiter)
-
-        threads = [threading.Thread(target=one, args=(i,)) for i in range(6)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        probe_concurrently([MailResolver(config).resolve(bench_domain(0))], config, limiter)
         server = lab.servers["bench0"]
         assert server.sessions_opened == 6
         assert server.peak_concurrent_sessions <= 2
