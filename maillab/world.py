@@ -28,8 +28,10 @@ ACCOUNT_REPLIES = (
     ("locked", "550 5.7.1 <locked@accounts.test>: Recipient address rejected: account disabled"),
     (
         "closed",  # Gmail's multi-line wording
-        "550-5.2.1 The email account that you tried to reach is disabled. Learn more at\n"
-        "550 5.2.1  https://support.google.com/mail/?p=DisabledUser lab.accounts.test - gsmtp",
+        (
+            "550-5.2.1 The email account that you tried to reach is disabled. Learn more at\n"
+            "550 5.2.1  https://support.google.com/mail/?p=DisabledUser lab.accounts.test - gsmtp"
+        ),
     ),
     ("deactivated", "554 5.7.1 The recipient's account has been deactivated"),
     ("nosuch", "550 5.7.1 No such user here"),
