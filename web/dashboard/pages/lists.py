@@ -16,8 +16,8 @@ from web.dashboard import forms, session
 from web.dashboard.blueprint import bp
 from web.dashboard.pages.validate import charger
 from web.dashboard.session import sign_in_required
-from web.schemas.bulk import BulkJobOut, DownloadQuery
-from web.schemas.validation import ValidateOptions, job_options
+from web.schemas.bulk import BulkJobOut, DownloadQuery, UploadQuery
+from web.schemas.validation import job_options
 from web.validation import parse_query
 
 Page = tuple[str, int, dict[str, str]]
@@ -44,7 +44,9 @@ def lists_upload() -> BaseResponse:
     if fmt is None:
         raise InvalidField("list", "Upload a .csv file (one address per row) or a .json array of addresses.")
     auth = session.actor()
-    options = job_options(auth.account, ValidateOptions(quick_mode=forms.checked("quick_mode")))
+    options = job_options(
+        auth.account, forms.as_model(UploadQuery, {"quickMode": forms.checked("quick_mode")})
+    )
     rate_limits.admit_request(auth)
     submitted = bulk.upload(auth, upload.stream, fmt, options, charger(auth))
     return redirect(url_for("dashboard.lists_job", job_id=submitted.job.public_id))
