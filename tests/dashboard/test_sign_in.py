@@ -91,11 +91,18 @@ def test_a_forgotten_password_is_reset_through_the_emailed_link(page: Page, serv
 
 def test_an_operator_gives_an_account_a_sign_in_with_password_stdin(page: Page, service: Service) -> None:
     email = new_email()
+    command = [sys.executable, "-m", "flask", "--app", "web", "accounts", "create"]
+    arguments = ["--email", email, "--tier", "pro", "--password-stdin"]
     created = subprocess.run(
-        [sys.executable, "-m", "flask", "--app", "web", "accounts", "create", "--email", email, "--tier", "pro",
-         "--password-stdin"],
-        input=f"{PASSWORD}\n", capture_output=True, text=True, cwd=ROOT, env=service.env, timeout=60, check=False,
-    )  # fmt: skip
+        [*command, *arguments],
+        input=f"{PASSWORD}\n",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=service.env,
+        timeout=60,
+        check=False,
+    )
     assert created.returncode == 0, created.stderr
     assert created.stdout.count("sk_live_") == 1
 
