@@ -23,7 +23,7 @@ from models.audit import AuditEvent
 from models.session import transaction
 from models.users import DashboardUser, PasswordResetToken
 from services import audit, once_a_minute
-from services.jobs.dispatch import after_commit, send_task
+from services.broker import SEND_DUE_MAIL_TASK, send_after_commit
 from services.mail import outbox
 from services.users import passwords, throttle
 from services.users.errors import ResetLinkInvalid
@@ -33,7 +33,6 @@ from settings import get_settings
 LINK_LIFETIME = timedelta(hours=1)
 SUBJECT = "Reset your verimail password"
 RESET_PATH = "/dashboard/reset-password/"
-SEND_MAIL_TASK = "tasks.mail.send_due_mail"
 INVALID = "This reset link is not valid any more: it was used, it expired, or a newer one was sent."
 
 
@@ -53,7 +52,7 @@ def request_reset(email: str, origin: audit.Origin) -> None:
         )
         outbox.queue(session, user.account_id, _draft(email, token))
         # The person is waiting at the form: send now, not at the next sweep (which retries if this is lost).
-        after_commit(session, lambda: send_task(SEND_MAIL_TASK))
+        send_after_commit(session, SEND_DUE_MAIL_TASK)
         details = {"email": email}
         audit.record(
             AuditEvent.USER_PASSWORD_RESET_REQUESTED,

@@ -16,7 +16,7 @@ import ipaddress
 import socket
 from ipaddress import IPv4Address, IPv6Address
 
-from services.errors import ServiceError
+from services.webhooks.errors import UnsafeTarget
 
 IPAddress = IPv4Address | IPv6Address
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
@@ -26,10 +26,6 @@ _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _NOT_PUBLIC = tuple(
     ipaddress.ip_network(net) for net in ("fec0::/10", "192.0.0.0/24", "192.88.99.0/24", "3fff::/20")
 )
-
-
-class UnsafeTarget(ServiceError):
-    """The target host resolves to an address deliveries must not reach, or does not resolve at all."""
 
 
 def refusal_reason(address: IPAddress, *, allow_loopback: bool) -> str | None:

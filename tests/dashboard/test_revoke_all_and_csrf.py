@@ -99,5 +99,6 @@ def _create_key(session: requests.Session, service: Service) -> str:
     form = {"name": "Reporting", "scopes": "analytics:read", "csrf_token": _token(session, url)}
     created = session.post(url, data=form, timeout=10)
     match = re.search(r'value="(sk_live_[^"]+)"', created.text)
-    assert created.status_code == 201 and match
+    assert created.status_code == 201
+    assert match
     return match.group(1)

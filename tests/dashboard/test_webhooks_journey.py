@@ -48,7 +48,8 @@ def test_an_endpoint_gets_a_test_event_logged_and_redelivered(page: Page, servic
     _wait_for(lambda: len(receiver.received) >= already + 2)
     sent = receiver.received[already:]
     assert [item.verified for item in sent] == [True, True]
-    assert sent[0].event is not None and sent[1].event is not None
+    assert sent[0].event is not None
+    assert sent[1].event is not None
     assert sent[0].event["id"] == sent[1].event["id"]  # the same event, sent again
 
 

@@ -20,10 +20,9 @@ from werkzeug.test import TestResponse
 
 from core import clock
 from models.accounts import Account
-from models.events import Event
 from models.session import transaction
 from models.usage import UsagePeriod
-from models.webhooks import WebhookEndpoint
+from models.webhooks import Event, WebhookEndpoint
 from services.errors import InvalidField
 from services.usage import charging
 from services.webhooks.events import EVENT_TYPES

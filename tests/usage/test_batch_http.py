@@ -1,4 +1,4 @@
-"""The quota and rate limit through the real ``POST /validate/batch`` (issue 4's endpoint).
+"""The quota and rate limit through the real ``POST /validate/batch``.
 
 ``Prefer: respond-async`` makes the endpoint answer 202 as soon as the batch is charged and stored, so no
 worker is needed: what is under test is admission, not validation.

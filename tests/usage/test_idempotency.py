@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 from models.accounts import Tier
 from models.usage import UsageCharge
 from services.usage import charging
-from services.usage.quota import QuotaExhausted
+from services.usage.errors import QuotaExhausted
 from tests.fixtures.db import open_persona
 from tests.limits.probe import body, count_rows, load_account, usage_of
 

@@ -14,7 +14,7 @@ from models.accounts import Tier
 from models.audit import AuditEntry, AuditEvent
 from models.session import transaction
 from services.usage import charging
-from services.usage.quota import QuotaExhausted
+from services.usage.errors import QuotaExhausted
 from tests.fixtures.db import open_persona
 from tests.limits.probe import events_of, fill, load_account, subscribe_to_everything, validate_n
 

@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 from sqlalchemy import delete, select
 
-from models.events import Event
 from models.session import transaction
-from models.webhooks import WebhookEndpoint
+from models.webhooks import Event, WebhookEndpoint
 from settings import get_settings
 from tests.fixtures.db import Persona
 from tests.workers.harness import Api, Worker

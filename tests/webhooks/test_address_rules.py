@@ -6,7 +6,8 @@ import ipaddress
 
 import pytest
 
-from services.webhooks.addresses import UnsafeTarget, refusal_reason, resolve_checked
+from services.webhooks.addresses import refusal_reason, resolve_checked
+from services.webhooks.errors import UnsafeTarget
 
 REFUSED = {
     "127.0.0.1": "loopback",

@@ -25,6 +25,7 @@ import requests
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from maillab import MailLab
+from services import broker
 from services.jobs import engine
 from settings import get_settings
 from tests.fixtures.db import create_test_app
@@ -63,12 +64,10 @@ def job_env(database_url: str, mail_lab: MailLab) -> Iterator[dict[str, str]]:
 
 
 def _forget_settings() -> None:
-    """Settings, the shared engine and the Celery app's broker options are read once per process."""
-    from workers.celery_app import app, celery_config  # noqa: PLC0415
-
+    """Settings, the shared engine and the publishing Celery app are built once per process."""
     get_settings.cache_clear()
     engine.shared_engine.cache_clear()
-    app.conf.update(celery_config(get_settings()))
+    broker.publisher.cache_clear()
 
 
 @dataclass

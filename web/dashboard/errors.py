@@ -46,14 +46,14 @@ def on_http_error(error: HTTPException) -> tuple[str, int]:
     return page(status, error.description or HTTPStatus(status).description)
 
 
-def on_unavailable(_error: Exception) -> tuple[str, int]:
-    log.error("backing store unreachable", exc_info=True, extra={"requestId": g.get("request_id")})
+def on_unavailable(error: Exception) -> tuple[str, int]:
+    log.error("backing store unreachable", exc_info=error, extra={"requestId": g.get("request_id")})
     return page(503, "The service is briefly unavailable. Try again in a few seconds.")
 
 
-def on_unexpected(_error: Exception) -> tuple[str, int]:
+def on_unexpected(error: Exception) -> tuple[str, int]:
     request_id = g.get("request_id", "unknown")
-    log.exception("unhandled error", extra={"requestId": request_id})
+    log.error("unhandled error", exc_info=error, extra={"requestId": request_id})
     return page(500, f"Something went wrong on our side. Quote {request_id} if you contact us.")
 
 

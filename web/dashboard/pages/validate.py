@@ -22,7 +22,7 @@ Page = tuple[str, int, dict[str, str]]
 def charger(auth: AuthContext) -> quick.ChargeWith:
     """The owner's charge function: ``services.usage.charging`` exactly as the API's ``web.limits.charge``."""
 
-    def charge(count: int, idempotency_key: str, *, then: charging.Then | None = None) -> charging.Charge:
+    def charge(count: int, idempotency_key: str, *, then: charging.Then | None = None) -> charging.Charged:
         return charging.charge_validations(auth.account, count, idempotency_key, by=auth, then=then)
 
     return charge
