@@ -9,7 +9,7 @@ from models.accounts import Tier
 from services.errors import ServiceError
 from services.usage.plans import PLANS
 from services.users import reset, signin, signup
-from services.users.errors import EmailTaken, SignInThrottled
+from services.users.errors import EmailTaken, ResetLinkInvalid, SignInThrottled
 from web.auth import origin
 from web.dashboard import forms, session
 from web.dashboard.blueprint import bp
@@ -80,6 +80,8 @@ def reset_password(token: str) -> Page | Response:
             reset.check_link(token)
             return forms.render("reset_password.html", token=token)
         user = reset.reset_password(token, request.form.get("password", ""), origin())
+    except ResetLinkInvalid as error:
+        return forms.render("reset_password.html", 400, token=token, error=error.message, invalid=True)
     except ServiceError as error:
         return forms.render("reset_password.html", 400, token=token, error=error.message)
     session.start(user)
