@@ -96,7 +96,9 @@ def given_up(emails: list[str], failures: int) -> GroupVerdicts:
     )
     check = CheckResult(CheckName.DOMAIN, False, "Not validated.", {}, status="fail", reason=reason)
     settled = {
-        email: ValidationResult(email, False, 0, Severity.INVALID, {check.check: check}, (reason,))
+        email: ValidationResult(
+            email, False, 0, Severity.INVALID, {check.check: check}, (reason,), input=email
+        )
         for email in emails
     }
     return GroupVerdicts(settled)

@@ -19,9 +19,10 @@ import certifi
 import urllib3
 from urllib3.exceptions import HTTPError, NewConnectionError, SSLError, TimeoutError
 
-from services.webhooks.addresses import IPAddress, resolve_checked
+from services.webhooks.addresses import resolve_checked
 from services.webhooks.errors import DeliveryError, UnsafeTarget
 from settings import get_settings
+from verifier.public_ip import IPAddress
 
 TIMEOUT_SECONDS = 30.0
 EXCERPT_BYTES = 1024

@@ -86,6 +86,7 @@ def test_validation_completed_and_batch_completed_payloads(
     # shape and its delivery without running jobs.
     result = ValidationResult(
         email="jane@example.com",
+        input=" jane@example.com",
         is_valid=True,
         score=88,
         severity=Severity.VALID,

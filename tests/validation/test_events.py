@@ -51,11 +51,11 @@ def events_of(persona: Persona, event_type: str) -> list[dict[str, Any]]:
 
 
 def test_a_finished_batch_emits_batch_completed(
-    api: Api, worker: Worker, owner: Persona, subscribe: Callable[..., None]
+    live_api: Api, worker: Worker, owner: Persona, subscribe: Callable[..., None]
 ) -> None:
     subscribe(owner, "batch.completed")
 
-    body = api.call(
+    body = live_api.call(
         "post", "/validate/batch", owner, json={"emails": ["alice@mailbox.test", "zed@mailbox.test", "x"]}
     ).json()
 
@@ -72,12 +72,14 @@ def test_a_finished_batch_emits_batch_completed(
 
 
 def test_a_single_validation_emits_validation_completed(
-    api: Api, worker: Worker, owner: Persona, subscribe: Callable[..., None]
+    live_api: Api, worker: Worker, owner: Persona, subscribe: Callable[..., None]
 ) -> None:
     subscribe(owner, "validation.completed")
 
-    api.call("post", "/validate", owner, json={"email": "bob@mailbox.test", "options": {"quickMode": True}})
-    api.call("post", "/validate", owner, json={"email": "carol@mailbox.test"})
+    live_api.call(
+        "post", "/validate", owner, json={"email": "bob@mailbox.test", "options": {"quickMode": True}}
+    )
+    live_api.call("post", "/validate", owner, json={"email": "carol@mailbox.test"})
 
     emitted = events_of(owner, "validation.completed")
     assert sorted(data["email"] for data in emitted) == ["bob@mailbox.test", "carol@mailbox.test"]
