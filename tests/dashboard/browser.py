@@ -32,7 +32,7 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Browser]:
     executable = shutil.which("chromium")
     assert executable, "chromium is not installed: run bin/setup (apt-get install chromium)"

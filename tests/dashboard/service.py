@@ -23,6 +23,9 @@ from tests.workers.harness import Worker, start_beat, start_worker
 
 ROOT = Path(__file__).resolve().parents[2]
 READY_TIMEOUT = 60.0
+# The service starts once for the package (about 30 s, more on a loaded machine) within the first test's
+# time limit, and browser steps wait for workers: each dashboard module sets this limit.
+TIME_LIMIT = pytest.mark.timeout(300)
 
 
 @dataclass
@@ -64,9 +67,13 @@ def wait_serving(base_url: str, server: subprocess.Popen[bytes], log: Path) -> N
     raise RuntimeError("gunicorn did not answer")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def service(job_env: dict[str, str]) -> Iterator[Service]:
-    """gunicorn + worker + beat, all pointed at the mailbox (owner emails) and trusting the receiver's CA."""
+    """gunicorn + worker + beat, all pointed at the mailbox (owner emails) and trusting the receiver's CA.
+
+    Package-scoped: started once for the dashboard tests and stopped after the last of them, so this
+    worker never takes the tasks of test modules that run later with their own workers.
+    """
     folder = Path(tempfile.mkdtemp(prefix="vm-dashboard-"))
     ca = trustme.CA()
     bundle = folder / "test-ca.pem"

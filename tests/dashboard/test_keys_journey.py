@@ -14,8 +14,10 @@ from models.keys import ApiKey, Milestone
 from models.session import transaction
 from services.keys import rotation
 from tests.dashboard.browser import check_and_shoot
-from tests.dashboard.service import Service
+from tests.dashboard.service import TIME_LIMIT, Service
 from tests.dashboard.steps import create_key, sign_up
+
+pytestmark = TIME_LIMIT
 
 
 def test_a_key_created_on_the_page_is_shown_once_works_on_the_api_and_is_audited(

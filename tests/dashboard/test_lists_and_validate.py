@@ -10,9 +10,12 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from tests.dashboard.browser import check_and_shoot
+from tests.dashboard.service import TIME_LIMIT
 from tests.dashboard.steps import sign_up
 
 DOMAINS = [f"bench-{i:03d}.test" for i in range(10)]
+
+pytestmark = TIME_LIMIT
 
 
 def test_an_uploaded_list_is_watched_to_100_percent_and_downloaded(page: Page, tmp_path: Path) -> None:

@@ -8,8 +8,10 @@ import re
 import requests
 from playwright.sync_api import Page, expect
 
-from tests.dashboard.service import Service
+from tests.dashboard.service import TIME_LIMIT, Service
 from tests.dashboard.steps import PASSWORD, create_key, new_email, sign_up
+
+pytestmark = TIME_LIMIT
 
 
 def test_revoke_all_needs_the_typed_confirmation_then_stops_every_key(page: Page, service: Service) -> None:

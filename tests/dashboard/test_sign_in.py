@@ -12,8 +12,10 @@ import requests
 from playwright.sync_api import Page, expect
 
 from tests.dashboard.browser import check_and_shoot
-from tests.dashboard.service import ROOT, Service
+from tests.dashboard.service import ROOT, TIME_LIMIT, Service
 from tests.dashboard.steps import PASSWORD, new_email, sign_in, sign_out, sign_up
+
+pytestmark = TIME_LIMIT
 
 
 def test_a_wrong_password_is_refused_and_written_to_the_audit_log(page: Page) -> None:

@@ -8,8 +8,10 @@ import time
 from playwright.sync_api import Page, expect
 
 from tests.dashboard.browser import check_and_shoot
-from tests.dashboard.service import Service
+from tests.dashboard.service import TIME_LIMIT, Service
 from tests.dashboard.steps import sign_up
+
+pytestmark = TIME_LIMIT
 
 
 def test_an_endpoint_gets_a_test_event_logged_and_redelivered(page: Page, service: Service) -> None:
