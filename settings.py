@@ -22,6 +22,9 @@ APP_ENVS = ("development", "production")
 # Development only: a stable key so a worker and a web process started by hand agree on it. Production
 # refuses to start without KEY_SEALING_KEY, so this value never protects a real secret.
 _DEVELOPMENT_SEALING_KEY = hashlib.sha256(b"verimail development sealing key").digest()
+# Development only, like the sealing key: signs dashboard session cookies; production requires SECRET_KEY.
+_DEVELOPMENT_SECRET_KEY = "verimail development secret key"  # noqa: S105 - never used in production
+SECRET_KEY_MIN_LENGTH = 32
 
 
 # One parser and one error type for the whole process: the service may depend on the engine, never the
@@ -54,6 +57,18 @@ def parse_sealing_key(raw: str | None, app_env: str) -> bytes:
     if len(key) != 32:
         raise ConfigError(f"KEY_SEALING_KEY must decode to 32 bytes, got {len(key)}")
     return key
+
+
+def parse_secret_key(raw: str | None, app_env: str) -> str:
+    """SECRET_KEY: signs dashboard sessions and CSRF tokens; 32+ characters, e.g. ``token_urlsafe(32)``."""
+    text = (raw or "").strip()
+    if not text:
+        if app_env == "production":
+            raise ConfigError("SECRET_KEY is required when APP_ENV=production")
+        return _DEVELOPMENT_SECRET_KEY
+    if len(text) < SECRET_KEY_MIN_LENGTH:
+        raise ConfigError(f"SECRET_KEY must be at least {SECRET_KEY_MIN_LENGTH} characters")
+    return text
 
 
 @dataclass(frozen=True)
@@ -125,6 +140,8 @@ class Settings:
     outbox_retention_days: int = 30
     # AES-256-GCM key sealing auto-rotated secrets until their owner reveals them (services.keys.sealed).
     key_sealing_key: bytes = field(default=_DEVELOPMENT_SEALING_KEY, repr=False)
+    # Signs the dashboard's session cookie and CSRF tokens (web.dashboard).
+    secret_key: str = field(default=_DEVELOPMENT_SECRET_KEY, repr=False)
 
     @property
     def is_production(self) -> bool:
@@ -157,6 +174,7 @@ class Settings:
             webhook_ca_bundle=env.get("REQUESTS_CA_BUNDLE", "").strip() or None,
             mail_ca_bundle=parse_ca_bundle("MAIL_CA_BUNDLE", env.get("MAIL_CA_BUNDLE", "")),
             key_sealing_key=parse_sealing_key(env.get("KEY_SEALING_KEY"), app_env),
+            secret_key=parse_secret_key(env.get("SECRET_KEY"), app_env),
             outbox_retention_days=parse_int(
                 "OUTBOX_RETENTION_DAYS", env.get("OUTBOX_RETENTION_DAYS", "30"), minimum=1
             ),

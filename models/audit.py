@@ -26,6 +26,12 @@ class AuditEvent(StrEnum):
     SCOPE_DENIED = "auth.scope_denied"
     IP_DENIED = "auth.ip_denied"
     RATE_LIMITED = "rate_limit.exceeded"
+    USER_SIGNED_UP = "user.signed_up"
+    USER_SIGNED_IN = "user.signed_in"
+    USER_SIGN_IN_FAILED = "user.sign_in_failed"
+    USER_SIGNED_OUT = "user.signed_out"
+    USER_PASSWORD_RESET_REQUESTED = "user.password_reset_requested"  # noqa: S105 - an event name
+    USER_PASSWORD_CHANGED = "user.password_changed"  # noqa: S105 - an event name
 
 
 class AuditEntry(Base):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sqlalchemy.orm import Session
+
 from core import clock
 from models.accounts import Account, Tier
 from models.session import transaction
@@ -21,13 +23,19 @@ class OpenedAccount:
 def open_account(email: str, tier: Tier, name: str | None = None) -> OpenedAccount:
     """Create an account on ``tier`` with one admin (``*:*``) key; the billing period starts now."""
     with transaction() as session:
-        account = Account(
-            owner_email=email.strip().lower(), tier=tier.value, name=name, billing_anchor=clock.now()
-        )
-        session.add(account)
-        session.flush()
+        account = new_account(session, email, tier, name)
         issued = lifecycle.issue(session, account, lifecycle.KeySpec(name="Admin key", scopes=(ADMIN,)))
     return OpenedAccount(account=account, admin_key=issued)
+
+
+def new_account(session: Session, email: str, tier: Tier, name: str | None = None) -> Account:
+    """An account row on ``tier`` with no key yet (dashboard sign-ups create their keys on the page)."""
+    account = Account(
+        owner_email=email.strip().lower(), tier=tier.value, name=name, billing_anchor=clock.now()
+    )
+    session.add(account)
+    session.flush()
+    return account
 
 
 def issue_admin_key(account_id: int, name: str = "Recovery admin key") -> lifecycle.IssuedKey:

@@ -27,6 +27,9 @@ class Origin:
 
     ip: str | None = None
     user_agent: str | None = None
+    # The signed-in dashboard user who acted (their email), for actions taken in the dashboard rather than
+    # with a key: the entry's key id is then empty, and this says who it was.
+    dashboard_user: str | None = None
 
 
 SYSTEM = Origin()  # scheduled work (automatic rotation, deactivation) has no client
@@ -48,13 +51,20 @@ def record(
         key_id=key_id,
         ip=origin.ip,
         user_agent=origin.user_agent[:USER_AGENT_MAX] if origin.user_agent else None,
-        details=dict(details or {}),
+        details=_with_actor(details, origin),
     )
     if session is not None:
         session.add(entry)
         return
     with transaction() as own:
         own.add(entry)
+
+
+def _with_actor(details: Mapping[str, object] | None, origin: Origin) -> dict[str, object]:
+    values = dict(details or {})
+    if origin.dashboard_user is not None:
+        values["dashboardUser"] = origin.dashboard_user
+    return values
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 PROBE_GROUP_TASK = "tasks.jobs.probe_group"
 PLAN_JOB_TASK = "tasks.jobs.plan_job"
 DELIVER_EVENT_TASK = "tasks.webhooks.deliver_event"
+SEND_DUE_MAIL_TASK = "tasks.mail.send_due_mail"
 # Two queues keep slow network probes from starving bookkeeping work: ``probes`` (SMTP/DNS, I/O bound,
 # served by a gevent pool where every socket call carries its own timeout because that pool enforces no
 # task time limit) and ``default`` (database work: results, progress, events, sweeps).

@@ -6,7 +6,7 @@ from flask import Flask
 from flask.json.provider import DefaultJSONProvider
 
 from settings import Settings, get_settings
-from web import client_ip, config, errors, limits, logs, pipeline
+from web import client_ip, config, dashboard, errors, limits, logs, pipeline
 from web.api import register as register_blueprints
 from web.cli import accounts
 
@@ -29,6 +29,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     errors.install(app)
     limits.install(app)
     register_blueprints(app)
+    dashboard.install(app, settings)
     app.cli.add_command(accounts)
     return app
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 from email_validator import EmailNotValidError, validate_email
@@ -10,6 +11,8 @@ from flask.cli import AppGroup
 
 from models.accounts import Tier
 from services import accounts as accounts_service
+from services.users import passwords, signup
+from services.users.errors import WeakPassword
 
 accounts = AppGroup("accounts", help="Open accounts and issue their admin keys.")
 
@@ -25,9 +28,19 @@ def checked_email(_ctx: click.Context, _param: click.Parameter, value: str) -> s
 @click.option("--email", required=True, callback=checked_email, help="The owner's email address.")
 @click.option("--tier", required=True, type=click.Choice([tier.value for tier in Tier]), help="The plan.")
 @click.option("--name", default=None, help="A display name for the account.")
-def create(email: str, tier: str, name: str | None) -> None:
+@click.option(
+    "--password-stdin",
+    is_flag=True,
+    help="Also give the owner a dashboard sign-in, with the password read from standard input.",
+)
+def create(email: str, tier: str, name: str | None, password_stdin: bool) -> None:
     """Open an account with an admin key (scope *:*); the secret is printed once, here."""
+    password = read_password() if password_stdin else None
+    if password is not None and not signup.email_free(email):
+        raise click.UsageError(f"{email} already signs in to a dashboard; choose another email.")
     opened = accounts_service.open_account(email, Tier(tier), name)
+    if password is not None:
+        signup.add_owner(opened.account.id, password)
     key = opened.admin_key
     click.echo(
         json.dumps(
@@ -39,6 +52,17 @@ def create(email: str, tier: str, name: str | None) -> None:
             }
         )
     )
+
+
+def read_password() -> str:
+    """The first line of standard input (``printf '%s' "$PW" | flask ... --password-stdin``), checked first,
+    so a weak password opens no account."""
+    password = sys.stdin.readline().rstrip("\r\n")
+    try:
+        passwords.check_strength(password)
+    except WeakPassword as error:
+        raise click.BadParameter(error.message, param_hint="--password-stdin") from None
+    return password
 
 
 @accounts.command("issue-key")

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from sqlalchemy import delete
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from core import clock
@@ -71,6 +71,19 @@ def reveal(actor: AuthContext, key_id: int) -> lifecycle.IssuedKey:
             session=session,
         )
         return lifecycle.IssuedKey(key=key, secret=secret)
+
+
+def waiting_for_reveal(actor: AuthContext) -> set[int]:
+    """Ids of the caller's keys with an auto-rotated secret still waiting to be revealed (the dashboard
+    offers the reveal button only there; ``reveal`` remains the authority on whether it can be shown)."""
+    stmt = (
+        select(SealedSecret.key_id)
+        .join(ApiKey, ApiKey.id == SealedSecret.key_id)
+        .where(ApiKey.account_id == actor.account.id, SealedSecret.expires_at > clock.now())
+        .where(SealedSecret.secret_issued_at == ApiKey.secret_issued_at)
+    )
+    with transaction() as session:
+        return set(session.scalars(stmt))
 
 
 def purge_expired() -> int:

@@ -14,7 +14,12 @@ def test_a_32_byte_url_safe_key_is_used_as_given() -> None:
     key = secrets.token_bytes(32)
     encoded = base64.urlsafe_b64encode(key).decode().rstrip("=")
 
-    assert Settings.from_env({"KEY_SEALING_KEY": encoded, "APP_ENV": "production"}).key_sealing_key == key
+    assert (
+        Settings.from_env(
+            {"KEY_SEALING_KEY": encoded, "APP_ENV": "production", "SECRET_KEY": "s" * 32}
+        ).key_sealing_key
+        == key
+    )
 
 
 def test_development_falls_back_to_its_own_key_but_production_refuses() -> None:

@@ -13,7 +13,7 @@ def served_operations(app) -> set[tuple[str, str]]:
     return {
         (re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule), method.lower())
         for rule in app.url_map.iter_rules()
-        if rule.endpoint != "static"
+        if rule.endpoint != "static" and not rule.endpoint.startswith("dashboard.")  # pages, not API
         for method in (rule.methods or set()) - {"HEAD", "OPTIONS"}
     }
 

@@ -8,7 +8,11 @@ import pytest
 
 from settings import ConfigError, Settings
 
-PRODUCTION = {"APP_ENV": "production", "KEY_SEALING_KEY": secrets.token_urlsafe(32)}
+PRODUCTION = {
+    "APP_ENV": "production",
+    "KEY_SEALING_KEY": secrets.token_urlsafe(32),
+    "SECRET_KEY": secrets.token_urlsafe(32),
+}
 
 
 def test_loopback_targets_are_refused_unless_the_setting_says_otherwise() -> None:

@@ -60,4 +60,4 @@ def test_every_task_the_services_send_is_registered(registered: Any, name: str) 
 
 def test_only_probe_groups_are_routed_to_the_probes_queue() -> None:
     assert TASK_ROUTES == {"tasks.jobs.probe_group": {"queue": "probes"}}
-    assert len(_sent_task_names()) == 3
+    assert len(_sent_task_names()) == 4  # plan_job, probe_group, deliver_event, send_due_mail

@@ -1,0 +1,44 @@
+"""Dashboard users: the people who sign in to an account's dashboard, and their password-reset tokens."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import BigInteger, ForeignKey, Identity, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from core import clock
+from models.base import Base, Timestamped
+
+
+class DashboardUser(Timestamped, Base):
+    """An account's owner, signing in with email and password (an argon2id hash, never the password)."""
+
+    __tablename__ = "dashboard_users"
+
+    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    # One owner login per account for now; team members would drop this uniqueness.
+    account_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("accounts.id", ondelete="CASCADE"), unique=True
+    )
+    # Stored lowercased, so sign-in finds it whatever the case typed.
+    email: Mapped[str] = mapped_column(String(254), unique=True)
+    password_hash: Mapped[str] = mapped_column(Text)
+    # Sessions carry this instant; a password change moves it and so signs out every other session.
+    password_changed_at: Mapped[datetime] = mapped_column(default=clock.now)
+    last_sign_in_at: Mapped[datetime | None]
+
+
+class PasswordResetToken(Base):
+    """A single-use, expiring link sent by email; only the token's SHA-256 is stored."""
+
+    __tablename__ = "password_reset_tokens"
+
+    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    user_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("dashboard_users.id", ondelete="CASCADE"), index=True
+    )
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=clock.now)
+    expires_at: Mapped[datetime]
+    used_at: Mapped[datetime | None]

@@ -1,0 +1,29 @@
+"""An account's recent jobs, newest first: the dashboard's history of batches and lists."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import select
+
+from models.jobs import JobKind, JobStatus, ValidationJob
+from models.session import transaction
+from services.auth import AuthContext
+
+HISTORY_MAX = 100
+
+
+def recent_jobs(auth: AuthContext, kinds: Sequence[JobKind], limit: int = 50) -> list[ValidationJob]:
+    """The caller's jobs of ``kinds`` (never another account's, never half-uploaded ones)."""
+    stmt = (
+        select(ValidationJob)
+        .where(
+            ValidationJob.account_id == auth.account.id,
+            ValidationJob.kind.in_([kind.value for kind in kinds]),
+            ValidationJob.status != JobStatus.UPLOADING.value,
+        )
+        .order_by(ValidationJob.created_at.desc(), ValidationJob.id.desc())
+        .limit(min(limit, HISTORY_MAX))
+    )
+    with transaction() as session:
+        return list(session.scalars(stmt))

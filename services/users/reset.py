@@ -1,0 +1,129 @@
+"""Forgotten passwords: a single-use link by email, valid for an hour, stored only as its SHA-256.
+
+``request_reset`` answers the same whether or not the email has an account (the page says "if an account
+exists"), and sends at most one email per address and minute, so the form cannot be used to flood
+someone's inbox. ``reset_password`` spends the token, sets the new password, voids every other pending link
+of that user and moves ``password_changed_at``, which signs out every existing session.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import timedelta
+from functools import lru_cache
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from core import clock
+from models.audit import AuditEvent
+from models.session import transaction
+from models.users import DashboardUser, PasswordResetToken
+from services import audit, once_a_minute
+from services.broker import SEND_DUE_MAIL_TASK, send_after_commit
+from services.mail import outbox
+from services.users import passwords, throttle
+from services.users.errors import ResetLinkInvalid
+from services.users.signup import normalized
+from settings import get_settings
+
+LINK_LIFETIME = timedelta(hours=1)
+SUBJECT = "Reset your verimail password"
+RESET_PATH = "/dashboard/reset-password/"
+INVALID = "This reset link is not valid any more: it was used, it expired, or a newer one was sent."
+
+
+def request_reset(email: str, origin: audit.Origin) -> None:
+    """Email a reset link if ``email`` has a login (and none was sent to it this minute)."""
+    email = normalized(email)
+    if not once_a_minute.first_this_minute("password-reset", email, if_redis_down=False):
+        return
+    token = secrets.token_urlsafe(32)
+    with transaction() as session:
+        user = session.scalars(select(DashboardUser).where(DashboardUser.email == email)).one_or_none()
+        if user is None:
+            return
+        now = clock.now()
+        session.add(
+            PasswordResetToken(user_id=user.id, token_hash=_digest(token), expires_at=now + LINK_LIFETIME)
+        )
+        outbox.queue(session, user.account_id, _draft(email, token))
+        # The person is waiting at the form: send now, not at the next sweep (which retries if this is lost).
+        send_after_commit(session, SEND_DUE_MAIL_TASK)
+        details = {"email": email}
+        audit.record(
+            AuditEvent.USER_PASSWORD_RESET_REQUESTED,
+            account_id=user.account_id,
+            origin=origin,
+            details=details,
+            session=session,
+        )
+
+
+def check_link(token: str) -> None:
+    """Raise ``ResetLinkInvalid`` unless ``token`` can still be used (the form is shown only then)."""
+    with transaction() as session:
+        _usable(session, token, lock=False)
+
+
+def reset_password(token: str, new_password: str, origin: audit.Origin) -> DashboardUser:
+    """Spend ``token`` and set ``new_password``; the user's other sessions and links stop working."""
+    passwords.check_strength(new_password)
+    with transaction() as session:
+        row = _usable(session, token, lock=True)
+        now = clock.now()
+        user = session.get_one(DashboardUser, row.user_id, with_for_update=True)
+        user.password_hash = passwords.hash_password(new_password)
+        user.password_changed_at = now
+        pending = (PasswordResetToken.user_id == user.id, PasswordResetToken.used_at.is_(None))
+        session.execute(update(PasswordResetToken).where(*pending).values(used_at=now))
+        details = {"email": user.email, "via": "reset link"}
+        audit.record(
+            AuditEvent.USER_PASSWORD_CHANGED,
+            account_id=user.account_id,
+            origin=origin,
+            details=details,
+            session=session,
+        )
+    throttle.clear(user.email)
+    return user
+
+
+def _usable(session: Session, token: str, *, lock: bool) -> PasswordResetToken:
+    stmt = select(PasswordResetToken).where(PasswordResetToken.token_hash == _digest(token))
+    row = session.scalars(stmt.with_for_update() if lock else stmt).one_or_none()
+    if row is None or row.used_at is not None or row.expires_at <= clock.now():
+        raise ResetLinkInvalid(INVALID)
+    return row
+
+
+def _digest(token: str) -> str:
+    """SHA-256 is enough: the token is 256 random bits, nothing to brute-force (as for API secrets)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Environment:
+    return Environment(
+        loader=FileSystemLoader(Path(__file__).parent / "templates"),
+        autoescape=select_autoescape(["html"]),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+    )
+
+
+def _draft(email: str, token: str) -> outbox.Draft:
+    link = get_settings().base_url + RESET_PATH + token
+    context = {
+        "email": email,
+        "link": link,
+        "minutes": int(LINK_LIFETIME.total_seconds() // 60),
+        "subject": SUBJECT,
+    }
+    env = _environment()
+    text = env.get_template("password_reset.txt").render(context)
+    html = env.get_template("password_reset.html").render(context)
+    return outbox.Draft(recipient=email, subject=SUBJECT, text=text, html=html)

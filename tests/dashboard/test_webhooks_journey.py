@@ -1,0 +1,61 @@
+"""An owner adds a webhook endpoint, copies its signing secret, sends a test event, reads the delivery in the
+log (status, response, time, payload) and redelivers it; the receiver verifies both signatures."""
+
+from __future__ import annotations
+
+import time
+
+from playwright.sync_api import Page, expect
+
+from tests.dashboard.browser import check_and_shoot
+from tests.dashboard.service import TIME_LIMIT, Service
+from tests.dashboard.steps import sign_up
+
+pytestmark = TIME_LIMIT
+
+
+def test_an_endpoint_gets_a_test_event_logged_and_redelivered(page: Page, service: Service) -> None:
+    receiver = service.receiver
+    sign_up(page)
+
+    page.get_by_role("link", name="Webhooks").click()
+    check_and_shoot(page, "webhooks")
+    page.get_by_label("HTTPS URL").fill(receiver.url())
+    page.get_by_role("button", name="Add endpoint").click()
+    receiver.secret = page.get_by_test_id("signing-secret").input_value()
+    assert receiver.secret.startswith("whsec_")
+    check_and_shoot(page, "webhook-secret")
+    page.get_by_role("link", name="I have stored it: to the endpoint").click()
+    already = len(receiver.received)
+
+    page.get_by_label("Send a test event").select_option("validation.completed")
+    page.get_by_role("button", name="Send test").click()
+
+    expect(page.get_by_role("status")).to_contain_text(
+        "Test event validation.completed delivered: the endpoint"
+    )
+    delivery = page.get_by_test_id("delivery")
+    expect(delivery).to_have_count(1)
+    expect(delivery).to_contain_text("HTTP 200")
+    expect(delivery).to_contain_text('{"ok": true}')
+    expect(delivery).to_contain_text(" ms")
+    delivery.get_by_text("Payload").click()
+    expect(delivery.locator("pre")).to_contain_text('"type": "validation.completed"')
+    check_and_shoot(page, "webhook-deliveries")
+
+    delivery.get_by_role("button", name="Redeliver").click()
+
+    expect(page.get_by_role("status")).to_contain_text("Redelivery validation.completed delivered")
+    expect(page.get_by_test_id("delivery")).to_have_count(2)
+    _wait_for(lambda: len(receiver.received) >= already + 2)
+    sent = receiver.received[already:]
+    assert [item.verified for item in sent] == [True, True]
+    assert sent[0].event is not None
+    assert sent[1].event is not None
+    assert sent[0].event["id"] == sent[1].event["id"]  # the same event, sent again
+
+
+def _wait_for(condition: object, timeout: float = 10) -> None:
+    give_up = time.monotonic() + timeout
+    while not condition() and time.monotonic() < give_up:  # type: ignore[operator]
+        time.sleep(0.1)

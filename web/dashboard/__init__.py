@@ -1,0 +1,53 @@
+"""The dashboard: server-rendered pages for account owners, at ``/dashboard``.
+
+Pages call the same services as the API (``services.keys``, ``services.webhooks``, ``services.jobs``,
+``services.usage``, ``services.audit``) with the owner's ``AuthContext`` (``services.users.acting``); only
+sign-up, sign-in and password reset are the dashboard's own (``services.users``). Views are thin: parse the
+form, call one service, render. Sessions live in a signed cookie scoped to ``/dashboard`` (HttpOnly,
+SameSite=Lax, Secure in production); every POST needs its CSRF token (Flask-WTF).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from flask import Flask
+from flask_wtf.csrf import CSRFProtect
+
+from settings import Settings
+from web.auth import PUBLIC
+from web.dashboard import errors, pages, session
+from web.dashboard.blueprint import bp
+
+SESSION_LIFETIME = timedelta(hours=12)
+csrf = CSRFProtect()
+
+# The blueprint is set up once per process (a blueprint cannot change after its first registration); each
+# app made by ``create_app`` registers it and gets its own configuration below.
+pages.load()
+bp.before_request(csrf.protect)  # every POST form carries its token, or is refused with a readable page
+bp.context_processor(lambda: {"me": session.signed_in()})
+errors.install(bp)
+
+
+def install(app: Flask, settings: Settings) -> None:
+    app.config.update(
+        SECRET_KEY=settings.secret_key,
+        SESSION_COOKIE_NAME="verimail_session",
+        SESSION_COOKIE_PATH="/dashboard",  # never sent to the API's paths
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=settings.is_production or settings.base_url.startswith("https://"),
+        PERMANENT_SESSION_LIFETIME=SESSION_LIFETIME,
+        WTF_CSRF_CHECK_DEFAULT=False,  # the JSON API is keyed, not cookie-authenticated: nothing to forge
+        WTF_CSRF_TIME_LIMIT=None,  # a token lives as long as its session
+    )
+    csrf.init_app(app)
+    app.register_blueprint(bp)
+    # Pages are not API operations: no key is asked for (the session is), and /openapi.json leaves them out.
+    for endpoint, view in app.view_functions.items():
+        if endpoint.startswith(f"{bp.name}."):
+            setattr(view, PUBLIC, True)
+
+
+__all__ = ["install"]

@@ -1,0 +1,17 @@
+"""One module per page; importing them attaches their routes to ``web.dashboard.blueprint.bp``."""
+
+from __future__ import annotations
+
+
+def load() -> None:
+    from web.dashboard.pages import (  # noqa: F401, PLC0415 - imported for their routes
+        account,
+        assets,
+        audit_log,
+        keys,
+        lists,
+        overview,
+        usage,
+        validate,
+        webhooks,
+    )

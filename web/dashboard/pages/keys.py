@@ -1,0 +1,92 @@
+"""Keys: create (secret shown once), publishable keys any time, refresh, revoke, revoke-all, auto-rotation,
+reveal of an auto-rotated secret. Every action is ``services.keys``' own, as the API's."""
+
+from __future__ import annotations
+
+from flask import flash, redirect, url_for
+from werkzeug.wrappers import Response
+
+from core import clock
+from services.errors import InvalidField
+from services.keys import lifecycle, sealed
+from services.keys.scopes import DEFAULT_SCOPES, SCOPES
+from web.dashboard import forms, present, session
+from web.dashboard.blueprint import bp
+from web.dashboard.session import sign_in_required
+from web.schemas.keys import CreateKeyBody
+
+Page = tuple[str, int, dict[str, str]]
+REVOKE_ALL_PHRASE = "REVOKE ALL"
+
+
+@bp.get("/keys")
+@sign_in_required
+def keys() -> Page:
+    actor, now = session.actor(), clock.now()
+    listed = lifecycle.list_keys(actor)
+    return forms.render(
+        "keys.html",
+        keys=listed,
+        days={key.id: present.days_to_rotation(key, now) for key in listed},
+        waiting=sealed.waiting_for_reveal(actor),
+        scopes=SCOPES,
+        default_scopes=DEFAULT_SCOPES,
+        phrase=REVOKE_ALL_PHRASE,
+    )
+
+
+@bp.post("/keys")
+@sign_in_required
+def keys_create() -> Page:
+    body = forms.as_model(
+        CreateKeyBody,
+        {
+            "name": forms.text("name"),
+            "scopes": forms.many("scopes") or None,
+            "allowedIps": forms.many("allowed_ips"),
+            "autoRotate": forms.checked("auto_rotate"),
+        },
+    )
+    issued = lifecycle.create_key(session.actor(), body.to_spec())
+    return forms.render("key_secret.html", 201, key=issued.key, secret=issued.secret, what="created")
+
+
+@bp.post("/keys/<int:key_id>/refresh")
+@sign_in_required
+def keys_refresh(key_id: int) -> Page:
+    issued = lifecycle.refresh_key(session.actor(), key_id)
+    return forms.render("key_secret.html", key=issued.key, secret=issued.secret, what="refreshed")
+
+
+@bp.post("/keys/<int:key_id>/reveal")
+@sign_in_required
+def keys_reveal(key_id: int) -> Page:
+    issued = sealed.reveal(session.actor(), key_id)
+    return forms.render("key_secret.html", key=issued.key, secret=issued.secret, what="revealed")
+
+
+@bp.post("/keys/<int:key_id>/auto-rotate")
+@sign_in_required
+def keys_auto_rotate(key_id: int) -> Response:
+    turn_on = forms.checked("auto_rotate")
+    key = lifecycle.update_key(session.actor(), key_id, lifecycle.KeyChanges(auto_rotate=turn_on))
+    flash(f"Automatic rotation is {'on' if turn_on else 'off'} for “{key.name}”.", "success")
+    return redirect(url_for("dashboard.keys"))
+
+
+@bp.post("/keys/<int:key_id>/delete")
+@sign_in_required
+def keys_delete(key_id: int) -> Response:
+    lifecycle.delete_key(session.actor(), key_id)
+    flash(f"Key {key_id} was revoked and deleted; requests with it are refused from now on.", "success")
+    return redirect(url_for("dashboard.keys"))
+
+
+@bp.post("/keys/revoke-all")
+@sign_in_required
+def keys_revoke_all() -> Response:
+    if forms.text("confirm") != REVOKE_ALL_PHRASE:
+        raise InvalidField("confirm", f"Nothing was revoked: type {REVOKE_ALL_PHRASE} exactly to confirm.")
+    count = lifecycle.revoke_all(session.actor())
+    flash(f"{count} key(s) were deactivated. Create a new key to use the API again.", "success")
+    return redirect(url_for("dashboard.keys"))

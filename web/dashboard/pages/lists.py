@@ -1,0 +1,101 @@
+"""Lists: upload a CSV (or JSON) list, watch it, download the cleaned list, cancel; the history of batches
+and lists. Uploads go through ``services.jobs.bulk`` like ``POST /bulk/jobs``: rate limit, quota, workers."""
+
+from __future__ import annotations
+
+from flask import Response, jsonify, redirect, request, stream_with_context, url_for
+from werkzeug.wrappers import Response as BaseResponse
+
+from models.jobs import JobKind, JobStatus
+from services.errors import InvalidField
+from services.jobs import bulk, history, submit
+from services.usage import rate_limits
+from settings import get_settings
+from web.body_limits import body_limit
+from web.dashboard import forms, session
+from web.dashboard.blueprint import bp
+from web.dashboard.pages.validate import charger
+from web.dashboard.session import sign_in_required
+from web.schemas.bulk import BulkJobOut, DownloadQuery, UploadQuery
+from web.schemas.validation import job_options
+from web.validation import parse_query
+
+Page = tuple[str, int, dict[str, str]]
+FORMATS = {".csv": "csv", ".txt": "csv", ".json": "json"}
+DOWNLOAD_TYPES = {"csv": "text/csv; charset=utf-8", "json": "application/json"}
+BULK = [JobKind.BULK]
+
+
+@bp.get("/lists")
+@sign_in_required
+def lists() -> Page:
+    jobs = history.recent_jobs(session.actor(), [JobKind.BULK, JobKind.BATCH])
+    return forms.render("lists.html", jobs=jobs)
+
+
+@bp.post("/lists")
+@body_limit(lambda: get_settings().jobs.bulk_max_body_bytes)
+@sign_in_required
+def lists_upload() -> BaseResponse:
+    upload = request.files.get("list")
+    if upload is None or not upload.filename:
+        raise InvalidField("list", "Choose a CSV file to upload.")
+    fmt = FORMATS.get("." + upload.filename.rsplit(".", 1)[-1].lower())
+    if fmt is None:
+        raise InvalidField("list", "Upload a .csv file (one address per row) or a .json array of addresses.")
+    auth = session.actor()
+    options = job_options(
+        auth.account, forms.as_model(UploadQuery, {"quickMode": forms.checked("quick_mode")})
+    )
+    rate_limits.admit_request(auth)
+    submitted = bulk.upload(auth, upload.stream, fmt, options, charger(auth))
+    return redirect(url_for("dashboard.lists_job", job_id=submitted.job.public_id))
+
+
+@bp.get("/lists/<job_id>")
+@sign_in_required
+def lists_job(job_id: str) -> Page:
+    job = submit.find(session.actor(), job_id, BULK)
+    return forms.render("list_job.html", job=_progress(job_id), finished=JobStatus(job.status).finished)
+
+
+@bp.get("/lists/<job_id>/progress")
+@sign_in_required
+def lists_job_progress(job_id: str) -> Response:
+    return jsonify(_progress(job_id))
+
+
+@bp.get("/lists/<job_id>/download")
+@sign_in_required
+def lists_download(job_id: str) -> Response:
+    fmt = parse_query(DownloadQuery).format
+    chunks = bulk.download(submit.find(session.actor(), job_id, BULK), fmt)
+    response = Response(stream_with_context(chunks), mimetype=DOWNLOAD_TYPES[fmt])
+    response.headers["Content-Disposition"] = f'attachment; filename="{job_id}.{fmt}"'
+    return response
+
+
+@bp.post("/lists/<job_id>/cancel")
+@sign_in_required
+def lists_cancel(job_id: str) -> BaseResponse:
+    submit.cancel(session.actor(), job_id, BULK)
+    return redirect(url_for("dashboard.lists_job", job_id=job_id))
+
+
+def _progress(job_id: str) -> dict[str, object]:
+    """The API's ``BulkJobOut`` plus what the page shows: percent, readable time left, finished."""
+    out = BulkJobOut.of(bulk.progress(submit.find(session.actor(), job_id, BULK)))
+    body: dict[str, object] = out.model_dump(mode="json")
+    body["percent"] = int(out.processed * 100 / out.total) if out.total else 0
+    body["finished"] = JobStatus(out.status).finished
+    body["eta"] = _readable(out.eta_seconds, finished=bool(body["finished"]))
+    return body
+
+
+def _readable(seconds: int | None, *, finished: bool) -> str:
+    if finished:
+        return "done"
+    if seconds is None:
+        return "estimating…"
+    minutes, rest = divmod(seconds, 60)
+    return f"about {minutes} min {rest} s" if minutes else f"about {rest} s"

@@ -1,0 +1,36 @@
+"""Overview: plan, quota gauge (80/100/120%), validations per day, rate headroom, keys due for rotation."""
+
+from __future__ import annotations
+
+from core import clock
+from services.keys import lifecycle
+from services.usage import daily
+from services.usage.report import usage_report
+from web.dashboard import forms, present, session
+from web.dashboard.blueprint import bp
+from web.dashboard.session import sign_in_required
+from web.schemas.usage import UsageOut
+
+
+@bp.get("/")
+@sign_in_required
+def overview() -> tuple[str, int, dict[str, str]]:
+    actor = session.actor()
+    report = usage_report(actor.account)
+    _period, days = daily.validations_per_day(actor.account)
+    bars, peak = present.chart(days)
+    now = clock.now()
+    return forms.render(
+        "overview.html",
+        usage=UsageOut.of(report),
+        gauge=present.Gauge.of(report.quota),
+        marks={80: present.Gauge.mark(80), 100: present.Gauge.mark(100)},
+        bars=bars,
+        peak=peak,
+        total=sum(day.validations for day in days),
+        chart=present,
+        nearing=[
+            (key, present.days_to_rotation(key, now))
+            for key in present.nearing_rotation(lifecycle.list_keys(actor), now)
+        ],
+    )

@@ -1,0 +1,55 @@
+"""Validate one address, as ``POST /validate`` does: admitted by the rate limit, charged to the quota, probed
+by the workers (quick mode answers here), every check shown with its evidence and the recommendations."""
+
+from __future__ import annotations
+
+from flask import request
+
+from models.jobs import JobKind, JobStatus
+from services.auth import AuthContext
+from services.jobs import quick, submit
+from services.usage import charging, rate_limits
+from settings import get_settings
+from verifier.results import JsonValue
+from web.dashboard import forms, session
+from web.dashboard.blueprint import bp
+from web.dashboard.session import sign_in_required
+from web.schemas.validation import ValidateBody, job_options
+
+Page = tuple[str, int, dict[str, str]]
+
+
+def charger(auth: AuthContext) -> quick.ChargeWith:
+    """The owner's charge function: ``services.usage.charging`` exactly as the API's ``web.limits.charge``."""
+
+    def charge(count: int, idempotency_key: str, *, then: charging.Then | None = None) -> charging.Charged:
+        return charging.charge_validations(auth.account, count, idempotency_key, by=auth, then=then)
+
+    return charge
+
+
+@bp.route("/validate", methods=["GET", "POST"])
+@sign_in_required
+def validate() -> Page:
+    if request.method == "GET":
+        return forms.render("validate.html")
+    data = {"email": forms.text("email"), "options": {"quickMode": forms.checked("quick_mode")}}
+    body = forms.as_model(ValidateBody, data)
+    auth = session.actor()
+    rate_limits.admit_request(auth)
+    return forms.render(
+        "validate.html", email=body.email, result=_validate(auth, body), quick=body.options.quick_mode
+    )
+
+
+def _validate(auth: AuthContext, body: ValidateBody) -> dict[str, JsonValue] | None:
+    """The result, or None if the workers have not finished within the wait (the page says so)."""
+    options = job_options(auth.account, body.options)
+    if options.quick_mode:
+        return quick.validate_quick(auth, body.email, options, charger(auth)).to_dict()
+    submitted = submit.submit(auth, JobKind.SINGLE, [body.email], options, charger(auth))
+    job = submit.wait(submitted.job, get_settings().jobs.single_wait)
+    if job.status != JobStatus.COMPLETED.value:
+        return None
+    result: dict[str, JsonValue] = submit.results(job).results[0]
+    return result

@@ -1,0 +1,100 @@
+"""Webhooks: endpoints and their events, the signing secret at creation and rotation, a test send, the
+delivery log (payload, response, status, time, retry history) with redelivery: ``services.webhooks``."""
+
+from __future__ import annotations
+
+from flask import flash, redirect, request, url_for
+from werkzeug.wrappers import Response
+
+from services.webhooks import delivery_log, endpoints
+from services.webhooks.delivery_log import DeliveryRecord
+from services.webhooks.events import EVENT_TYPES
+from web.dashboard import forms, session
+from web.dashboard.blueprint import bp
+from web.dashboard.session import sign_in_required
+from web.schemas.webhooks import (
+    CreateWebhookBody,
+    DeliveriesQuery,
+    DeliveryPageOut,
+    TestWebhookBody,
+    WebhookOut,
+)
+
+Page = tuple[str, int, dict[str, str]]
+LOG_PAGE = 20
+
+
+@bp.get("/webhooks")
+@sign_in_required
+def webhooks() -> Page:
+    listed = [WebhookOut.of(endpoint) for endpoint in endpoints.list_endpoints(session.actor())]
+    return forms.render("webhooks.html", endpoints=listed, event_types=EVENT_TYPES)
+
+
+@bp.post("/webhooks")
+@sign_in_required
+def webhooks_create() -> Page:
+    body = forms.as_model(CreateWebhookBody, {"url": forms.text("url"), "events": forms.many("events")})
+    created = endpoints.create_endpoint(session.actor(), body.url, tuple(body.events))
+    return forms.render(
+        "webhook_secret.html", 201, endpoint=created.endpoint, secret=created.secret, what="created"
+    )
+
+
+@bp.get("/webhooks/<int:endpoint_id>")
+@sign_in_required
+def webhooks_endpoint(endpoint_id: int) -> Page:
+    actor = session.actor()
+    endpoint = WebhookOut.of(endpoints.get_endpoint(actor, endpoint_id))
+    after = forms.as_model(
+        DeliveriesQuery, {"startingAfter": request.args.get("after") or None}
+    ).starting_after
+    page = delivery_log.list_deliveries(actor, endpoint_id, limit=LOG_PAGE, starting_after=after)
+    log = DeliveryPageOut.of(page)
+    return forms.render("webhook.html", endpoint=endpoint, log=log, event_types=EVENT_TYPES)
+
+
+@bp.post("/webhooks/<int:endpoint_id>/rotate-secret")
+@sign_in_required
+def webhooks_rotate(endpoint_id: int) -> Page:
+    rotated = endpoints.rotate_secret(session.actor(), endpoint_id)
+    return forms.render(
+        "webhook_secret.html", endpoint=rotated.endpoint, secret=rotated.secret, what="rotated"
+    )
+
+
+@bp.post("/webhooks/<int:endpoint_id>/test")
+@sign_in_required
+def webhooks_test(endpoint_id: int) -> Response:
+    body = forms.as_model(TestWebhookBody, {"type": forms.text("type"), "endpointId": endpoint_id})
+    _say(delivery_log.send_test(session.actor(), body.type, endpoint_id), "Test event")
+    return redirect(url_for("dashboard.webhooks_endpoint", endpoint_id=endpoint_id))
+
+
+@bp.post("/webhooks/<int:endpoint_id>/deliveries/<int:delivery_id>/redeliver")
+@sign_in_required
+def webhooks_redeliver(endpoint_id: int, delivery_id: int) -> Response:
+    _say(delivery_log.redeliver(session.actor(), endpoint_id, delivery_id), "Redelivery")
+    return redirect(url_for("dashboard.webhooks_endpoint", endpoint_id=endpoint_id))
+
+
+@bp.post("/webhooks/<int:endpoint_id>/delete")
+@sign_in_required
+def webhooks_delete(endpoint_id: int) -> Response:
+    endpoints.delete_endpoint(session.actor(), endpoint_id)
+    flash(f"Webhook endpoint {endpoint_id} was deleted.", "success")
+    return redirect(url_for("dashboard.webhooks"))
+
+
+def _say(record: DeliveryRecord, what: str) -> None:
+    attempt = record.attempts[-1]
+    answer = (
+        f"HTTP {attempt.status_code}" if attempt.status_code is not None else (attempt.error or "no answer")
+    )
+    took = f" in {attempt.response_time_ms} ms" if attempt.response_time_ms is not None else ""
+    if record.delivery.status == "delivered":
+        flash(f"{what} {record.event.type} delivered: the endpoint answered {answer}{took}.", "success")
+    else:
+        flash(
+            f"{what} {record.event.type} not delivered: {answer}{took}. See the delivery log below.", "error"
+        )

@@ -1,0 +1,70 @@
+"""Who is signed in: the Flask session cookie (signed with SECRET_KEY) holds a user id and a stamp.
+
+The cookie is the dashboard's only credential and the API never reads it (the API reads only keys), so a
+page's cookie cannot call the JSON API and a key cannot open a page. A password change moves the stamp,
+which ends every other session of that user at their next request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import ParamSpec, TypeVar
+
+from flask import g, redirect, request, session, url_for
+from werkzeug.wrappers import Response
+
+from models.users import DashboardUser
+from services.auth import AuthContext
+from services.users import acting
+from web.auth import origin
+
+P = ParamSpec("P")
+R = TypeVar("R")
+USER_ID, STAMP = "user_id", "stamp"
+
+
+def start(user: DashboardUser) -> None:
+    """A fresh session for ``user``: cleared first, so a cookie planted before sign-in is not kept."""
+    session.clear()
+    session.permanent = True
+    session[USER_ID] = user.id
+    session[STAMP] = acting.session_stamp(user)
+
+
+def end() -> None:
+    session.clear()
+
+
+def signed_in() -> acting.SignedIn | None:
+    """The signed-in owner of this request, or None (loaded once per request)."""
+    if "signed_in" not in g:
+        user_id, stamp = session.get(USER_ID), session.get(STAMP)
+        found = (
+            acting.load_signed_in(user_id, stamp)
+            if isinstance(user_id, int) and isinstance(stamp, str)
+            else None
+        )
+        if found is None and user_id is not None:
+            session.clear()  # a stale session (password changed, user gone) is forgotten
+        g.signed_in = found
+    return g.signed_in  # type: ignore[no-any-return]
+
+
+def actor() -> AuthContext:
+    """The owner acting through the same services as an admin key (``services.users.acting``)."""
+    found = signed_in()
+    assert found is not None, "actor() is only called from views behind @sign_in_required"
+    return acting.owner_context(found, origin())
+
+
+def sign_in_required(view: Callable[P, R]) -> Callable[P, R | Response]:
+    """Send a visitor without a session to the sign-in page, remembering where they were going."""
+
+    @wraps(view)
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> R | Response:
+        if signed_in() is None:
+            return redirect(url_for("dashboard.sign_in", next=request.full_path.rstrip("?")))
+        return view(*args, **kwargs)
+
+    return guarded
