@@ -134,11 +134,12 @@ def operation(
     rule: Rule, view: Callable[..., Any], op: Operation, refs: Refs, defs: dict[str, Any]
 ) -> dict[str, Any]:
     scope = getattr(view, auth.SCOPE, None)
+    alternatives = getattr(view, auth.ALTERNATIVE_SCOPES, ())
     is_public = getattr(view, auth.PUBLIC, False)
     body: dict[str, Any] = {
         "operationId": rule.endpoint,
         "summary": op.summary,
-        "description": op.description + (f"\n\nRequires scope `{scope}`." if scope else ""),
+        "description": op.description + required_scopes(scope, alternatives),
         "parameters": path_parameters(rule) + query_parameters(op.query, refs, defs),
         "responses": responses(rule, view, op, refs, authenticated=not is_public),
     }
@@ -150,6 +151,13 @@ def operation(
     if op.request:
         body["requestBody"] = {"required": True, "content": json_content(refs[(op.request, "validation")])}
     return body
+
+
+def required_scopes(scope: str | None, alternatives: tuple[str, ...]) -> str:
+    if not scope:
+        return ""
+    either = "".join(f" or `{other}`" for other in alternatives)
+    return f"\n\nRequires scope `{scope}`{either}."
 
 
 def path_parameters(rule: Rule) -> list[dict[str, Any]]:
