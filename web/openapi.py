@@ -23,6 +23,7 @@ from web.limits import RATE_LIMITED
 from web.openapi_webhooks import models as event_models
 from web.openapi_webhooks import webhooks as event_webhooks
 from web.schemas.errors import CodedError, FlatError
+from web.schemas.inputs import BIGINT_MAX
 
 F = TypeVar("F", bound=Callable[..., Any])
 OPERATION = "verimail_operation"
@@ -166,7 +167,9 @@ def path_parameters(rule: Rule) -> list[dict[str, Any]]:
             "name": name,
             "in": "path",
             "required": True,
-            "schema": {"type": "integer" if conv == "int" else "string"},
+            "schema": {"type": "integer", "minimum": 0, "maximum": BIGINT_MAX}
+            if conv == "int"
+            else {"type": "string"},
         }
         for conv, name in PATH_ARG.findall(rule.rule)
     ]

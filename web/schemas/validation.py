@@ -14,6 +14,7 @@ from services.jobs.options import JobOptions
 from services.jobs.submit import ResultsPage
 from settings import get_settings
 from web.schemas.base import Body, Out, Query
+from web.schemas.inputs import INTEGER_MAX
 
 Email = Annotated[str, Field(max_length=254, description="at most 254 characters (spec 8.4)")]
 
@@ -47,7 +48,9 @@ def job_options(account: Account, options: Switches) -> JobOptions:
 
 
 class ResultsQuery(Query):
-    starting_after: int | None = Field(default=None, ge=0, description="position of the last result seen")
+    starting_after: int | None = Field(
+        default=None, ge=0, le=INTEGER_MAX, description="position of the last result seen"
+    )
     limit: int = Field(default=100, ge=1, le=1000)
 
 

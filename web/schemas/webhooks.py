@@ -12,6 +12,7 @@ from services.webhooks import endpoints
 from services.webhooks.delivery_log import DeliveryPage, DeliveryRecord
 from services.webhooks.events import EVENT_TYPES, envelope
 from web.schemas.base import Body, Out, Query
+from web.schemas.inputs import DatabaseId
 
 
 def known_event_type(event_type: str) -> str:
@@ -54,11 +55,11 @@ class UpdateWebhookBody(Body):
 
 class TestWebhookBody(Body):
     type: EventType
-    endpoint_id: int | None = Field(default=None, ge=1, description="required when the account has several")
+    endpoint_id: DatabaseId | None = Field(default=None, description="required when the account has several")
 
 
 class DeliveriesQuery(Query):
-    starting_after: int | None = Field(default=None, ge=1)
+    starting_after: DatabaseId | None = None
     limit: int = Field(default=20, ge=1, le=100)
 
 
