@@ -235,8 +235,8 @@ def start_gunicorn(env: dict[str, str], folder: Path, **settings: str) -> Gunico
     while time.monotonic() < give_up:
         if process.poll() is not None:
             raise RuntimeError(f"gunicorn exited:\n{log.read_text(errors='replace')[-4000:]}")
-        try:
-            requests.get(f"{served.base_url}/health", timeout=10)
+        try:  # the first request waits for the worker to boot and import the app
+            requests.get(f"{served.base_url}/health", timeout=READY_TIMEOUT)
             return served
         except requests.ConnectionError:
             time.sleep(0.2)
