@@ -167,7 +167,7 @@ class Settings:
             ),
             mail_smtp_url=env.get("MAIL_SMTP_URL", "smtp://127.0.0.1:1025"),
             mail_from=env.get("MAIL_FROM", "verimail <no-reply@verimail.localhost>"),
-            base_url=env.get("BASE_URL", f"http://127.0.0.1:{port}").rstrip("/"),
+            base_url=env.get("PUBLIC_BASE_URL", f"http://127.0.0.1:{port}").rstrip("/"),
             redis_key_prefix=env.get("REDIS_KEY_PREFIX", "vm:"),
             webhook_ca_bundle=env.get("REQUESTS_CA_BUNDLE", "").strip() or None,
             mail_ca_bundle=parse_ca_bundle("MAIL_CA_BUNDLE", env.get("MAIL_CA_BUNDLE", "")),

@@ -67,6 +67,7 @@ class MailLab:
             "smtp_connect_timeout": 1.0,
             "smtp_banner_timeout": 1.0,
             "smtp_deadline": 10.0,
+            "smtp_allow_loopback_mx": True,  # every lab server is on 127.0.0.x
         }
         values.update(overrides)
         return EngineConfig(**values)

@@ -10,18 +10,59 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from functools import cache
+from typing import Any
 
+from celery import Celery
 from kombu import pools
+from kombu.entity import Queue
 from kombu.exceptions import OperationalError
 from sqlalchemy import event
 from sqlalchemy.orm import Session
 
+from settings import Settings, get_settings
+
 log = logging.getLogger(__name__)
+PROBE_GROUP_TASK = "tasks.jobs.probe_group"
+PLAN_JOB_TASK = "tasks.jobs.plan_job"
+DELIVER_EVENT_TASK = "tasks.webhooks.deliver_event"
+# Two queues keep slow network probes from starving bookkeeping work: ``probes`` (SMTP/DNS, I/O bound,
+# served by a gevent pool where every socket call carries its own timeout because that pool enforces no
+# task time limit) and ``default`` (database work: results, progress, events, sweeps).
+TASK_QUEUES = (Queue("default"), Queue("probes"))  # type: ignore[no-untyped-call]  # kombu has no hints
+TASK_ROUTES = {PROBE_GROUP_TASK: {"queue": "probes"}}
 _PENDING = "broker_after_commit"
 # The publisher's own connection fails fast: no reconnection loop (kombu's default sleeps about 6 s before
 # giving up on a refused connection) and one-second socket timeouts (a Redis that accepts but does not
 # answer would otherwise hold a web request for good). Workers keep the app's patient defaults.
 FAIL_FAST = {"max_retries": 0, "socket_connect_timeout": 1.0, "socket_timeout": 1.0}
+
+
+def message_config(settings: Settings) -> dict[str, Any]:
+    """What publishers and workers must agree on: broker, key prefix, queues, routes, serialisation."""
+    return {
+        "broker_url": settings.redis_url,
+        # Redis redelivers an unacknowledged task only after this timeout: keep it above the longest task.
+        # The key prefix isolates concurrent test runs (and tenants of a shared Redis) from each other.
+        "broker_transport_options": {
+            "visibility_timeout": 3600,
+            "global_keyprefix": settings.redis_key_prefix,
+        },
+        "task_queues": TASK_QUEUES,
+        "task_default_queue": "default",
+        "task_routes": TASK_ROUTES,
+        "task_serializer": "json",
+        "accept_content": ["json"],
+        "task_send_sent_event": True,  # Flower shows tasks from the moment they are sent
+    }
+
+
+@cache
+def publisher() -> Celery:
+    """This process's publishing app; the worker app (``workers.celery_app``) shares its message config."""
+    app = Celery("verimail")
+    app.conf.update(message_config(get_settings()))
+    return app
 
 
 def after_commit(session: Session, action: Callable[[], object]) -> None:
@@ -45,8 +86,7 @@ def send_task(task_name: str, *args: object) -> bool:
     ``ignore_result`` matters: without it Celery subscribes to the result backend first, which retries
     for twenty seconds and then raises an error that is not a connection error.
     """
-    from workers.celery_app import app  # noqa: PLC0415 - the Celery app is built only by processes that send
-
+    app = publisher()
     try:
         with (
             app.connection_for_write(transport_options=FAIL_FAST) as connection,

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from scheduler.beat import Every
+from services.broker import PLAN_JOB_TASK, PROBE_GROUP_TASK
 from services.jobs import plan, runs, sweep
-from services.jobs.dispatch import PLAN_JOB_TASK, PROBE_GROUP_TASK
 from settings import get_settings
+from tasks.beat import Every
 
 
 @shared_task(name=PLAN_JOB_TASK, ignore_result=True)  # type: ignore[untyped-decorator]

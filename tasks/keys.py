@@ -11,8 +11,8 @@ from typing import Any
 
 from celery import shared_task
 
-from scheduler.beat import Every
 from services.keys import rotation
+from tasks.beat import Every
 
 
 @shared_task(ignore_result=True)  # type: ignore[untyped-decorator]

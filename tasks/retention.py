@@ -6,8 +6,8 @@ from dataclasses import asdict
 
 from celery import shared_task
 
-from scheduler.beat import Every
 from services import retention
+from tasks.beat import Every
 
 
 @shared_task(ignore_result=True)  # type: ignore[untyped-decorator]

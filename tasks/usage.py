@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from scheduler.beat import Every
 from services.usage import period_close
+from tasks.beat import Every
 
 
 @shared_task(ignore_result=True)  # type: ignore[untyped-decorator]

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from scheduler.beat import Every
+from services.broker import DELIVER_EVENT_TASK
 from services.webhooks import delivery
-from services.webhooks.dispatch import DELIVER_EVENT_TASK
+from tasks.beat import Every
 
 
 @shared_task(ignore_result=True)  # type: ignore[untyped-decorator]

@@ -1,7 +1,7 @@
 """What a finished job announces: its event (in the completing transaction) and the waiter's wake-up.
 
 A single validation emits ``validation.completed``; a batch or a bulk list ``batch.completed`` (spec 6.3,
-``resultsUrl`` from ``BASE_URL``). Both payload shapes live in ``services.webhooks.payloads``.
+``resultsUrl`` from ``PUBLIC_BASE_URL``). Both payload shapes live in ``services.webhooks.payloads``.
 """
 
 from __future__ import annotations

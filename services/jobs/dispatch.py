@@ -12,12 +12,10 @@ import logging
 from redis.exceptions import RedisError
 from sqlalchemy.orm import Session
 
-from services.broker import after_commit, send_after_commit
+from services.broker import PROBE_GROUP_TASK, after_commit, send_after_commit
 from services.redis_client import get_redis, key
 
 log = logging.getLogger(__name__)
-PROBE_GROUP_TASK = "tasks.jobs.probe_group"
-PLAN_JOB_TASK = "tasks.jobs.plan_job"
 DONE_SIGNAL_TTL = 600
 WAIT_SLICE = 2.0  # seconds of one BLPOP, well under the Redis client's socket timeout
 

@@ -16,12 +16,11 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from models.keys import ApiKey
-from models.rotation import Milestone
+from models.keys import ApiKey, Milestone
+from services import links
 from services.keys import rotation_policy
 from services.keys.sealed import REVEAL_WINDOW
 from services.mail.outbox import Draft
-from settings import get_settings
 
 TEMPLATES = Path(__file__).parent.parent / "mail" / "templates"
 SUBJECTS = {
@@ -82,7 +81,7 @@ def _context(key: ApiKey, now: datetime) -> dict[str, Any]:
         "deactivated_at": _readable(now),
         "reveal_until": _readable(now + REVEAL_WINDOW),
         "reveal_days": REVEAL_WINDOW.days,
-        "base_url": get_settings().base_url,
+        "base_url": links.base_url(),
     }
 
 

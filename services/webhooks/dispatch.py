@@ -14,10 +14,9 @@ import time
 
 from sqlalchemy.orm import Session
 
-from services.broker import after_commit, send_task
+from services.broker import DELIVER_EVENT_TASK, after_commit, send_task
 
 log = logging.getLogger(__name__)
-DELIVER_EVENT_TASK = "tasks.webhooks.deliver_event"
 # After a failed publish, skip nudges for this long: while Redis is down each publish costs seconds of
 # connection retries, and the requests that emit events should not pay that one after another.
 BACKOFF_SECONDS = 30.0

@@ -18,7 +18,7 @@ from typing import Any
 
 from core.times import iso
 from models.keys import ApiKey
-from settings import get_settings
+from services import links
 
 
 def validation_completed(result: Mapping[str, Any], processing_ms: int, key_id: int | None) -> dict[str, Any]:
@@ -44,7 +44,7 @@ def batch_completed(batch_id: str, counts: Mapping[str, int], processing_ms: int
         "invalid": counts["invalid"],
         "warning": counts["warning"],
         "processingTime": processing_ms,
-        "resultsUrl": f"{get_settings().base_url}/batches/{batch_id}/results",
+        "resultsUrl": links.results_url(batch_id),
     }
 
 
@@ -84,7 +84,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "invalid": 12,
         "warning": 8,
         "processingTime": 8412,
-        "resultsUrl": "{base_url}/batches/batch_sample/results",
+        "resultsUrl": "",  # filled in by sample(): it depends on PUBLIC_BASE_URL
     },
     "quota.warning": {
         "limit": 10000,
@@ -130,5 +130,5 @@ def sample(event_type: str) -> dict[str, Any]:
     """A realistic payload of ``event_type`` for test sends (the base URL filled in)."""
     data = dict(SAMPLES[event_type])
     if "resultsUrl" in data:
-        data["resultsUrl"] = data["resultsUrl"].format(base_url=get_settings().base_url)
+        data["resultsUrl"] = links.results_url(str(data["batchId"]))
     return data

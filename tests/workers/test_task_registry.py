@@ -10,8 +10,8 @@ import pytest
 
 import services
 from scheduler.schedule import beat_schedule
+from services.broker import TASK_ROUTES
 from workers.celery_app import create_celery
-from workers.queues import TASK_ROUTES
 
 
 def _sent_task_names() -> list[str]:

@@ -9,10 +9,10 @@ from pydantic import ConfigDict, Field
 
 from models.accounts import Account
 from models.jobs import ValidationJob
+from services import links
 from services.jobs.completion import processing_ms
 from services.jobs.options import JobOptions
 from services.jobs.submit import ResultsPage
-from settings import get_settings
 from web.schemas.base import Body, Out, Query
 from web.schemas.inputs import INTEGER_MAX
 
@@ -187,4 +187,4 @@ class ResultsOut(Out):
 
 
 def results_url(job: ValidationJob) -> str:
-    return f"{get_settings().base_url}/batches/{job.public_id}/results"
+    return links.results_url(job.public_id)

@@ -1,4 +1,4 @@
-"""``Every``: one beat entry, declared in ``tasks/<capability>.py``."""
+"""``Every``: one beat entry, declared by each ``tasks/<capability>.py``."""
 
 from __future__ import annotations
 
