@@ -17,7 +17,8 @@ from core.times import iso
 from models.accounts import Account
 from services.jobs.errors import BadUpload
 from services.usage import charging
-from services.usage.quota import QuotaExhausted, QuotaStatus
+from services.usage.errors import QuotaExhausted
+from services.usage.quota import QuotaStatus
 
 
 class ListUnaffordable(QuotaExhausted):

@@ -91,12 +91,14 @@ class Worker:
                 self.kill()
 
 
-def start_worker(env: dict[str, str], name: str, *, concurrency: int = 20) -> Worker:
-    """``celery worker`` on both queues with a gevent pool; returns once it says it is ready."""
+def start_worker(
+    env: dict[str, str], name: str, *, concurrency: int = 20, queues: str = "default,probes,webhooks"
+) -> Worker:
+    """``celery worker`` on every queue with a gevent pool; returns once it says it is ready."""
     command = [
         "worker",
         "--queues",
-        "default,probes",
+        queues,
         "--pool",
         "gevent",
         "--concurrency",
