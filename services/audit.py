@@ -40,7 +40,7 @@ def record(
     origin: Origin = SYSTEM,
     details: Mapping[str, object] | None = None,
     session: Session | None = None,
-) -> None:
+) -> AuditEntry:
     """Write one entry. Callers pass ids and facts, never a secret (details are shown to account admins)."""
     entry = AuditEntry(
         event=event.value,
@@ -52,9 +52,11 @@ def record(
     )
     if session is not None:
         session.add(entry)
-        return
+        return entry
     with transaction() as own:
         own.add(entry)
+        own.flush()
+    return entry
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from models.accounts import Account
 from models.audit import AuditEvent
 from models.keys import ApiKey
 from models.session import transaction
-from services import audit, once_a_minute
+from services import audit, audit_folding
 from services.errors import InsufficientPermissions, InvalidApiKey, IpNotAllowed, MissingApiKey
 from services.keys import allowlist, last_used, rotation_policy, scopes, secrets
 
@@ -66,12 +66,12 @@ def _past_deactivation(key: ApiKey) -> bool:
 
 
 def _record_failure(key: ApiKey | None, origin: audit.Origin) -> None:
-    """A revoked or deactivated key is its account's business (and its ``recentErrors``): always recorded.
-    An unknown key names nobody, so a flood of them is recorded once per source IP and minute."""
+    """A revoked, deactivated or expired key is its account's business; an unknown key names nobody. Both
+    are folded per key, source IP and minute (``services.audit_folding``)."""
     if key is not None:
         status = "expired" if key.is_usable else key.status
         _record(AuditEvent.AUTH_FAILED, key, origin, reason=f"key {status}")
-    elif once_a_minute.first_this_minute("unknown-key", origin.ip, if_redis_down=True):
+    else:
         _record(AuditEvent.AUTH_FAILED, None, origin, reason="unknown key")
 
 
@@ -114,6 +114,7 @@ def deny(auth: AuthContext, required: str, message: str) -> NoReturn:
 
 
 def _record(event: AuditEvent, key: ApiKey | None, origin: audit.Origin, **details: object) -> None:
-    """An entry in its own transaction: the request is about to fail, the trail must stay."""
+    """A failure's entry in its own transaction (the request is about to fail, the trail must stay),
+    folded with the others of its key, type and source IP this minute: a caller cannot flood the log."""
     account_id, key_id = (key.account_id, key.id) if key is not None else (None, None)
-    audit.record(event, account_id=account_id, key_id=key_id, origin=origin, details=details)
+    audit_folding.record_folded(event, account_id=account_id, key_id=key_id, origin=origin, details=details)
