@@ -18,7 +18,7 @@ from models.jobs import JobItem, ValidationJob
 from services.usage.plans import plan_for
 from services.usage.quota import hard_limit_of
 from tests.fixtures.db import Persona, open_persona
-from tests.limits.probe import fill
+from tests.limits.helpers import fill
 from tests.workers.harness import Gunicorn, start_gunicorn
 
 MIB = 1024 * 1024
