@@ -31,6 +31,7 @@ bp = Blueprint("batches", __name__)
     "Validate 1 to 100 addresses",
     request=BatchBody,
     responses={200: BatchResultOut, 202: AcceptedOut},
+    coded_400=True,
     description="200 with every result when the batch finishes within BATCH_SYNC_WAIT_SECONDS; otherwise, "
     "or with `Prefer: respond-async`, 202 with batchId and resultsUrl. Each address counts one validation "
     "against the monthly quota; the batch counts one request against the rate limit. An `Idempotency-Key` "

@@ -5,12 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Protocol
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, WithJsonSchema
 
 from models.accounts import Account
 from models.jobs import ValidationJob
 from services import links
 from services.jobs.completion import processing_ms
+from services.jobs.errors import BATCH_MAXIMUM
 from services.jobs.options import JobOptions
 from services.jobs.submit import ResultsPage
 from web.schemas.base import Body, Out, Query
@@ -32,7 +33,13 @@ class ValidateBody(Body):
 class BatchBody(Body):
     """``emails`` must be strings; an address that is not valid still gets its (invalid) result."""
 
-    emails: list[str]
+    # The size is checked by the service, which answers BATCH_EMPTY / BATCH_TOO_LARGE (spec 7.1).
+    emails: Annotated[
+        list[str],
+        WithJsonSchema(
+            {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": BATCH_MAXIMUM}
+        ),
+    ]
     options: ValidateOptions = ValidateOptions()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, WithJsonSchema, model_validator
+from pydantic import AfterValidator, ConfigDict, Field, WithJsonSchema, model_validator
 
 from models.webhooks import EndpointStatus, WebhookAttempt, WebhookEndpoint
 from services.webhooks import endpoints
@@ -35,6 +35,8 @@ class CreateWebhookBody(Body):
 
 
 class UpdateWebhookBody(Body):
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1})  # something to change
+
     url: Url | None = None
     events: EventTypes | None = None
     status: Literal["enabled", "disabled"] | None = None
