@@ -23,7 +23,7 @@ PROTECTED_KEY_ID = os.environ.get("CONTRACT_KEY_ID", "")
 
 @schemathesis.hook
 def filter_path_parameters(context: Any, path_parameters: dict[str, Any]) -> bool:
-    return str(path_parameters.get("key_id", "")) != PROTECTED_KEY_ID
+    return str((path_parameters or {}).get("key_id", "")) != PROTECTED_KEY_ID
 
 
 @schemathesis.hook
