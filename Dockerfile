@@ -1,6 +1,8 @@
 # One image for every process type; docker-compose.yml picks the Procfile command per service.
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+# A container is its own network namespace: listen on its interfaces; the host decides what is published.
+ENV BIND_ADDRESS=0.0.0.0
 WORKDIR /app
 COPY requirements.txt .
 RUN pip install --no-cache-dir -r requirements.txt

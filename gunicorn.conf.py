@@ -9,7 +9,9 @@ import os
 
 from settings import get_settings
 
-bind = f"0.0.0.0:{get_settings().port}"
+# Loopback unless BIND_ADDRESS says otherwise: behind a proxy (README, "Behind a proxy") only the proxy on
+# this host should reach the app, or a client could bypass it and forge X-Forwarded-For.
+bind = f"{get_settings().bind_address}:{get_settings().port}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 worker_class = "gthread"
 threads = int(os.environ.get("WEB_THREADS", "8"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -41,6 +42,16 @@ def parse_ca_bundle(name: str, raw: str) -> str | None:
     if not os.path.isfile(path) or not os.access(path, os.R_OK):
         raise ConfigError(f"{name} must be a readable PEM file, got {path!r}")
     return path
+
+
+def parse_bind_address(raw: str) -> str:
+    """An IP address to listen on (IPv6 bracketed for gunicorn's ``--bind``)."""
+    text = raw.strip().strip("[]")
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        raise ConfigError(f"BIND_ADDRESS must be an IP address, got {raw!r}") from None
+    return f"[{address}]" if address.version == 6 else str(address)
 
 
 def parse_sealing_key(raw: str | None, app_env: str) -> bytes:
@@ -131,6 +142,9 @@ class Settings:
     mail_from: str
     base_url: str
     redis_key_prefix: str
+    # Where gunicorn listens (BIND_ADDRESS): loopback, so only a proxy on the same host reaches the app;
+    # 0.0.0.0 inside a container, whose published port the host then fences.
+    bind_address: str = "127.0.0.1"
     # CA bundle webhook deliveries trust (REQUESTS_CA_BUNDLE, the name requests users know); None: certifi's.
     webhook_ca_bundle: str | None = None
     # CA bundle the mail relay's certificate is checked against (MAIL_CA_BUNDLE); None: the system store.
@@ -162,6 +176,7 @@ class Settings:
             redis_url=env.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
             app_env=app_env,
             port=port,
+            bind_address=parse_bind_address(env.get("BIND_ADDRESS", "127.0.0.1")),
             trusted_proxies=parse_int("TRUSTED_PROXIES", env.get("TRUSTED_PROXIES", "0")),
             webhook_allow_loopback=allow_loopback,
             max_body_bytes=parse_int(

@@ -43,7 +43,7 @@ def record(
     origin: Origin = SYSTEM,
     details: Mapping[str, object] | None = None,
     session: Session | None = None,
-) -> None:
+) -> AuditEntry:
     """Write one entry. Callers pass ids and facts, never a secret (details are shown to account admins)."""
     entry = AuditEntry(
         event=event.value,
@@ -55,9 +55,11 @@ def record(
     )
     if session is not None:
         session.add(entry)
-        return
+        return entry
     with transaction() as own:
         own.add(entry)
+        own.flush()
+    return entry
 
 
 def _with_actor(details: Mapping[str, object] | None, origin: Origin) -> dict[str, object]:

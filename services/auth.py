@@ -13,13 +13,14 @@ from typing import NoReturn
 from sqlalchemy import select
 from sqlalchemy.orm import joinedload
 
+from core import clock
 from models.accounts import Account
 from models.audit import AuditEvent
 from models.keys import ApiKey
 from models.session import transaction
-from services import audit, once_a_minute
+from services import audit, audit_folding
 from services.errors import InsufficientPermissions, InvalidApiKey, IpNotAllowed, MissingApiKey
-from services.keys import allowlist, last_used, scopes, secrets
+from services.keys import allowlist, last_used, rotation_policy, scopes, secrets
 
 INVALID_MESSAGE = "The API key is not valid: it may be mistyped, revoked or deactivated."
 
@@ -44,7 +45,7 @@ def authenticate(credential: str | None, origin: audit.Origin) -> AuthContext:
         raise MissingApiKey("No API key supplied. Send it in the X-API-Key header.")
     is_publishable = credential.startswith(secrets.PUBLISHABLE_PREFIX)
     key = _find_key(credential, is_publishable)
-    if key is None or not key.is_usable:
+    if key is None or not key.is_usable or _past_deactivation(key):
         _record_failure(key, origin)
         raise InvalidApiKey(INVALID_MESSAGE)
     if not allowlist.permits(key.allowed_ips, origin.ip):
@@ -52,18 +53,25 @@ def authenticate(credential: str | None, origin: audit.Origin) -> AuthContext:
         raise IpNotAllowed(
             f"Requests with this key must come from an allowed IP address; {origin.ip} is not one.",
             client_ip=origin.ip,
-            allowed=key.allowed_ips,
+            allowed=None if is_publishable else key.allowed_ips,
         )
     last_used.note_use(key)
     return AuthContext(account=key.account, key=key, is_publishable=is_publishable, origin=origin)
 
 
+def _past_deactivation(key: ApiKey) -> bool:
+    """Day 97 of the secret's life (spec 3.1) ends it at that instant, whether or not the rotation sweeper
+    has run since: a stopped or late beat must not extend a key's life."""
+    return clock.now() >= rotation_policy.stops_working_at(key)
+
+
 def _record_failure(key: ApiKey | None, origin: audit.Origin) -> None:
-    """A revoked or deactivated key is its account's business (and its ``recentErrors``): always recorded.
-    An unknown key names nobody, so a flood of them is recorded once per source IP and minute."""
+    """A revoked, deactivated or expired key is its account's business; an unknown key names nobody. Both
+    are folded per key, source IP and minute (``services.audit_folding``)."""
     if key is not None:
-        _record(AuditEvent.AUTH_FAILED, key, origin, reason=f"key {key.status}")
-    elif once_a_minute.first_this_minute("unknown-key", origin.ip, if_redis_down=True):
+        status = "expired" if key.is_usable else key.status
+        _record(AuditEvent.AUTH_FAILED, key, origin, reason=f"key {status}")
+    else:
         _record(AuditEvent.AUTH_FAILED, None, origin, reason="unknown key")
 
 
@@ -83,8 +91,10 @@ def _find_key(credential: str, is_publishable: bool) -> ApiKey | None:
     return key
 
 
-def authorize(auth: AuthContext, required: str, *, publishable_ok: bool = False) -> None:
-    """Raise INSUFFICIENT_PERMISSIONS unless the caller's key covers ``required``.
+def authorize(
+    auth: AuthContext, required: str, *, publishable_ok: bool = False, alternatives: tuple[str, ...] = ()
+) -> None:
+    """Raise INSUFFICIENT_PERMISSIONS unless the caller's key covers ``required`` or one of ``alternatives``.
 
     Publishable keys live in browsers and apps where anyone can read them, so they pass only where a
     route opted in (``publishable_ok``, read-only routes) and never for creating, rotating, revoking or
@@ -92,17 +102,19 @@ def authorize(auth: AuthContext, required: str, *, publishable_ok: bool = False)
     """
     if auth.is_publishable and not publishable_ok:
         deny(auth, required, "Publishable keys are read-only and cannot be used here; use the secret key.")
-    if not scopes.allows(auth.scopes, required):
+    if not any(scopes.allows(auth.scopes, scope) for scope in (required, *alternatives)):
         deny(auth, required, f"This key lacks the {required} scope needed for this request.")
 
 
 def deny(auth: AuthContext, required: str, message: str) -> NoReturn:
     """Record a scope violation and raise it (also used by rules such as 'only admins grant *:*')."""
     _record(AuditEvent.SCOPE_DENIED, auth.key, auth.origin, requiredScope=required)
-    raise InsufficientPermissions(message, required=required, granted=auth.scopes)
+    granted = None if auth.is_publishable else auth.scopes
+    raise InsufficientPermissions(message, required=required, granted=granted)
 
 
 def _record(event: AuditEvent, key: ApiKey | None, origin: audit.Origin, **details: object) -> None:
-    """An entry in its own transaction: the request is about to fail, the trail must stay."""
+    """A failure's entry in its own transaction (the request is about to fail, the trail must stay),
+    folded with the others of its key, type and source IP this minute: a caller cannot flood the log."""
     account_id, key_id = (key.account_id, key.id) if key is not None else (None, None)
-    audit.record(event, account_id=account_id, key_id=key_id, origin=origin, details=details)
+    audit_folding.record_folded(event, account_id=account_id, key_id=key_id, origin=origin, details=details)

@@ -27,11 +27,18 @@ PROBE_GROUP_TASK = "tasks.jobs.probe_group"
 PLAN_JOB_TASK = "tasks.jobs.plan_job"
 DELIVER_EVENT_TASK = "tasks.webhooks.deliver_event"
 SEND_DUE_MAIL_TASK = "tasks.mail.send_due_mail"
-# Two queues keep slow network probes from starving bookkeeping work: ``probes`` (SMTP/DNS, I/O bound,
-# served by a gevent pool where every socket call carries its own timeout because that pool enforces no
-# task time limit) and ``default`` (database work: results, progress, events, sweeps).
-TASK_QUEUES = (Queue("default"), Queue("probes"))  # type: ignore[no-untyped-call]  # kombu has no hints
-TASK_ROUTES = {PROBE_GROUP_TASK: {"queue": "probes"}}
+DELIVER_ONE_TASK = "tasks.webhooks.deliver_one"
+DELIVER_DUE_TASK = "tasks.webhooks.deliver_some_due"
+SWEEP_DELIVERIES_TASK = "tasks.webhooks.sweep_due_deliveries"
+# Three queues keep slow network work from starving bookkeeping: ``probes`` (SMTP/DNS, I/O bound, served
+# by a gevent pool where every socket call carries its own timeout because that pool enforces no task time
+# limit), ``webhooks`` (POSTs to customers' receivers, each at most 30 s, capped per account) and
+# ``default`` (database work: results, progress, events, the other sweeps).
+TASK_QUEUES = (Queue("default"), Queue("probes"), Queue("webhooks"))  # type: ignore[no-untyped-call]
+WEBHOOK_TASKS = (DELIVER_EVENT_TASK, DELIVER_ONE_TASK, DELIVER_DUE_TASK, SWEEP_DELIVERIES_TASK)
+TASK_ROUTES = {PROBE_GROUP_TASK: {"queue": "probes"}} | {
+    name: {"queue": "webhooks"} for name in WEBHOOK_TASKS
+}
 _PENDING = "broker_after_commit"
 # The publisher's own connection fails fast: no reconnection loop (kombu's default sleeps about 6 s before
 # giving up on a refused connection) and one-second socket timeouts (a Redis that accepts but does not

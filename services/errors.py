@@ -41,17 +41,24 @@ class QueryApiKeyRefused(CodedError):
 
 
 class InsufficientPermissions(CodedError):
+    """``granted`` is None for a publishable key: whoever holds one (anyone reading a web page) must not learn
+    what its secret twin may do."""
+
     code = "INSUFFICIENT_PERMISSIONS"
 
-    def __init__(self, message: str, *, required: str, granted: Sequence[str]) -> None:
-        super().__init__(message, requiredScope=required, grantedScopes=list(granted))
+    def __init__(self, message: str, *, required: str, granted: Sequence[str] | None) -> None:
+        shown = {} if granted is None else {"grantedScopes": list(granted)}
+        super().__init__(message, requiredScope=required, **shown)
 
 
 class IpNotAllowed(CodedError):
+    """``allowed`` is None for a publishable key: the allowlist maps the owner's network, not the public's."""
+
     code = "IP_NOT_ALLOWED"
 
-    def __init__(self, message: str, *, client_ip: str | None, allowed: Sequence[str]) -> None:
-        super().__init__(message, clientIp=client_ip, allowedIps=list(allowed))
+    def __init__(self, message: str, *, client_ip: str | None, allowed: Sequence[str] | None) -> None:
+        shown = {} if allowed is None else {"allowedIps": list(allowed)}
+        super().__init__(message, clientIp=client_ip, **shown)
 
 
 class NotFound(ServiceError):

@@ -38,6 +38,9 @@ __all__ = [
 SIGNATURE_HEADER = "X-Service-Signature"
 TIMESTAMP_HEADER = "X-Service-Timestamp"
 DEFAULT_TOLERANCE_SECONDS = 300
+_SIGNATURE_LENGTH = 64  # hex digits of an HMAC-SHA256
+_HEX = frozenset("0123456789abcdef")
+_TIMESTAMP_DIGITS = 12
 # The event types verimail sends today (spec 6.1). More may be added: ignore types you do not handle.
 EVENT_TYPES: tuple[str, ...] = (
     "validation.completed",
@@ -77,14 +80,25 @@ def verify_signature(
     """
     if not timestamp or not signature:
         raise SignatureVerificationError(f"missing {TIMESTAMP_HEADER} or {SIGNATURE_HEADER} header")
-    if not timestamp.isdigit():
+    if not _is_unix_seconds(timestamp):
         raise SignatureVerificationError(f"{TIMESTAMP_HEADER} must be whole Unix seconds, got {timestamp!r}")
     current = time.time() if now is None else now
     if abs(current - int(timestamp)) > tolerance:
         raise SignatureVerificationError(f"timestamp outside the tolerance of {tolerance} seconds")
+    received = signature.strip().lower()
+    # Headers are attacker-controlled text: anything but 64 hex digits fails here, because
+    # ``compare_digest`` raises TypeError on non-ASCII strings instead of answering False.
+    if len(received) != _SIGNATURE_LENGTH or not all(char in _HEX for char in received):
+        raise SignatureVerificationError(f"{SIGNATURE_HEADER} must be {_SIGNATURE_LENGTH} hex digits")
     expected = compute_signature(secret, timestamp, body)
-    if not hmac.compare_digest(expected, signature.strip().lower()):
+    if not hmac.compare_digest(expected, received):
         raise SignatureVerificationError("signature does not match the body and timestamp")
+
+
+def _is_unix_seconds(timestamp: str) -> bool:
+    """ASCII digits only (``str.isdigit`` also accepts "²" and other scripts' digits), and few enough of them
+    that ``int`` never meets Python's limit on the length of integer strings."""
+    return timestamp.isascii() and timestamp.isdigit() and len(timestamp) <= _TIMESTAMP_DIGITS
 
 
 def construct_event(

@@ -25,6 +25,7 @@ R = TypeVar("R")
 PUBLIC = "verimail_public"
 SCOPE = "verimail_scope"
 PUBLISHABLE_OK = "verimail_publishable_ok"
+ALTERNATIVE_SCOPES = "verimail_alternative_scopes"
 QUERY_KEY_PARAM = "api_key"
 
 
@@ -34,16 +35,22 @@ def public(view: Callable[P, R]) -> Callable[P, R]:
     return view
 
 
-def require_scope(scope: str, *, publishable_ok: bool = False) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """Let the view run only for a key holding ``scope`` (``publishable_ok`` only for read-only GETs)."""
+def require_scope(
+    scope: str, *, publishable_ok: bool = False, alternatives: tuple[str, ...] = ()
+) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Let the view run only for a key holding ``scope`` or one of ``alternatives`` (for a view that then
+    checks the exact scope of what it found); ``publishable_ok`` only for read-only GETs."""
 
     def decorate(view: Callable[P, R]) -> Callable[P, R]:
         @wraps(view)
         def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
-            auth_service.authorize(current_auth(), scope, publishable_ok=publishable_ok)
+            auth_service.authorize(
+                current_auth(), scope, publishable_ok=publishable_ok, alternatives=alternatives
+            )
             return view(*args, **kwargs)
 
         setattr(guarded, SCOPE, scope)
+        setattr(guarded, ALTERNATIVE_SCOPES, alternatives)
         setattr(guarded, PUBLISHABLE_OK, publishable_ok)
         return guarded
 

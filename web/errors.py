@@ -29,7 +29,7 @@ from services.jobs.errors import (
 )
 from services.keys.errors import KeyInactive, KeyLimitReached
 from services.usage.errors import QuotaExhausted, RateLimited
-from services.webhooks.errors import EndpointLimitReached
+from services.webhooks.errors import EndpointLimitReached, NoTestTarget, SendsLimited
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +41,8 @@ STATUS: dict[type[ServiceError], int] = {
     service.IpNotAllowed: 403,
     KeyLimitReached: 403,
     EndpointLimitReached: 403,
+    NoTestTarget: 409,  # the request is sound; the account's endpoints make it ambiguous or targetless
+    SendsLimited: 429,  # flat shape, like the rate limit
     KeyInactive: 409,
     service.NotFound: 404,
     service.InvalidField: 400,

@@ -14,7 +14,8 @@ from typing import Any, Literal, TypeVar
 
 from flask import Flask
 from pydantic import BaseModel
-from pydantic.json_schema import models_json_schema
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, models_json_schema
+from pydantic_core import core_schema
 from werkzeug.routing import Rule
 
 from web import auth, openapi_headers
@@ -23,6 +24,7 @@ from web.limits import RATE_LIMITED
 from web.openapi_webhooks import models as event_models
 from web.openapi_webhooks import webhooks as event_webhooks
 from web.schemas.errors import CodedError, FlatError
+from web.schemas.inputs import BIGINT_MAX
 
 F = TypeVar("F", bound=Callable[..., Any])
 OPERATION = "verimail_operation"
@@ -39,6 +41,8 @@ class Operation:
     request: type[BaseModel] | None = None
     query: type[BaseModel] | None = None
     description: str = ""
+    raw_body: Mapping[str, Any] | None = None  # media type -> schema, for bodies no model reads
+    coded_400: bool = False  # some 400s carry a spec 7.1 code (BATCH_EMPTY, BATCH_TOO_LARGE)
 
     def models(self) -> list[tuple[type[BaseModel], Mode]]:
         pairs: list[tuple[type[BaseModel], Mode]] = [
@@ -55,11 +59,14 @@ def document(
     request: type[BaseModel] | None = None,
     query: type[BaseModel] | None = None,
     description: str = "",
+    raw_body: Mapping[str, Any] | None = None,
+    coded_400: bool = False,
 ) -> Callable[[F], F]:
     """Describe a view for /openapi.json (put it under the route decorator, above ``@require_scope``)."""
 
     def decorate(view: F) -> F:
-        setattr(view, OPERATION, Operation(summary, responses, request, query, description))
+        operation = Operation(summary, responses, request, query, description, raw_body, coded_400)
+        setattr(view, OPERATION, operation)
         return view
 
     return decorate
@@ -78,7 +85,11 @@ def build(app: Flask) -> dict[str, Any]:
     models = [(CodedError, "serialization"), (FlatError, "serialization")]
     models += [pair for _, _, op in documented for pair in op.models()]
     models += [(model, "serialization") for model in event_models()]
-    refs, schemas = models_json_schema(list(dict.fromkeys(models)), ref_template=REF)  # type: ignore[arg-type]
+    refs, schemas = models_json_schema(
+        list(dict.fromkeys(models)),  # type: ignore[arg-type]
+        ref_template=REF,
+        schema_generator=InputsWithoutNull,
+    )
     defs = schemas.get("$defs", {})
     paths: dict[str, dict[str, Any]] = {}
     for rule, view, op in documented:
@@ -126,6 +137,22 @@ SECURITY_SCHEMES = {
 }
 
 
+class InputsWithoutNull(GenerateJsonSchema):
+    """Request bodies and queries never take ``null`` (a field is left out to keep its value, and
+    ``web.schemas.base.Body`` refuses an explicit null), so their schemas do not offer it."""
+
+    def nullable_schema(self, schema: core_schema.NullableSchema) -> JsonSchemaValue:
+        if self.mode == "validation":
+            return self.generate_inner(schema["schema"])
+        return super().nullable_schema(schema)
+
+    def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
+        generated = super().default_schema(schema)
+        if self.mode == "validation" and generated.get("default", 0) is None:
+            generated.pop("default")
+        return generated
+
+
 def path_of(rule: Rule) -> str:
     return PATH_ARG.sub(r"{\2}", rule.rule)
 
@@ -134,11 +161,12 @@ def operation(
     rule: Rule, view: Callable[..., Any], op: Operation, refs: Refs, defs: dict[str, Any]
 ) -> dict[str, Any]:
     scope = getattr(view, auth.SCOPE, None)
+    alternatives = getattr(view, auth.ALTERNATIVE_SCOPES, ())
     is_public = getattr(view, auth.PUBLIC, False)
     body: dict[str, Any] = {
         "operationId": rule.endpoint,
         "summary": op.summary,
-        "description": op.description + (f"\n\nRequires scope `{scope}`." if scope else ""),
+        "description": op.description + required_scopes(scope, alternatives),
         "parameters": path_parameters(rule) + query_parameters(op.query, refs, defs),
         "responses": responses(rule, view, op, refs, authenticated=not is_public),
     }
@@ -149,7 +177,19 @@ def operation(
         body["x-publishable-key-allowed"] = bool(getattr(view, auth.PUBLISHABLE_OK, False))
     if op.request:
         body["requestBody"] = {"required": True, "content": json_content(refs[(op.request, "validation")])}
+    if op.raw_body:
+        body["requestBody"] = {
+            "required": True,
+            "content": {name: {"schema": schema} for name, schema in op.raw_body.items()},
+        }
     return body
+
+
+def required_scopes(scope: str | None, alternatives: tuple[str, ...]) -> str:
+    if not scope:
+        return ""
+    either = "".join(f" or `{other}`" for other in alternatives)
+    return f"\n\nRequires scope `{scope}`{either}."
 
 
 def path_parameters(rule: Rule) -> list[dict[str, Any]]:
@@ -158,7 +198,9 @@ def path_parameters(rule: Rule) -> list[dict[str, Any]]:
             "name": name,
             "in": "path",
             "required": True,
-            "schema": {"type": "integer" if conv == "int" else "string"},
+            "schema": {"type": "integer", "minimum": 0, "maximum": BIGINT_MAX}
+            if conv == "int"
+            else {"type": "string"},
         }
         for conv, name in PATH_ARG.findall(rule.rule)
     ]
@@ -184,12 +226,20 @@ def responses(
     errors: dict[int, type[BaseModel]] = {500: FlatError, 503: FlatError}
     if authenticated:
         errors |= {401: CodedError, 403: CodedError}
-    if op.request or op.query:
+    if op.request or op.query or op.raw_body:
         errors[400] = FlatError
+    if op.request or op.raw_body:
+        errors[415] = FlatError
     if rule.arguments:
         errors[404] = FlatError
     for status, model in errors.items():
         out.setdefault(str(status), response(model, refs))
+    if op.coded_400:
+        either = {"oneOf": [refs[(FlatError, "serialization")], refs[(CodedError, "serialization")]]}
+        out["400"] = {
+            "description": "Invalid input (flat, with field) or BATCH_EMPTY / BATCH_TOO_LARGE (coded)",
+            "content": json_content(either),
+        }
     if getattr(view, RATE_LIMITED, False):
         out["429"] = too_many_requests(refs)
     for code, body in out.items():

@@ -8,9 +8,11 @@ from flask import request
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
+from werkzeug.routing import IntegerConverter, Map
 
 from services.errors import InvalidField
 from web.auth import QUERY_KEY_PARAM
+from web.schemas.inputs import BIGINT_MAX
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -35,6 +37,7 @@ def parse_query(model: type[M]) -> M:
 
 
 def validate(model: type[M], data: object) -> M:
+    refuse_unstorable_text(data)
     try:
         return model.model_validate(data)
     except ValidationError as error:
@@ -56,3 +59,38 @@ def describe(error: ErrorDetails) -> str:
     if isinstance(cause, ValueError):
         return str(cause)
     return f"{field_name(error)}: {error['msg']}"
+
+
+def refuse_unstorable_text(data: object, where: str = "") -> None:
+    """A 400 naming the field for text no database column can hold: NUL characters and lone surrogates
+    (JSON's ``"\\ud800"`` decodes to one). Refused here, once, for every body and query string."""
+    if isinstance(data, str):
+        if "\x00" in data or not _is_valid_unicode(data):
+            raise InvalidField(
+                where or "body", f"{where or 'The body'} contains a NUL or an invalid Unicode character."
+            )
+    elif isinstance(data, dict):
+        for name, value in data.items():
+            refuse_unstorable_text(name, where or "body")
+            refuse_unstorable_text(value, f"{where}.{name}" if where else str(name))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            refuse_unstorable_text(value, f"{where}[{index}]")
+
+
+def _is_valid_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+class DatabaseIdConverter(IntegerConverter):
+    """``<int:...>`` in routes: an id past Postgres ``bigint`` matches no route (404) instead of overflowing
+    in the query; non-negative only, as werkzeug's own."""
+
+    def __init__(
+        self, url_map: Map, fixed_digits: int = 0, min: int | None = None, max: int | None = None
+    ) -> None:
+        super().__init__(url_map, fixed_digits, min, BIGINT_MAX if max is None else max)

@@ -33,7 +33,7 @@ from models.jobs import ItemState, JobItem, JobKind, JobStatus, ValidationJob
 from models.session import transaction
 from services.auth import AuthContext
 from services.broker import PLAN_JOB_TASK, send_task
-from services.jobs import bulk_readers, idempotency
+from services.jobs import allowance, bulk_readers, idempotency
 from services.jobs.errors import BadUpload, JobNotFinished
 from services.jobs.options import JobOptions, storable
 from services.jobs.submit import Charger, Submitted, admit, open_job, replay_of_concurrent
@@ -68,8 +68,11 @@ def upload(
     if idempotency_key and (earlier := idempotency.earlier_job(auth.account.id, idempotency_key)):
         idempotency.drain(reader)
         return Submitted(idempotency.same_request(earlier, body.hexdigest()), replayed=True)
+    limit = allowance.upload_limit(auth.account, get_settings().jobs.bulk_max_addresses)
     try:
-        job_id, public_id, count = _store(auth, reader, body, fmt, options, idempotency_key=idempotency_key)
+        job_id, public_id, count = _store(
+            auth, reader, body, fmt, options, limit=limit, idempotency_key=idempotency_key
+        )
     except IntegrityError as error:
         idempotency.drain(reader)
         return replay_of_concurrent(error, auth, idempotency_key, body.hexdigest())
@@ -85,13 +88,14 @@ def _store(
     fmt: str,
     options: JobOptions,
     *,
+    limit: allowance.UploadLimit,
     idempotency_key: str | None,
 ) -> tuple[int, str, int]:
     with transaction() as session:
         job = open_job(session, auth, JobKind.BULK, options, idempotency_key=idempotency_key, digest=None)
         job.source = fmt
         inputs = bulk_readers.addresses(reader, fmt)
-        count = _copy(session, job.id, inputs, get_settings().jobs.bulk_max_addresses)
+        count = _copy(session, job.id, inputs, limit)
         if count == 0:
             raise BadUpload("body", "The list holds no addresses.")
         # The sweeper's clock for abandoned uploads starts when the list is in, not when it started coming.
@@ -99,15 +103,15 @@ def _store(
         return job.id, job.public_id, count
 
 
-def _copy(session: Session, job_id: int, inputs: Iterable[str], maximum: int) -> int:
-    """COPY the inputs in chunks; the number stored. Raises past ``maximum`` (the transaction rolls back)."""
+def _copy(session: Session, job_id: int, inputs: Iterable[str], limit: allowance.UploadLimit) -> int:
+    """COPY the inputs in chunks; the number stored. Raises past the limit (the transaction rolls back)."""
     cursor = session.connection().connection.cursor()
     count = 0
     numbered = enumerate(inputs)
     while chunk := list(itertools.islice(numbered, COPY_CHUNK)):
         count += len(chunk)
-        if count > maximum:
-            raise BadUpload("body", f"A list holds at most {maximum} addresses; split it into several jobs.")
+        if count > limit.maximum:
+            limit.refuse(count)
         buffer = io.StringIO()
         writer = csv.writer(buffer, quoting=csv.QUOTE_ALL, lineterminator="\n")
         writer.writerows((job_id, position, storable(raw), ItemState.NEW.value) for position, raw in chunk)

@@ -1,5 +1,7 @@
 """Reading an uploaded list as a stream of address strings, never holding the file in memory.
 
+Lines, columns and items are bounded before they are parsed (``services.jobs.upload_guards``).
+
 - CSV (``text/csv``): the column headed ``email`` (any case) when the first row has one, else the first
   column with the first row as data. Blank rows and blank cells are skipped; bytes that are not UTF-8
   are replaced (the address then fails syntax, which is the honest verdict).
@@ -10,12 +12,12 @@
 from __future__ import annotations
 
 import csv
-import io
 from collections.abc import Iterator
 from typing import IO, Any
 
 import ijson
 
+from services.jobs import upload_guards
 from services.jobs.errors import BadUpload
 
 
@@ -25,10 +27,8 @@ def addresses(stream: IO[bytes], fmt: str) -> Iterator[str]:
 
 
 def _csv(stream: IO[bytes]) -> Iterator[str]:
-    text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="")
-    rows = csv.reader(text)
     column = 0
-    for number, row in enumerate(rows):
+    for number, row in enumerate(_rows(upload_guards.bounded_lines(stream))):
         if number == 0:
             headers = [cell.strip().lower() for cell in row]
             if "email" in headers:
@@ -38,22 +38,23 @@ def _csv(stream: IO[bytes]) -> Iterator[str]:
             yield row[column]
 
 
-class _ZeroReadSafe:
-    """ijson probes its file with ``read(0)``, which Werkzeug's request stream takes for a client that hung
-    up; this answers that probe itself and passes every real read through."""
-
-    def __init__(self, stream: IO[bytes]) -> None:
-        self.stream = stream
-
-    def read(self, size: int = -1) -> bytes:
-        return b"" if size == 0 else self.stream.read(size)
+def _rows(lines: Iterator[str]) -> Iterator[list[str]]:
+    """CSV rows of at most ``MAX_COLUMNS`` cells; a quoted cell spanning lines past the csv module's field
+    limit is refused naming its line, like a long line."""
+    rows = csv.reader(lines)
+    try:
+        for row in rows:
+            upload_guards.check_columns(row, rows.line_num)
+            yield row
+    except csv.Error as error:
+        raise BadUpload(f"line {rows.line_num}", f"Line {rows.line_num} is not valid CSV: {error}.") from None
 
 
 def _json(stream: IO[bytes]) -> Iterator[str]:
     try:
-        for index, item in enumerate(ijson.items(_ZeroReadSafe(stream), "item")):
+        for index, item in enumerate(ijson.items(upload_guards.JsonShapeGuard(stream), "item")):
             yield _json_address(index, item)
-    except ijson.JSONError as error:
+    except (ijson.JSONError, ArithmeticError) as error:  # Decimal refuses some numbers (1e999999999)
         raise BadUpload("body", f"The JSON list could not be read: {error}.") from None
 
 

@@ -14,11 +14,9 @@ Trade-offs accepted:
 from __future__ import annotations
 
 import functools
-import secrets
 import time
 
-from redis.commands.core import Script
-
+from services import lease_sets
 from services.redis_client import get_redis, key
 from settings import get_settings
 from verifier.config import EngineConfig
@@ -26,20 +24,8 @@ from verifier.engine import Engine
 from verifier.syntax import SyntaxPolicy
 
 LEASE_MARGIN_SECONDS = 30
+SLOTS = "smtp-slots"
 POLL_FIRST, POLL_MAX = 0.05, 0.25
-
-# KEYS: the host's lease set. ARGV: slots, lease seconds, token. 1 when granted.
-_ACQUIRE = """
-local now = redis.call('TIME')
-local t = tonumber(now[1]) + tonumber(now[2]) / 1000000
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', t)
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
-  redis.call('ZADD', KEYS[1], t + tonumber(ARGV[2]), ARGV[3])
-  redis.call('EXPIRE', KEYS[1], math.ceil(tonumber(ARGV[2])) + 1)
-  return 1
-end
-return 0
-"""
 
 
 class RedisTtlCache:
@@ -65,9 +51,9 @@ class RedisSessionLimiter:
         self.lease_seconds = lease_seconds
 
     def acquire(self, mx_host: str, timeout: float) -> str | None:
-        token, give_up, pause = secrets.token_hex(8), time.monotonic() + timeout, POLL_FIRST
+        give_up, pause = time.monotonic() + timeout, POLL_FIRST
         while True:
-            if _acquire_script()(keys=[_slots(mx_host)], args=[self.per_host, self.lease_seconds, token]):
+            if token := lease_sets.try_acquire(SLOTS, mx_host, self.per_host, self.lease_seconds):
                 return token
             left = give_up - time.monotonic()
             if left <= 0:
@@ -76,12 +62,11 @@ class RedisSessionLimiter:
             pause = min(pause * 2, POLL_MAX)
 
     def release(self, mx_host: str, lease: str) -> None:
-        get_redis().zrem(_slots(mx_host), lease)
+        lease_sets.release(SLOTS, mx_host, lease)
 
     def active(self, mx_host: str) -> int:
         """Leases currently held on ``mx_host`` (expired ones included until the next acquire drops them)."""
-        count: int = get_redis().zcard(_slots(mx_host))
-        return count
+        return lease_sets.held(SLOTS, mx_host)
 
 
 class CatchAllCache:
@@ -95,14 +80,6 @@ class CatchAllCache:
         ttl = get_settings().jobs.catch_all_ttl
         if verdict is not None and ttl > 0:
             get_redis().set(key("catchall", domain), "1" if verdict else "0", ex=ttl)
-
-
-def _slots(mx_host: str) -> str:
-    return key("smtp-slots", mx_host.lower())
-
-
-def _acquire_script() -> Script:
-    return get_redis().register_script(_ACQUIRE)
 
 
 @functools.cache

@@ -26,7 +26,7 @@ from sqlalchemy.orm import Session
 from core import clock
 from models.jobs import GroupState, ItemState, JobGroup, JobItem, JobKind, JobStatus, ValidationJob
 from models.session import transaction
-from services.auth import AuthContext
+from services.auth import AuthContext, authorize
 from services.errors import NotFound
 from services.jobs import dispatch, idempotency, plan
 from services.jobs.errors import BATCH_MAXIMUM, BatchEmpty, BatchTooLarge, IdempotentRequestInProgress
@@ -188,6 +188,14 @@ def find(auth: AuthContext, public_id: str, kinds: Sequence[JobKind] = tuple(Job
         ).one_or_none()
     if job is None:
         raise NotFound(f"No job {public_id!r} in this account.")
+    return job
+
+
+def find_readable(auth: AuthContext, public_id: str) -> ValidationJob:
+    """The caller's job for its results URL: ``validate:read`` for batches and single validations,
+    ``bulk:*`` for bulk lists, the scope every other bulk route needs (a narrower key must not read them)."""
+    job = find(auth, public_id)
+    authorize(auth, "bulk:*" if job.kind == JobKind.BULK.value else "validate:read")
     return job
 
 

@@ -1,27 +1,36 @@
 """Delivery attempts and the retry schedule (spec 3.3, 6.4), driven by ``next_attempt_at`` in Postgres.
 
-``deliver_due`` is what the beat sweeper and the after-commit nudge run. It takes one due delivery at a
-time with ``SELECT ... FOR UPDATE SKIP LOCKED`` and keeps that row lock while it sends and records the
-attempt, so two workers sweeping at once each get different rows and an attempt is never sent twice; the
-unique (delivery, number) pair on attempts backs that up in the schema.
+An attempt is claim, commit, send, record - never a transaction or a row lock held while a receiver
+thinks (up to 30 s, or a trickle it takes the wall-clock deadline of ``outbound`` to cut):
 
-Trade-offs accepted: a transaction stays open for as long as the receiver takes (at most 30 s), which
-costs one pooled connection per concurrent send; in exchange there is no lease to expire and no second
-state machine. If a worker dies after the receiver answered but before commit, the row is still due and
-the attempt is sent again: at-least-once delivery, which spec 6.4 rule 4 tells receivers to expect.
+1. claim: in a short transaction, the next due pending row (``FOR UPDATE SKIP LOCKED``, so concurrent
+   sweepers take different rows) whose account has a free delivery slot gets ``next_attempt_at`` moved
+   ``LEASE`` ahead - that is the lease: a worker that dies mid-send leaves the row due again then;
+2. send, with no transaction open;
+3. record the attempt and the next step in a second short transaction, only if nobody recorded this
+   attempt number meanwhile (a lease that expired while we sent); the unique (delivery, number) pair on
+   attempts backs that up in the schema.
+
+Per-account slots (``ACCOUNT_SLOTS`` fleet-wide, a Redis lease set) keep one customer's slow receivers
+from occupying every webhook worker: a delivery whose account is at its cap is left due for the next
+sweep. Trade-offs accepted: a worker that dies after the receiver answered but before recording resends
+the attempt after the lease (at-least-once, which spec 6.4 rule 4 tells receivers to expect); and while an
+attempt is in flight the log shows the lease's end as ``nextAttemptAt``.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
+from datetime import timedelta
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import Select, func, select
 
 from core import clock
+from models.session import transaction
 from models.webhooks import DeliveryStatus, Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from services.due_work import work_through_due
+from services import lease_sets
 from services.webhooks import outbound
 from services.webhooks.errors import DeliveryError
 from services.webhooks.events import envelope
@@ -30,54 +39,119 @@ from services.webhooks.retry_schedule import RETRY_DELAYS
 from verimail_webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, compute_signature
 
 SWEEP_LIMIT = 100
+# Deliveries of one account in flight at once, across every webhook worker.
+ACCOUNT_SLOTS = 4
+SLOTS = "webhook-slots"
+# Longer than the 30 s deadline plus recording: a claim outlives its send unless its worker died.
+LEASE = timedelta(seconds=outbound.TIMEOUT_SECONDS + 60)
+CANDIDATES = 20
 
 
-def deliver_due(*, event_id: str | None = None, limit: int = SWEEP_LIMIT) -> int:
-    """Make one attempt for each due pending delivery (of ``event_id`` only, if given); returns how many."""
-    return work_through_due(lambda session: _lock_next_due(session, event_id), attempt, limit=limit)
+@dataclass(frozen=True)
+class Claim:
+    """One attempt a worker has taken on: what to send where, and the account slot it holds."""
+
+    delivery_id: int
+    number: int
+    account_id: int
+    url: str
+    secret: str
+    body: bytes
+    slot: str
 
 
-def _lock_next_due(session: Session, event_id: str | None) -> WebhookDelivery | None:
-    stmt = (
-        select(WebhookDelivery)
+def deliver_due(
+    *, event_id: str | None = None, delivery_id: int | None = None, limit: int = SWEEP_LIMIT
+) -> int:
+    """Make one attempt for each due pending delivery (of one event or delivery, if given), one at a time,
+    until none is due or ``limit`` were made; returns how many were made."""
+    done = 0
+    while done < limit and (claim := claim_next(event_id=event_id, delivery_id=delivery_id)) is not None:
+        try:
+            send_and_record(claim)
+        finally:
+            lease_sets.release(SLOTS, str(claim.account_id), claim.slot)
+        done += 1
+    return done
+
+
+def count_due() -> int:
+    """Pending deliveries due now and not claimed (the sweeper's fan-out)."""
+    with transaction() as session:
+        return session.scalar(select(func.count()).select_from(_due().subquery())) or 0
+
+
+def claim_next(*, event_id: str | None = None, delivery_id: int | None = None) -> Claim | None:
+    """Lease the next due delivery whose account has a free slot, and commit (see the module docstring).
+
+    One row is locked at a time (``SKIP LOCKED``, ``LIMIT 1``), so concurrent claimers each get their own
+    row at once; rows of an account found at its cap are passed over, up to ``CANDIDATES`` accounts.
+    """
+    base = _due()
+    if event_id is not None:
+        base = base.where(WebhookDelivery.event_id == event_id)
+    if delivery_id is not None:
+        base = base.where(WebhookDelivery.id == delivery_id)
+    with transaction() as session:
+        full: set[int] = set()
+        for _ in range(CANDIDATES):
+            stmt = base.where(WebhookEndpoint.account_id.not_in(full)) if full else base
+            row = session.execute(stmt.limit(1).with_for_update(of=WebhookDelivery, skip_locked=True)).first()
+            if row is None:
+                return None
+            delivery, endpoint = row
+            slot = lease_sets.try_acquire(
+                SLOTS, str(endpoint.account_id), ACCOUNT_SLOTS, LEASE.total_seconds()
+            )
+            if slot is None:
+                full.add(endpoint.account_id)
+                continue
+            delivery.next_attempt_at = clock.now() + LEASE
+            body = signed_body(session.get_one(Event, delivery.event_id))
+            number = delivery.attempt_count + 1
+            return Claim(delivery.id, number, endpoint.account_id, endpoint.url, endpoint.secret, body, slot)
+    return None
+
+
+def _due() -> Select[WebhookDelivery, WebhookEndpoint]:
+    return (
+        select(WebhookDelivery, WebhookEndpoint)
+        .join(WebhookEndpoint, WebhookEndpoint.id == WebhookDelivery.endpoint_id)
         .where(
             WebhookDelivery.status == DeliveryStatus.PENDING.value,
             WebhookDelivery.next_attempt_at <= clock.now(),
         )
         .order_by(WebhookDelivery.next_attempt_at, WebhookDelivery.id)
-        .limit(1)
-        .with_for_update(skip_locked=True)
     )
-    if event_id is not None:
-        stmt = stmt.where(WebhookDelivery.event_id == event_id)
-    return session.scalars(stmt).one_or_none()
 
 
-def attempt(session: Session, delivery: WebhookDelivery) -> WebhookAttempt:
-    """Send ``delivery`` once (the caller holds its row lock), log the attempt and schedule what follows."""
-    endpoint = session.get_one(WebhookEndpoint, delivery.endpoint_id)
-    body = signed_body(session.get_one(Event, delivery.event_id))
+def send_and_record(claim: Claim) -> WebhookAttempt | None:
+    """Send the claimed attempt, then record it; None when another worker recorded it first."""
     attempted_at = clock.now()
     result: PostResult | None = None
     error: str | None = None
     try:
-        result = outbound.post(endpoint.url, body, signature_headers(endpoint.secret, body))
+        result = outbound.post(claim.url, claim.body, signature_headers(claim.secret, claim.body))
     except DeliveryError as failure:
         error = str(failure)
-    logged = WebhookAttempt(
-        delivery_id=delivery.id,
-        number=delivery.attempt_count + 1,
-        attempted_at=attempted_at,
-        request_body=body.decode(),
-        status_code=result.status if result else None,
-        response_excerpt=result.excerpt if result else None,
-        response_time_ms=result.elapsed_ms if result else None,
-        error=error,
-    )
-    session.add(logged)
-    _advance(delivery, succeeded=result is not None and 200 <= result.status < 300)
-    session.flush()
-    return logged
+    with transaction() as session:
+        delivery = session.get(WebhookDelivery, claim.delivery_id, with_for_update=True)
+        if delivery is None or delivery.attempt_count != claim.number - 1:
+            return None  # deleted meanwhile, or our lease ran out and another worker recorded this attempt
+        logged = WebhookAttempt(
+            delivery_id=delivery.id,
+            number=claim.number,
+            attempted_at=attempted_at,
+            request_body=claim.body.decode(),
+            status_code=result.status if result else None,
+            response_excerpt=result.excerpt if result else None,
+            response_time_ms=result.elapsed_ms if result else None,
+            error=error,
+        )
+        session.add(logged)
+        _advance(delivery, succeeded=result is not None and 200 <= result.status < 300)
+        session.flush()
+        return logged
 
 
 def _advance(delivery: WebhookDelivery, *, succeeded: bool) -> None:

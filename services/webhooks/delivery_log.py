@@ -1,14 +1,18 @@
 """The delivery log of an endpoint, redelivery, and test sends (``POST /webhooks/test``).
 
-Redelivery and test sends make their attempt inside the transaction that creates the delivery row, so the
-beat sweeper cannot see the row before the caller's own attempt has been made and logged: the caller gets
-the outcome of exactly that attempt, and nobody sends it twice. A redelivery that fails then follows the
-normal retry schedule; a test send is attempted once (its caller is watching, and retries of a sample
-event would only surprise the receiver later).
+Redelivery and test sends never POST from the web process: they store a delivery due now, commit, ask a
+webhook worker for that one delivery, and wait at most ``WAIT_SECONDS`` for its first attempt to be
+logged. The caller gets that attempt's outcome, or - a slow receiver, a busy account, a worker down - the
+delivery as it stands, to follow in the log (the web tier answers 202); the sweeper makes the attempt if
+the message is lost. A web thread is therefore never held longer than the wait, whatever the receiver
+does. A redelivery that fails then follows the normal retry schedule; a test send is attempted once (its
+caller is watching, and retries of a sample event would only surprise the receiver later). Both count
+against ``send_limits`` first.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -17,9 +21,11 @@ from sqlalchemy.orm import Session
 from models.session import transaction
 from models.webhooks import Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from services.auth import AuthContext
-from services.errors import InvalidField, NotFound
-from services.webhooks import delivery, events, payloads
+from services.broker import DELIVER_ONE_TASK, send_after_commit
+from services.errors import NotFound
+from services.webhooks import events, payloads, send_limits
 from services.webhooks.endpoints import owned_endpoint
+from services.webhooks.errors import NoTestTarget
 from services.webhooks.retry_schedule import MAX_ATTEMPTS
 
 
@@ -30,6 +36,10 @@ class DeliveryRecord:
     delivery: WebhookDelivery
     event: Event
     attempts: list[WebhookAttempt]
+
+    @property
+    def attempted(self) -> bool:
+        return bool(self.attempts)
 
 
 @dataclass(frozen=True)
@@ -53,6 +63,7 @@ def list_deliveries(
 
 def redeliver(actor: AuthContext, endpoint_id: int, delivery_id: int) -> DeliveryRecord:
     """Send a delivery's event to the endpoint again now, as a new delivery with its own retry schedule."""
+    send_limits.admit(actor.account.id)
     with transaction() as session:
         owned_endpoint(session, actor, endpoint_id)
         original = session.get(WebhookDelivery, delivery_id)
@@ -60,22 +71,43 @@ def redeliver(actor: AuthContext, endpoint_id: int, delivery_id: int) -> Deliver
             raise NotFound(f"No delivery with id {delivery_id} for webhook endpoint {endpoint_id}.")
         event = session.get_one(Event, original.event_id)
         attempts = 1 if event.is_test else MAX_ATTEMPTS
-        return _send_now(session, event, endpoint_id, attempts)
+        new_id = _send_now(session, event, endpoint_id, attempts)
+    return _first_attempt(new_id)
 
 
 def send_test(actor: AuthContext, event_type: str, endpoint_id: int | None) -> DeliveryRecord:
     """Send a sample ``event_type`` event to one endpoint (the only one, if ``endpoint_id`` is omitted)."""
     with transaction() as session:
         endpoint = _test_target(session, actor, endpoint_id)
+    send_limits.admit(actor.account.id)
+    with transaction() as session:
         data = payloads.sample(event_type)
         event = events.new_event(session, actor.account.id, event_type, data, is_test=True)
-        return _send_now(session, event, endpoint.id, max_attempts=1)
+        new_id = _send_now(session, event, endpoint.id, max_attempts=1)
+    return _first_attempt(new_id)
 
 
-def _send_now(session: Session, event: Event, endpoint_id: int, max_attempts: int) -> DeliveryRecord:
+# How long a test send or redelivery waits for its attempt before answering with the delivery as it is.
+WAIT_SECONDS = 5.0
+POLL_SECONDS = 0.05
+
+
+def _send_now(session: Session, event: Event, endpoint_id: int, max_attempts: int) -> int:
+    """A delivery due now, and a worker asked for it once this transaction commits; its id."""
     row = events.schedule_delivery(session, event, endpoint_id, max_attempts)
-    attempt = delivery.attempt(session, row)
-    return DeliveryRecord(row, event, [attempt])
+    send_after_commit(session, DELIVER_ONE_TASK, row.id)
+    return row.id
+
+
+def _first_attempt(delivery_id: int) -> DeliveryRecord:
+    """The delivery once its first attempt is logged, or as it stands after ``WAIT_SECONDS``."""
+    give_up = time.monotonic() + WAIT_SECONDS
+    while True:
+        with transaction() as session:
+            [record] = _records(session, [session.get_one(WebhookDelivery, delivery_id)])
+        if record.attempted or time.monotonic() >= give_up:
+            return record
+        time.sleep(POLL_SECONDS)
 
 
 def _test_target(session: Session, actor: AuthContext, endpoint_id: int | None) -> WebhookEndpoint:
@@ -85,7 +117,7 @@ def _test_target(session: Session, actor: AuthContext, endpoint_id: int | None) 
     candidates = list(session.scalars(stmt))
     if len(candidates) != 1:
         problem = "has no webhook endpoint" if not candidates else "has several webhook endpoints"
-        raise InvalidField("endpointId", f"The account {problem}; name the one to test with endpointId.")
+        raise NoTestTarget(f"The account {problem}; name the one to test with endpointId.")
     return candidates[0]
 
 

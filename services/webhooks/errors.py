@@ -26,3 +26,23 @@ class UnknownEventType(ValueError):
 
 class DeliveryError(Exception):
     """No HTTP answer (refused target, DNS, TLS, connection, timeout); the message says which."""
+
+
+class SendsLimited(ServiceError):
+    """Too many test sends or redeliveries this minute (the flat 429 of spec 7.2, with ``Retry-After``)."""
+
+    def __init__(self, limit: int, *, retry_after: int, reset: int) -> None:
+        super().__init__(
+            f"At most {limit} test sends and redeliveries a minute; retry in {retry_after} seconds.",
+            retryAfter=retry_after,
+            limit=limit,
+            remaining=0,
+            reset=reset,
+        )
+
+
+class NoTestTarget(ServiceError):
+    """The account has no endpoint, or several, and the test send named none: a conflict with its state."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, field="endpointId")

@@ -62,7 +62,7 @@ def start_worker(schedule: Path, redis_url: str) -> subprocess.Popen[bytes]:
         "--pool",
         "solo",
         "--queues",
-        "default",
+        "default,webhooks",
         "--without-mingle",
         "--without-gossip",
         "--hostname",

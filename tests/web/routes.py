@@ -39,6 +39,8 @@ ROUTES: tuple[tuple[str, str, str], ...] = (
     ("POST", f"/webhooks/{MISSING_ID}/rotate-secret", "webhooks:write"),
     ("POST", "/webhooks/test", "webhooks:write"),
 )
+# Routes a second scope also opens (the view then checks the exact scope of what it found).
+ALTERNATIVES: dict[str, tuple[str, ...]] = {f"/batches/{MISSING_BATCH}/results": ("bulk:*",)}
 
 PERMITTED: dict[tuple[str, str], int] = {
     ("POST", "/api/keys"): 400,  # name is required

@@ -6,12 +6,13 @@ import secrets
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from sqlalchemy import select
 
 from core import clock
 from models.audit import AuditEntry, AuditEvent
 from models.session import transaction
-from services import audit
+from services import audit, audit_folding
 from tests.fixtures.db import Persona, add_key
 
 BROWSER = {"User-Agent": "audit-test/1.0"}
@@ -53,7 +54,7 @@ def test_failed_authentication_of_a_revoked_key_is_recorded(client, owner: Perso
     entry = latest(client, auditor, "auth.failed")
     assert (entry["keyId"], entry["details"], entry["userAgent"]) == (
         rescuer_revoked.key_id,
-        {"reason": "key inactive"},
+        {"reason": "key inactive", "folded": 0},
         "audit-test/1.0",
     )
 
@@ -61,14 +62,14 @@ def test_failed_authentication_of_a_revoked_key_is_recorded(client, owner: Perso
 def test_scope_violation_is_recorded_with_the_scope_needed(client, owner: Persona, member: Persona) -> None:
     client.get("/api/keys", headers=member.headers)
     entry = latest(client, owner, "auth.scope_denied")
-    assert (entry["keyId"], entry["details"]) == (member.key_id, {"requiredScope": "keys:write"})
+    assert (entry["keyId"], entry["details"]) == (member.key_id, {"requiredScope": "keys:write", "folded": 0})
 
 
 def test_ip_allowlist_rejection_is_recorded_with_the_client_ip(client, owner: Persona) -> None:
     fenced = add_key(owner.account_id, "Office only", ("*:*",), allowed_ips=("203.0.113.0/24",))
     client.get("/api/keys", headers=fenced.headers)
     entry = latest(client, owner, "auth.ip_denied")
-    assert (entry["keyId"], entry["details"]) == (fenced.key_id, {"clientIp": "127.0.0.1"})
+    assert (entry["keyId"], entry["details"]) == (fenced.key_id, {"clientIp": "127.0.0.1", "folded": 0})
 
 
 def test_emergency_revocation_is_recorded_with_the_count(client, owner: Persona, member: Persona) -> None:
@@ -160,13 +161,41 @@ def test_a_flood_of_unknown_keys_is_recorded_once_per_source_ip_and_minute(clien
         assert response.json["error"]["code"] == "INVALID_API_KEY"
     client.get("/api/keys", headers={"X-API-Key": "sk_live_nope"}, environ_base={"REMOTE_ADDR": other})
 
-    assert unknown_key_entries(flooder) == [(None, None, {"reason": "unknown key"})]
-    assert unknown_key_entries(other) == [(None, None, {"reason": "unknown key"})]
+    audit_folding.fold_counts()
+    assert unknown_key_entries(flooder) == [(None, None, {"reason": "unknown key", "folded": 19})]
+    assert unknown_key_entries(other) == [(None, None, {"reason": "unknown key", "folded": 0})]
 
 
-def test_every_use_of_a_revoked_key_is_recorded_for_its_account(client, owner: Persona) -> None:
+def test_uses_of_a_revoked_key_are_folded_per_source_ip_and_minute_with_a_count(
+    client, owner: Persona
+) -> None:
     client.post("/api/keys/revoke-all", headers=owner.headers)
-    for _ in range(3):
+    for _ in range(30):
         assert client.get("/api/keys", headers=owner.headers).status_code == 401
+    client.get("/api/keys", headers=owner.headers, environ_base={"REMOTE_ADDR": "198.51.100.20"})
+    audit_folding.fold_counts()
     auditor = add_key(owner.account_id, "Auditor key", ("*:*",))
-    assert len(entries(client, auditor, "?type=auth.failed")) == 3
+    failed = entries(client, auditor, "?type=auth.failed")
+    assert sorted((item["ip"], item["details"]["folded"]) for item in failed) == [
+        ("127.0.0.1", 29),
+        ("198.51.100.20", 0),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("event", "key_scopes", "allowed_ips", "path"),
+    [
+        ("auth.ip_denied", ("*:*",), ("198.51.100.0/24",), "/api/usage"),
+        ("auth.scope_denied", ("validate:read",), (), "/api/keys"),
+    ],
+)
+def test_denials_of_a_known_key_are_folded_per_key_type_and_ip(
+    client, owner: Persona, event: str, key_scopes: tuple[str, ...], allowed_ips: tuple[str, ...], path: str
+) -> None:
+    denied = add_key(owner.account_id, "Denied key", key_scopes, allowed_ips=allowed_ips)
+    for _ in range(50):
+        assert client.get(path, headers=denied.headers).status_code == 403
+    audit_folding.fold_counts()
+    audit_folding.fold_counts()  # twice: counting is idempotent, not cumulative
+    [entry] = entries(client, owner, f"?type={event}")
+    assert (entry["keyId"], entry["details"]["folded"]) == (denied.key_id, 49)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from sqlalchemy import select
@@ -174,6 +174,10 @@ def test_keys_write_may_manage_ordinary_keys(client, owner: Persona, member: Per
     assert create(client, manager, scopes=["bulk:*"]).status_code == 201
 
 
+def iso_seconds(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def test_last_used_at_says_when_a_key_last_called_to_the_minute(client, owner: Persona, frozen_clock) -> None:
     worker = add_key(owner.account_id, "Nightly import job", ("validate:read",))
 
@@ -182,15 +186,17 @@ def test_last_used_at_says_when_a_key_last_called_to_the_minute(client, owner: P
         return value
 
     assert last_used() is None
-    clock.freeze(datetime(2031, 5, 14, 10, 0, 5, tzinfo=UTC))  # early in a minute: +30 s stays in it
+    # Early in a minute (+30 s stays in it), and near now: keys stop at day 97 of their secret's life.
+    start = clock.now().replace(second=5, microsecond=0) + timedelta(minutes=1)
+    clock.freeze(start)
     client.get("/api/usage", headers=worker.headers)  # refused (no analytics:read): the key still called
     first = last_used()
-    assert first == "2031-05-14T10:00:05Z"
+    assert first == iso_seconds(start)
     updated = client.get(f"/api/keys/{worker.key_id}", headers=owner.headers).json["updatedAt"]
     clock.move(timedelta(seconds=30))
     client.get("/api/usage", headers=worker.headers)
     assert last_used() == first  # at most one write per key and minute
     clock.move(timedelta(minutes=2))
     client.get("/api/usage", headers=worker.headers)
-    assert last_used() == "2031-05-14T10:02:35Z"
+    assert last_used() == iso_seconds(start + timedelta(minutes=2, seconds=30))
     assert client.get(f"/api/keys/{worker.key_id}", headers=owner.headers).json["updatedAt"] == updated

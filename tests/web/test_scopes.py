@@ -6,7 +6,7 @@ import pytest
 
 from services.keys.scopes import SCOPES, grants
 from tests.fixtures.db import add_key, open_persona
-from tests.web.routes import PERMITTED, ROUTES
+from tests.web.routes import ALTERNATIVES, PERMITTED, ROUTES
 from web.auth import PUBLIC, SCOPE
 
 
@@ -29,7 +29,7 @@ def test_each_scope_reaches_exactly_the_routes_it_grants(client, scope, method, 
     # An invalid body: a permitted call stops at validation (400) or at the missing id (404), never
     # changing anything but revoke-all's keys, while a refused one stops at the scope check (403).
     response = client.open(path, method=method, headers=holder.headers, json={"bogus": True})
-    if grants(scope, required):
+    if any(grants(scope, needed) for needed in (required, *ALTERNATIVES.get(path, ()))):
         assert response.status_code == PERMITTED[(method, path)], response.json
     else:
         assert response.status_code == 403

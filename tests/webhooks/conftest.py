@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from services.webhooks.events import EVENT_TYPES
 from settings import get_settings
 from tests.fixtures.db import Persona
 from tests.webhooks.receiver import Receiver
+from tests.workers.harness import Worker, start_worker
 
 
 @pytest.fixture(scope="session")
@@ -24,17 +26,33 @@ def test_ca(tmp_path_factory: pytest.TempPathFactory) -> trustme.CA:
     return trustme.CA()
 
 
-@pytest.fixture
-def webhook_env(test_ca: trustme.CA, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Deliveries trust the test CA and may reach loopback, as in local development."""
-    bundle = tmp_path / "test-ca.pem"
+@pytest.fixture(scope="session")
+def ca_bundle(test_ca: trustme.CA, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    bundle = tmp_path_factory.mktemp("webhook-ca") / "test-ca.pem"
     test_ca.cert_pem.write_to_path(str(bundle))
-    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(bundle))
+    return bundle
+
+
+@pytest.fixture
+def webhook_env(ca_bundle: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Deliveries trust the test CA and may reach loopback, as in local development."""
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(ca_bundle))
     monkeypatch.setenv("WEBHOOK_ALLOW_LOOPBACK", "true")
     get_settings.cache_clear()
     yield
     monkeypatch.undo()
     get_settings.cache_clear()
+
+
+@pytest.fixture(scope="module")
+def webhooks_worker(database_url: str, ca_bundle: Path) -> Iterator[Worker]:
+    """A Celery worker on the ``webhooks`` queue, as the Procfile's ``webhooks`` process: test sends and
+    redeliveries are made by it, never by the web process. Module-scoped, asked for by the modules that
+    need it: it also takes every new event's nudge, which tests driving the sweeper must not see."""
+    env = dict(os.environ) | {"REQUESTS_CA_BUNDLE": str(ca_bundle), "WEBHOOK_ALLOW_LOOPBACK": "true"}
+    started = start_worker(env, f"hooks{os.getpid()}", concurrency=8, queues="webhooks")
+    yield started
+    started.stop()
 
 
 @pytest.fixture

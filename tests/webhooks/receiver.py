@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import ssl
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -43,6 +44,10 @@ class Receiver:
     # When set, the first two requests wait for each other: proof that two senders were in flight at once.
     gate: threading.Barrier | None = None
     gate_met: bool = False
+    # When set, the answer trickles out one byte every ``trickle`` seconds (a receiver that never finishes
+    # answering, to hold a sender's thread); ``trickle_body`` sends the headers at once and trickles the body.
+    trickle: float = 0.0
+    trickle_body: bool = False
 
     @property
     def port(self) -> int:
@@ -83,6 +88,9 @@ class Receiver:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 receiver.record(dict(self.headers.items()), body)
                 receiver.wait_at_gate()
+                if receiver.trickle:
+                    self.trickle_answer()
+                    return
                 self.send_response(receiver.status)
                 for name, value in receiver.extra_headers.items():
                     self.send_header(name, value)
@@ -90,10 +98,25 @@ class Receiver:
                 self.end_headers()
                 self.wfile.write(receiver.answer)
 
+            def trickle_answer(self) -> None:
+                head = b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n"
+                if receiver.trickle_body:
+                    self.wfile.write(head)
+                    self.wfile.flush()
+                payload = b"x" * 2000 if receiver.trickle_body else head
+                try:
+                    for byte in payload:  # bounded: about 2000 x trickle seconds at most
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                        time.sleep(receiver.trickle)
+                except OSError:  # the sender gave up and closed the connection, as it should
+                    return
+
             def log_message(self, format: str, *args: Any) -> None:
                 return
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True  # a trickling handler must not hold up the test's end
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         self.ca.issue_cert(*self.names).configure_cert(context)
         self.server.socket = context.wrap_socket(self.server.socket, server_side=True)

@@ -10,12 +10,16 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import trustme
 from flask.testing import FlaskClient
 
 from tests.fixtures.db import Persona
 
 ROOT = Path(__file__).resolve().parents[2]
+
+# Test sends are made by a webhook worker, as in production.
+pytestmark = pytest.mark.usefixtures("webhooks_worker")
 
 
 def free_port() -> int:

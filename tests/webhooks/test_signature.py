@@ -54,3 +54,29 @@ def test_construct_event_reads_lowercase_headers_and_returns_the_envelope() -> N
         construct_event(BODY, headers, SECRET)  # NOW is far from the real time
     headers = dict(zip(("x-service-timestamp", "x-service-signature"), signed(int(time.time())), strict=True))
     assert construct_event(BODY, headers, SECRET)["id"] == "evt_1"
+
+
+@pytest.mark.parametrize(
+    ("timestamp", "signature"),
+    [
+        (str(NOW), "é" * 64),  # non-ASCII: compare_digest would raise TypeError
+        (str(NOW), signed()[1][:-1] + "ü"),
+        (str(NOW), signed()[1] + "00"),  # too long
+        (str(NOW), "zz" * 32),  # not hex
+        ("١٨٠٠٠٠٠٠٠٠", signed()[1]),  # digits of another script
+        ("²", signed()[1]),  # isdigit() yet not an integer
+        ("9" * 5000, signed()[1]),  # past Python's limit on integer strings
+    ],
+)
+def test_malformed_or_non_ascii_headers_fail_verification_and_never_raise_anything_else(
+    timestamp: str, signature: str
+) -> None:
+    with pytest.raises(SignatureVerificationError):
+        verify_signature(BODY, timestamp, signature, SECRET, now=NOW)
+    with pytest.raises(SignatureVerificationError):
+        construct_event(BODY, {"X-Service-Timestamp": timestamp, "X-Service-Signature": signature}, SECRET)
+
+
+def test_an_upper_case_signature_with_spaces_around_it_still_verifies() -> None:
+    timestamp, signature = signed(NOW)
+    verify_signature(BODY, timestamp, f" {signature.upper()} ", SECRET, now=NOW)

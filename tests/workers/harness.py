@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -90,12 +91,14 @@ class Worker:
                 self.kill()
 
 
-def start_worker(env: dict[str, str], name: str, *, concurrency: int = 20) -> Worker:
-    """``celery worker`` on both queues with a gevent pool; returns once it says it is ready."""
+def start_worker(
+    env: dict[str, str], name: str, *, concurrency: int = 20, queues: str = "default,probes,webhooks"
+) -> Worker:
+    """``celery worker`` on every queue with a gevent pool; returns once it says it is ready."""
     command = [
         "worker",
         "--queues",
-        "default,probes",
+        queues,
         "--pool",
         "gevent",
         "--concurrency",
@@ -187,3 +190,56 @@ def poll_until_finished(live_api: Api, persona: Any, path: str, timeout: float) 
         if body["status"] in ("completed", "cancelled", "failed") or time.monotonic() > give_up:
             return body
         time.sleep(0.2)
+
+
+@dataclass
+class Gunicorn:
+    """``gunicorn`` serving ``web:create_app()`` with the project's gunicorn.conf.py on a free port."""
+
+    process: subprocess.Popen[bytes]
+    base_url: str
+    log: Path
+
+    def worker_pids(self) -> list[int]:
+        """The PIDs of gunicorn's worker processes (children of the arbiter we started)."""
+        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
+        return [int(pid) for pid in children.read_text().split()]
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_gunicorn(env: dict[str, str], folder: Path, **settings: str) -> Gunicorn:
+    """One gunicorn worker on 127.0.0.1 with ``env`` and ``settings`` (environment variables) on top;
+    returns once it answers ``/health``. No control socket: its default path is shared machine-wide."""
+    port = free_port()
+    log = folder / "gunicorn.log"
+    values = env | {"PORT": str(port), "WEB_CONCURRENCY": "1", "APP_ENV": "development"} | settings
+    command = [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py"]
+    command += ["--bind", f"127.0.0.1:{port}", "--no-control-socket", "web:create_app()"]
+    with log.open("wb") as sink:
+        process = subprocess.Popen(command, cwd=ROOT, env=values, stdout=sink, stderr=sink)
+    served = Gunicorn(process, f"http://127.0.0.1:{port}", log)
+    give_up = time.monotonic() + READY_TIMEOUT
+    while time.monotonic() < give_up:
+        if process.poll() is not None:
+            raise RuntimeError(f"gunicorn exited:\n{log.read_text(errors='replace')[-4000:]}")
+        try:  # the first request waits for the worker to boot and import the app
+            requests.get(f"{served.base_url}/health", timeout=READY_TIMEOUT)
+            return served
+        except requests.ConnectionError:
+            time.sleep(0.2)
+    served.stop()
+    raise RuntimeError("gunicorn did not answer")

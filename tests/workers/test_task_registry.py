@@ -43,6 +43,7 @@ def test_every_beat_entry_wakes_a_registered_task_and_expires_within_its_interva
 
 def test_the_sweepers_of_every_capability_are_scheduled() -> None:
     assert set(beat_schedule()) == {
+        "tasks.audit.fold_audit_counts",
         "tasks.jobs.sweep_jobs",
         "tasks.keys.sweep_key_rotation",
         "tasks.retention.purge_expired",
@@ -58,6 +59,13 @@ def test_every_task_the_services_send_is_registered(registered: Any, name: str) 
     assert name in registered
 
 
-def test_only_probe_groups_are_routed_to_the_probes_queue() -> None:
-    assert TASK_ROUTES == {"tasks.jobs.probe_group": {"queue": "probes"}}
-    assert len(_sent_task_names()) == 4  # plan_job, probe_group, deliver_event, send_due_mail
+def test_probe_groups_go_to_probes_and_webhook_deliveries_to_webhooks_the_rest_to_default() -> None:
+    webhooks = {
+        "tasks.webhooks.deliver_event",
+        "tasks.webhooks.deliver_one",
+        "tasks.webhooks.deliver_some_due",
+        "tasks.webhooks.sweep_due_deliveries",
+    }
+    expected = {name: {"queue": "webhooks"} for name in webhooks}
+    assert dict(TASK_ROUTES) == {"tasks.jobs.probe_group": {"queue": "probes"}} | expected
+    assert len(_sent_task_names()) == 7  # plan_job, probe_group, send_due_mail and four webhook tasks

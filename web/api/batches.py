@@ -31,6 +31,7 @@ bp = Blueprint("batches", __name__)
     "Validate 1 to 100 addresses",
     request=BatchBody,
     responses={200: BatchResultOut, 202: AcceptedOut},
+    coded_400=True,
     description="200 with every result when the batch finishes within BATCH_SYNC_WAIT_SECONDS; otherwise, "
     "or with `Prefer: respond-async`, 202 with batchId and resultsUrl. Each address counts one validation "
     "against the monthly quota; the batch counts one request against the rate limit. An `Idempotency-Key` "
@@ -63,12 +64,15 @@ def answer(job: ValidationJob) -> Response:
 
 @bp.get("/batches/<batch_id>/results")
 @document(
-    "A batch's status, progress and results, paginated", query=ResultsQuery, responses={200: ResultsOut}
+    "A batch's status, progress and results, paginated",
+    query=ResultsQuery,
+    responses={200: ResultsOut},
+    description="The results of a bulk list (a `blk_` id) need `bulk:*`, like every bulk route.",
 )
-@require_scope("validate:read")
+@require_scope("validate:read", alternatives=("bulk:*",))
 def results(batch_id: str) -> Response:
     query = parse_query(ResultsQuery)
-    job = submit.find(current_auth(), batch_id)
+    job = submit.find_readable(current_auth(), batch_id)
     return respond(ResultsOut.of(submit.results(job, after=query.starting_after, limit=query.limit)))
 
 

@@ -24,6 +24,29 @@ from web.validation import parse_query
 
 bp = Blueprint("bulk", __name__, url_prefix="/bulk/jobs")
 MEDIA_TYPES = {"text/csv": "csv", "application/json": "json"}
+# What the readers of ``services.jobs.bulk_readers`` accept (limits in ``services.jobs.upload_guards``).
+UPLOAD_BODIES = {
+    "text/csv": {
+        "type": "string",
+        "description": "One address per line; the column headed `email` if the first row has one, else the "
+        "first column. Lines of at most 8 KiB and 64 columns.",
+    },
+    "application/json": {
+        "type": "array",
+        "minItems": 1,
+        "items": {
+            "anyOf": [
+                {"type": "string", "maxLength": 1024},
+                {
+                    "type": "object",
+                    "required": ["email"],
+                    "properties": {"email": {"type": "string", "maxLength": 1024}},
+                },
+            ]
+        },
+        "description": "Addresses, or objects with an `email` string; items of at most 4 KiB, 4 levels deep.",
+    },
+}
 DOWNLOAD_TYPES = {"csv": "text/csv; charset=utf-8", "json": "application/json"}
 
 
@@ -32,6 +55,7 @@ DOWNLOAD_TYPES = {"csv": "text/csv; charset=utf-8", "json": "application/json"}
     "Upload a list (CSV or JSON body) to validate",
     query=UploadQuery,
     responses={202: BulkJobOut},
+    raw_body=UPLOAD_BODIES,
     description="Each address counts one validation against the monthly quota (all or nothing); the upload "
     "counts one request against the rate limit. Bodies up to BULK_MAX_BODY_BYTES. An `Idempotency-Key` "
     "sent again within 24 h with the same list answers for the same job (`Idempotent-Replayed: true`).",

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from services.webhooks import delivery_log, endpoints
+from services.webhooks import delivery_log, endpoints, send_limits
+from services.webhooks.delivery_log import DeliveryRecord
+from services.webhooks.errors import SendsLimited
+from web import errors
 from web.auth import current_auth, require_scope
+from web.config import app_settings
 from web.openapi import document
 from web.schemas.base import respond
 from web.schemas.webhooks import (
@@ -92,21 +96,50 @@ def deliveries(endpoint_id: int) -> Response:
     return respond(DeliveryPageOut.of(page))
 
 
+WAITS = (
+    f"Waits at most {delivery_log.WAIT_SECONDS:g} s for the attempt, which a webhook worker makes: 202 "
+    "with the delivery as it stands (and `Location`, its endpoint's delivery log) when the attempt has not "
+    f"been logged by then. At most {send_limits.SENDS_PER_MINUTE} test sends and redeliveries per account "
+    "and minute."
+)
+
+
 @bp.post("/<int:endpoint_id>/deliveries/<int:delivery_id>/redeliver")
-@document("Send a delivery's event again now (a new delivery)", responses={201: DeliveryOut})
+@document(
+    "Send a delivery's event again now (a new delivery)",
+    responses={201: DeliveryOut, 202: DeliveryOut},
+    description=WAITS,
+)
 @require_scope("webhooks:write")
 def redeliver(endpoint_id: int, delivery_id: int) -> Response:
     record = delivery_log.redeliver(current_auth(), endpoint_id, delivery_id)
-    return respond(DeliveryOut.of(record), 201)
+    return respond(DeliveryOut.of(record), 201) if record.attempted else still_pending(record)
 
 
 @bp.post("/test")
 @document(
     "Send a sample event to an endpoint and return the outcome",
     request=TestWebhookBody,
-    responses={200: TestResultOut},
+    responses={200: TestResultOut, 202: DeliveryOut},
+    description=WAITS,
 )
 @require_scope("webhooks:write")
 def test() -> Response:
     body = parse_body(TestWebhookBody)
-    return respond(TestResultOut.of(delivery_log.send_test(current_auth(), body.type, body.endpoint_id)))
+    record = delivery_log.send_test(current_auth(), body.type, body.endpoint_id)
+    return respond(TestResultOut.of(record)) if record.attempted else still_pending(record)
+
+
+def still_pending(record: DeliveryRecord) -> Response:
+    response = respond(DeliveryOut.of(record), 202)
+    response.headers["Location"] = (
+        f"{app_settings().base_url}/webhooks/{record.delivery.endpoint_id}/deliveries"
+    )
+    return response
+
+
+@bp.errorhandler(SendsLimited)
+def sends_limited(error: SendsLimited) -> Response:
+    response = errors.on_service_error(error)
+    response.headers["Retry-After"] = str(error.extra["retryAfter"])
+    return response

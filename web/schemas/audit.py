@@ -5,11 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import AwareDatetime, BeforeValidator, Field
+from pydantic import BeforeValidator, Field
 
 from models.audit import AuditEntry, AuditEvent
 from services.audit import PAGE_MAX, AuditPage, AuditQuery
 from web.schemas.base import Out, Query
+from web.schemas.inputs import DatabaseId, Instant
 
 
 def comma_separated(value: object) -> object:
@@ -20,9 +21,9 @@ class AuditLogQuery(Query):
     """``type`` takes one or more comma-separated event types; ``since``/``until`` are ISO 8601 with zone."""
 
     type: Annotated[list[AuditEvent], BeforeValidator(comma_separated)] = Field(default_factory=list)
-    since: AwareDatetime | None = None
-    until: AwareDatetime | None = None
-    starting_after: int | None = Field(default=None, ge=1)
+    since: Instant | None = None
+    until: Instant | None = None
+    starting_after: DatabaseId | None = None
     limit: int = Field(default=50, ge=1, le=PAGE_MAX)
 
     def for_account(self, account_id: int) -> AuditQuery:

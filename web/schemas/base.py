@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 from flask import Response, jsonify
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 from pydantic.alias_generators import to_camel
+
+from services.errors import InvalidField
 
 
 class Body(BaseModel):
-    """A JSON request body: ``"true"`` is not a boolean and an unknown field is an error, not ignored."""
+    """A JSON request body: ``"true"`` is not a boolean, an unknown field is an error, not ignored, and
+    ``null`` is refused: a field is left out to keep its value or take its default (as /openapi.json says)."""
 
     model_config = ConfigDict(alias_generator=to_camel, strict=True, extra="forbid", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def no_nulls(cls, data: object) -> object:
+        if isinstance(data, dict):
+            for name, value in data.items():
+                if value is None:
+                    raise InvalidField(str(name), f"{name} cannot be null; leave it out instead.")
+        return data
 
 
 class Query(BaseModel):

@@ -7,6 +7,7 @@ from typing import Annotated
 
 from pydantic import (
     AfterValidator,
+    ConfigDict,
     Field,
     StringConstraints,
     ValidationInfo,
@@ -53,6 +54,8 @@ class CreateKeyBody(Body):
 
 
 class UpdateKeyBody(Body):
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1})  # something to change
+
     name: Name | None = None
     scopes: Scopes | None = None
     allowed_ips: AllowedIps | None = None

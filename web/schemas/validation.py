@@ -5,15 +5,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Protocol
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, WithJsonSchema
 
 from models.accounts import Account
 from models.jobs import ValidationJob
 from services import links
 from services.jobs.completion import processing_ms
+from services.jobs.errors import BATCH_MAXIMUM
 from services.jobs.options import JobOptions
 from services.jobs.submit import ResultsPage
 from web.schemas.base import Body, Out, Query
+from web.schemas.inputs import INTEGER_MAX
 
 Email = Annotated[str, Field(max_length=254, description="at most 254 characters (spec 8.4)")]
 
@@ -31,7 +33,13 @@ class ValidateBody(Body):
 class BatchBody(Body):
     """``emails`` must be strings; an address that is not valid still gets its (invalid) result."""
 
-    emails: list[str]
+    # The size is checked by the service, which answers BATCH_EMPTY / BATCH_TOO_LARGE (spec 7.1).
+    emails: Annotated[
+        list[str],
+        WithJsonSchema(
+            {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": BATCH_MAXIMUM}
+        ),
+    ]
     options: ValidateOptions = ValidateOptions()
 
 
@@ -47,7 +55,9 @@ def job_options(account: Account, options: Switches) -> JobOptions:
 
 
 class ResultsQuery(Query):
-    starting_after: int | None = Field(default=None, ge=0, description="position of the last result seen")
+    starting_after: int | None = Field(
+        default=None, ge=0, le=INTEGER_MAX, description="position of the last result seen"
+    )
     limit: int = Field(default=100, ge=1, le=1000)
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, WithJsonSchema, model_validator
+from pydantic import AfterValidator, ConfigDict, Field, WithJsonSchema, model_validator
 
 from models.webhooks import EndpointStatus, WebhookAttempt, WebhookEndpoint
 from services.webhooks import endpoints
 from services.webhooks.delivery_log import DeliveryPage, DeliveryRecord
 from services.webhooks.events import EVENT_TYPES, envelope
 from web.schemas.base import Body, Out, Query
+from web.schemas.inputs import DatabaseId
 
 
 def known_event_type(event_type: str) -> str:
@@ -34,6 +35,8 @@ class CreateWebhookBody(Body):
 
 
 class UpdateWebhookBody(Body):
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1})  # something to change
+
     url: Url | None = None
     events: EventTypes | None = None
     status: Literal["enabled", "disabled"] | None = None
@@ -54,11 +57,11 @@ class UpdateWebhookBody(Body):
 
 class TestWebhookBody(Body):
     type: EventType
-    endpoint_id: int | None = Field(default=None, ge=1, description="required when the account has several")
+    endpoint_id: DatabaseId | None = Field(default=None, description="required when the account has several")
 
 
 class DeliveriesQuery(Query):
-    starting_after: int | None = Field(default=None, ge=1)
+    starting_after: DatabaseId | None = None
     limit: int = Field(default=20, ge=1, le=100)
 
 

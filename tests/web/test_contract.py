@@ -1,0 +1,88 @@
+"""/openapi.json is the contract: schemathesis (every check, stateful phase on) finds no failure against
+the real service (gunicorn, a Celery worker, Postgres, Redis), run with a real account's key.
+
+A few hundred generated cases in under about two minutes; webhook URLs it generates are pointed at
+loopback (``tests.web.contract_hooks``) and the service may deliver to loopback only in this run.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from models.accounts import Tier
+from tests.fixtures.db import open_persona
+from tests.workers.harness import Gunicorn, Worker, beat, job_env, start_gunicorn, worker
+
+__all__ = ["beat", "job_env", "worker"]
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES_PER_OPERATION = 8
+RUN_SECONDS = 240
+
+
+@pytest.fixture(scope="module")
+def service(
+    job_env: dict[str, str], worker: Worker, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Gunicorn]:
+    served = start_gunicorn(
+        job_env,
+        tmp_path_factory.mktemp("contract"),
+        WEBHOOK_ALLOW_LOOPBACK="true",
+        BATCH_SYNC_WAIT_SECONDS="1",
+        VALIDATE_WAIT_SECONDS="2",
+    )
+    yield served
+    served.stop()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="not yet exact: schema-valid requests still refused (webhook URL, allowedIps, CSV rows need "
+    "formats the document can state) and undocumented statuses remain; see docs/decisions-hardening.md",
+)
+def test_schemathesis_finds_no_failure_against_the_running_service(service: Gunicorn, tmp_path: Path) -> None:
+    persona = open_persona(Tier.ENTERPRISE_PLUS)
+    # revoke-all and refresh would end the run's own key; they are covered by the API tests.
+    command = [
+        sys.executable,
+        "-m",
+        "schemathesis.cli",
+        "run",
+        f"{service.base_url}/openapi.json",
+        "--checks",
+        "all",
+        "--phases",
+        "examples,coverage,fuzzing,stateful",
+        "--max-examples",
+        str(EXAMPLES_PER_OPERATION),
+        "--seed",
+        "20240611",
+        "--workers",
+        "2",
+        "--header",
+        f"X-API-Key: {persona.secret}",
+        "--request-timeout",
+        "30",
+        "--exclude-operation-id",
+        "keys.revoke_all",
+        "--exclude-operation-id",
+        "keys.refresh",
+        "--report",
+        "junit",
+        "--report-dir",
+        str(tmp_path),
+    ]
+    env = os.environ | {
+        "SCHEMATHESIS_HOOKS": "tests.web.contract_hooks",
+        "PYTHONPATH": str(ROOT),
+        "CONTRACT_KEY_ID": str(persona.key_id),
+    }
+    run = subprocess.run(
+        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=RUN_SECONDS, check=False
+    )
+    assert run.returncode == 0, run.stdout[-20000:] + run.stderr[-4000:]

@@ -1,0 +1,67 @@
+"""What the deployment files promise: gunicorn on loopback unless told otherwise, docker compose with an
+explicit APP_ENV, nothing published beyond the host's loopback, and Flower only behind a password."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def gunicorn_bind(**env: str) -> str:
+    printed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--config",
+            "gunicorn.conf.py",
+            "--print-config",
+            "web:create_app()",
+        ],
+        cwd=ROOT,
+        env=os.environ | env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
+    return next(line.split("=", 1)[1].strip() for line in printed.splitlines() if line.startswith("bind "))
+
+
+def test_gunicorn_listens_on_loopback_by_default_as_the_readme_says_a_proxied_deployment_should() -> None:
+    assert gunicorn_bind(PORT="8123") == "['127.0.0.1:8123']"
+    assert "127.0.0.1:$PORT" in (ROOT / "README.md").read_text()
+
+
+def test_gunicorn_listens_where_bind_address_says() -> None:
+    assert gunicorn_bind(PORT="8123", BIND_ADDRESS="0.0.0.0") == "['0.0.0.0:8123']"
+    assert gunicorn_bind(PORT="8123", BIND_ADDRESS="::1") == "['[::1]:8123']"
+
+
+def compose() -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    return loaded
+
+
+def test_compose_makes_app_env_explicit() -> None:
+    app_env = compose()["x-app"]["environment"]["APP_ENV"]
+    assert app_env.startswith("${APP_ENV:?"), "APP_ENV must be required, never defaulted"
+
+
+def test_compose_publishes_ports_on_the_hosts_loopback_only() -> None:
+    for name, service in compose()["services"].items():
+        for port in service.get("ports", []):
+            assert str(port).startswith("127.0.0.1:"), (name, port)
+
+
+def test_compose_starts_flower_only_with_basic_authentication() -> None:
+    command = compose()["services"]["flower"]["command"]
+    assert 'test -n "$$FLOWER_BASIC_AUTH" ||' in command
+    assert '--basic-auth="$$FLOWER_BASIC_AUTH"' in command
