@@ -26,6 +26,14 @@ class AuditEvent(StrEnum):
     SCOPE_DENIED = "auth.scope_denied"
     IP_DENIED = "auth.ip_denied"
     RATE_LIMITED = "rate_limit.exceeded"
+    # A reseller's own log records what it does to its sub-users, brand and domains.
+    SUB_USER_CREATED = "sub_user.created"
+    SUB_USER_UPDATED = "sub_user.updated"
+    SUB_USER_DELETED = "sub_user.deleted"
+    WHITE_LABEL_UPDATED = "white_label.updated"
+    CUSTOM_DOMAIN_ADDED = "custom_domain.added"
+    CUSTOM_DOMAIN_VERIFIED = "custom_domain.verified"
+    CUSTOM_DOMAIN_DELETED = "custom_domain.deleted"
 
 
 class AuditEntry(Base):

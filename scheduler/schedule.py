@@ -47,6 +47,13 @@ BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     },
     # Validation jobs: groups whose worker died (lease expired), whose message was lost, or whose greylisting
     # retry is due, and bulk lists never planned. A missed tick delays them by one interval, never loses them.
+    # Commission reports (services.resellers.commissions): a month closes 10 minutes after it ends; hourly
+    # ticks close it within the hour (a reseller asking for it earlier closes it on the spot).
+    "resellers-close-commission-months": {
+        "task": "tasks.resellers.close_commission_months",
+        "schedule": 3600.0,
+        "options": {"expires": 3600.0},
+    },
     "jobs-sweep": {
         "task": "tasks.jobs.sweep_jobs",
         "schedule": _JOB_SWEEP_SECONDS,

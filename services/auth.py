@@ -44,7 +44,7 @@ def authenticate(credential: str | None, origin: audit.Origin) -> AuthContext:
         raise MissingApiKey("No API key supplied. Send it in the X-API-Key header.")
     is_publishable = credential.startswith(secrets.PUBLISHABLE_PREFIX)
     key = _find_key(credential, is_publishable)
-    if key is None or not key.is_usable:
+    if key is None or not key.is_usable or key.account.suspended_at is not None:
         _record_failure(key, origin)
         raise InvalidApiKey(INVALID_MESSAGE)
     if not allowlist.permits(key.allowed_ips, origin.ip):
@@ -59,10 +59,12 @@ def authenticate(credential: str | None, origin: audit.Origin) -> AuthContext:
 
 
 def _record_failure(key: ApiKey | None, origin: audit.Origin) -> None:
-    """A revoked or deactivated key is its account's business (and its ``recentErrors``): always recorded.
+    """A revoked or deactivated key, or one of a suspended account, is its account's business (and its
+    ``recentErrors``): always recorded.
     An unknown key names nobody, so a flood of them is recorded once per source IP and minute."""
     if key is not None:
-        _record(AuditEvent.AUTH_FAILED, key, origin, reason=f"key {key.status}")
+        reason = "account suspended" if key.account.suspended_at is not None else f"key {key.status}"
+        _record(AuditEvent.AUTH_FAILED, key, origin, reason=reason)
     elif once_a_minute.first_this_minute("unknown-key", origin.ip, if_redis_down=True):
         _record(AuditEvent.AUTH_FAILED, None, origin, reason="unknown key")
 

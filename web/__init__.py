@@ -8,7 +8,7 @@ from flask.json.provider import DefaultJSONProvider
 from settings import Settings, get_settings
 from web import client_ip, config, errors, limits, logs, pipeline
 from web.api import register as register_blueprints
-from web.cli import accounts
+from web.cli import accounts, resellers
 
 
 def create_app(settings: Settings | None = None) -> Flask:
@@ -30,6 +30,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     limits.install(app)
     register_blueprints(app)
     app.cli.add_command(accounts)
+    app.cli.add_command(resellers)
     return app
 
 

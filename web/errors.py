@@ -21,6 +21,13 @@ from services import errors as service
 from services.errors import CodedError, ServiceError
 from services.jobs.errors import BadUpload, BatchEmpty, BatchTooLarge, JobNotFinished
 from services.jobs.idempotency import IdempotencyKeyReused, IdempotentRequestInProgress
+from services.resellers.errors import (
+    DomainNotVerified,
+    DomainTaken,
+    EmailTaken,
+    PlanUpgradeRequired,
+    SubUserLimitReached,
+)
 from services.usage.quota import QuotaExhausted
 from services.usage.rate_limits import RateLimited
 from services.webhooks.endpoints import EndpointLimitReached
@@ -46,6 +53,11 @@ STATUS: dict[type[ServiceError], int] = {
     JobNotFinished: 409,
     IdempotencyKeyReused: 422,  # Stripe's answer to a key reused with other parameters
     IdempotentRequestInProgress: 409,
+    PlanUpgradeRequired: 403,
+    SubUserLimitReached: 403,
+    EmailTaken: 409,
+    DomainTaken: 409,
+    DomainNotVerified: 422,  # the request was understood; the DNS record is not there (yet)
 }
 # Spec 7.2 names the flat 429 "Rate Limit Exceeded" rather than the HTTP phrase "Too Many Requests".
 PHRASES: dict[int, str] = {429: "Rate Limit Exceeded"}

@@ -25,6 +25,7 @@ TASK_MODULES: list[str] = [  # later issues register their task modules here (ta
     "tasks.keys",
     "tasks.jobs",
     "tasks.retention",
+    "tasks.resellers",
 ]
 
 

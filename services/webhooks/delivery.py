@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from core import clock
 from models.events import Event
 from models.webhooks import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from services import branding
 from services.due_work import work_through_due
 from services.webhooks import outbound
 from services.webhooks.events import envelope
@@ -68,8 +69,12 @@ def attempt(session: Session, delivery: WebhookDelivery) -> WebhookAttempt:
     attempted_at = clock.now()
     result: PostResult | None = None
     error: str | None = None
+    white_label = branding.brand_of_id(session, endpoint.account_id).white_label
+    user_agent = outbound.NEUTRAL_USER_AGENT if white_label else outbound.USER_AGENT
     try:
-        result = outbound.post(endpoint.url, body, signature_headers(endpoint.secret, body))
+        result = outbound.post(
+            endpoint.url, body, signature_headers(endpoint.secret, body), user_agent=user_agent
+        )
     except DeliveryError as failure:
         error = str(failure)
     logged = WebhookAttempt(

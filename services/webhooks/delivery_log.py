@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from models.events import Event
 from models.session import transaction
 from models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from services import branding, links
 from services.auth import AuthContext
 from services.errors import InvalidField, NotFound
 from services.webhooks import delivery, events, payloads
@@ -67,7 +68,8 @@ def send_test(actor: AuthContext, event_type: str, endpoint_id: int | None) -> D
     """Send a sample ``event_type`` event to one endpoint (the only one, if ``endpoint_id`` is omitted)."""
     with transaction() as session:
         endpoint = _test_target(session, actor, endpoint_id)
-        data = payloads.sample(event_type)
+        base = links.base_url(links.account_host(session, actor.account.id))
+        data = payloads.sample(event_type, base, branding.brand_in(session, actor.account).metadata())
         event = events.new_event(session, actor.account.id, event_type, data, is_test=True)
         return _send_now(session, event, endpoint.id, max_attempts=1)
 

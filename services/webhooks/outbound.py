@@ -25,6 +25,8 @@ from settings import get_settings
 TIMEOUT_SECONDS = 30.0
 EXCERPT_BYTES = 1024
 USER_AGENT = "verimail-webhooks/1.0"
+# What white-labelled accounts' receivers see instead: it names nobody (services.branding).
+NEUTRAL_USER_AGENT = "webhook-delivery/1.0"
 
 
 class DeliveryError(Exception):
@@ -38,7 +40,7 @@ class PostResult:
     elapsed_ms: int
 
 
-def post(url: str, body: bytes, headers: dict[str, str]) -> PostResult:
+def post(url: str, body: bytes, headers: dict[str, str], *, user_agent: str = USER_AGENT) -> PostResult:
     """POST ``body`` to ``url``: the answer whatever its status, or ``DeliveryError`` when there is none."""
     settings = get_settings()
     target = urlsplit(url)
@@ -52,7 +54,7 @@ def post(url: str, body: bytes, headers: dict[str, str]) -> PostResult:
     request_headers = {
         "Host": target.netloc.rpartition("@")[2],
         "Content-Type": "application/json",
-        "User-Agent": USER_AGENT,
+        "User-Agent": user_agent,
         **headers,
     }
     started = time.monotonic()

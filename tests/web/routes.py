@@ -9,6 +9,8 @@ from __future__ import annotations
 MISSING_ID = 999_999_999
 MISSING_JOB = "job_000000000000000000000000"
 MISSING_BATCH = "bat_000000000000000000000000"
+MISSING_SUB_USER = "sub_000000000000000000000000"
+MISSING_DOMAIN = "dom_000000000000000000000000"
 
 ROUTES: tuple[tuple[str, str, str], ...] = (
     ("POST", "/api/keys", "keys:write"),
@@ -37,4 +39,20 @@ ROUTES: tuple[tuple[str, str, str], ...] = (
     ("POST", f"/webhooks/{MISSING_ID}/deliveries/{MISSING_ID}/redeliver", "webhooks:write"),
     ("POST", f"/webhooks/{MISSING_ID}/rotate-secret", "webhooks:write"),
     ("POST", "/webhooks/test", "webhooks:write"),
+    ("POST", "/api/sub-users", "resellers:write"),
+    ("GET", "/api/sub-users", "resellers:read"),
+    ("GET", f"/api/sub-users/{MISSING_SUB_USER}", "resellers:read"),
+    ("PATCH", f"/api/sub-users/{MISSING_SUB_USER}", "resellers:write"),
+    ("DELETE", f"/api/sub-users/{MISSING_SUB_USER}", "resellers:write"),
+    ("GET", f"/api/sub-users/{MISSING_SUB_USER}/usage", "resellers:read"),
+    ("GET", "/api/commissions", "resellers:read"),
+    ("GET", "/api/white-label", "resellers:read"),
+    ("PUT", "/api/white-label", "resellers:write"),
+    ("POST", "/api/custom-domains", "resellers:write"),
+    ("GET", "/api/custom-domains", "resellers:read"),
+    ("GET", f"/api/custom-domains/{MISSING_DOMAIN}", "resellers:read"),
+    ("DELETE", f"/api/custom-domains/{MISSING_DOMAIN}", "resellers:write"),
+    ("POST", f"/api/custom-domains/{MISSING_DOMAIN}/verify", "resellers:write"),
 )
+# Routes of the Enterprise Plus tier: every other plan is refused there whatever its scopes.
+RESELLER_PREFIXES = ("/api/sub-users", "/api/commissions", "/api/white-label", "/api/custom-domains")

@@ -7,9 +7,9 @@ from typing import Literal
 
 from pydantic import Field
 
+from services import links
 from services.jobs.bulk import Progress
 from services.jobs.completion import processing_ms
-from settings import get_settings
 from web.schemas.base import Out, Query
 
 
@@ -46,8 +46,8 @@ class BulkJobOut(Out):
     download_url: str
 
     @classmethod
-    def of(cls, progress: Progress) -> BulkJobOut:
-        job, base = progress.job, f"{get_settings().base_url}/bulk/jobs/{progress.job.public_id}"
+    def of(cls, progress: Progress, host: str | None) -> BulkJobOut:
+        job = progress.job
         return cls(
             id=job.public_id,
             status=job.status,
@@ -60,6 +60,6 @@ class BulkJobOut(Out):
             created_at=job.created_at,
             started_at=job.started_at,
             finished_at=job.finished_at,
-            results_url=f"{get_settings().base_url}/batches/{job.public_id}/results",
-            download_url=f"{base}/download",
+            results_url=links.results_url(job.public_id, host),
+            download_url=links.bulk_download_url(job.public_id, host),
         )

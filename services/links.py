@@ -1,0 +1,77 @@
+"""Every URL the service writes (results and download links, webhook payloads, emails) is built here.
+
+The base is ``https://<hostname>`` for a custom domain that the caller's reseller verified, else
+PUBLIC_BASE_URL. A request's ``Host`` header is client input and never becomes a base by itself: an
+unverified, foreign or forged host is ignored, so host-header injection cannot plant someone else's host
+in a results URL or an email. Work outside a request (webhook payloads, emails) uses the reseller's oldest
+verified domain, so a white-labelled customer's links keep pointing at its reseller's domain.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from models.accounts import Account
+from models.resellers import CustomDomain
+from models.session import transaction
+from services.branding import reseller_of
+from settings import get_settings
+
+HOSTNAME = re.compile(r"[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?")
+
+
+def base_url(host: str | None = None) -> str:
+    """``https://<host>`` for a verified custom domain, else PUBLIC_BASE_URL."""
+    return f"https://{host}" if host else get_settings().base_url
+
+
+def results_url(batch_id: str, host: str | None = None) -> str:
+    return f"{base_url(host)}/batches/{batch_id}/results"
+
+
+def bulk_job_url(job_id: str, host: str | None = None) -> str:
+    return f"{base_url(host)}/bulk/jobs/{job_id}"
+
+
+def bulk_download_url(job_id: str, host: str | None = None) -> str:
+    return f"{bulk_job_url(job_id, host)}/download"
+
+
+def hostname_of(host_header: str) -> str | None:
+    """``Brand.Example:443`` -> ``brand.example``; None for IP literals and anything that is not a name."""
+    name = host_header.strip().lower()
+    if name.startswith("["):
+        return None
+    name = name.partition(":")[0].rstrip(".")
+    return name if HOSTNAME.fullmatch(name) and not name.replace(".", "").isdigit() else None
+
+
+def verified_host(account: Account, host_header: str) -> str | None:
+    """The request's host if it is a custom domain verified by ``account``'s reseller, else None."""
+    reseller_id, hostname = reseller_of(account), hostname_of(host_header)
+    if reseller_id is None or hostname is None:
+        return None
+    stmt = select(CustomDomain.hostname).where(
+        CustomDomain.reseller_id == reseller_id,
+        CustomDomain.hostname == hostname,
+        CustomDomain.verified_at.is_not(None),
+    )
+    with transaction() as session:
+        return session.scalar(stmt)
+
+
+def account_host(session: Session, account_id: int) -> str | None:
+    """The domain links for ``account_id`` use outside a request: its reseller's oldest verified one."""
+    reseller_id = reseller_of(session.get_one(Account, account_id))
+    if reseller_id is None:
+        return None
+    stmt = (
+        select(CustomDomain.hostname)
+        .where(CustomDomain.reseller_id == reseller_id, CustomDomain.verified_at.is_not(None))
+        .order_by(CustomDomain.verified_at, CustomDomain.id)
+        .limit(1)
+    )
+    return session.scalar(stmt)
