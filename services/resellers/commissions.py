@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from sqlalchemy import distinct, or_, select
+from sqlalchemy import or_, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -186,7 +186,7 @@ def _line_rows(report_id: int, lines: tuple[Line, ...]) -> list[CommissionLine]:
 def _resellers() -> list[tuple[int, Month]]:
     """Every account that is or was a reseller (Enterprise Plus now, or parent of sub-users), and its
     first month."""
-    parents = select(distinct(SubUser.reseller_id))
+    parents = select(SubUser.reseller_id).distinct()
     stmt = select(Account.id, Account.created_at).where(
         or_(Account.tier == Tier.ENTERPRISE_PLUS.value, Account.id.in_(parents))
     )

@@ -1,0 +1,76 @@
+"""The operator's terms for a reseller: ``flask --app web resellers set`` caps its sub-users and sets its
+commission rate; beyond the cap, creating a sub-user is a coded 403 naming the limit."""
+
+from __future__ import annotations
+
+from tests.fixtures.db import Persona, open_persona
+from tests.resellers.conftest import create_sub_user, resellers_cli, set_terms
+from tests.workers.harness import Api
+
+
+def test_beyond_the_cap_a_sub_user_is_refused_with_the_limit(api: Api, reseller: Persona) -> None:
+    assert set_terms(reseller, "--max-sub-users", "2") == {
+        "accountId": reseller.account_id,
+        "maxSubUsers": 2,
+        "commissionRate": 20.0,
+    }
+    first = create_sub_user(api, reseller)
+    create_sub_user(api, reseller)
+
+    refused = api.call(
+        "post",
+        "/api/sub-users",
+        reseller,
+        json={"email": "third@example.com", "name": "Third", "tier": "pro"},
+    )
+
+    assert refused.status_code == 403
+    assert refused.json()["error"]["code"] == "SUB_USER_LIMIT_REACHED"
+    assert refused.json()["error"]["limit"] == 2
+    assert "2" in refused.json()["error"]["message"]
+    assert len(api.call("get", "/api/sub-users", reseller).json()["data"]) == 2
+    # A deleted sub-user frees its slot; suspended ones keep theirs.
+    api.call("delete", f"/api/sub-users/{first.id}", reseller)
+    third = create_sub_user(api, reseller)
+    api.call("patch", f"/api/sub-users/{third.id}", reseller, json={"status": "suspended"})
+    assert (
+        api.call(
+            "post",
+            "/api/sub-users",
+            reseller,
+            json={"email": "fourth@example.com", "name": "Fourth", "tier": "pro"},
+        ).status_code
+        == 403
+    )
+
+
+def test_unlimited_lifts_the_cap_and_the_rate_is_kept(api: Api, reseller: Persona) -> None:
+    set_terms(reseller, "--max-sub-users", "0", "--commission-rate", "12.5")
+    assert (
+        api.call(
+            "post", "/api/sub-users", reseller, json={"email": "a@example.com", "name": "A", "tier": "pro"}
+        ).status_code
+        == 403
+    )
+
+    printed = set_terms(reseller, "--max-sub-users", "unlimited")
+
+    assert printed == {"accountId": reseller.account_id, "maxSubUsers": "unlimited", "commissionRate": 12.5}
+    for _ in range(3):
+        create_sub_user(api, reseller)
+    assert api.call("get", "/api/commissions", reseller).json()["commissionRate"] == 12.5
+
+
+def test_the_cli_refuses_bad_values_and_accounts_that_are_not_resellers(reseller: Persona) -> None:
+    for options in (("--max-sub-users", "-1"), ("--max-sub-users", "lots"), ("--commission-rate", "120")):
+        result = resellers_cli("set", "--account", str(reseller.account_id), *options)
+        assert result.returncode != 0, options
+    too_precise = resellers_cli("set", "--account", str(reseller.account_id), "--commission-rate", "12.345")
+    assert "two decimals" in too_precise.stderr
+    business = open_persona()
+    not_reseller = resellers_cli("set", "--account", str(business.account_id), "--max-sub-users", "3")
+    assert not_reseller.returncode != 0
+    assert "Enterprise Plus" in not_reseller.stderr
+    missing = resellers_cli("set", "--account", "999999999", "--max-sub-users", "3")
+    assert missing.returncode != 0
+    assert "No account" in missing.stderr
