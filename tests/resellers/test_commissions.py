@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from core import clock
 from models.accounts import Tier
@@ -213,4 +213,7 @@ def test_a_month_before_any_sub_user_is_empty(api: Api, reseller: Persona) -> No
         "closedAt": body["closedAt"],
     }
     with transaction() as session:
-        assert session.scalar(select(func.count()).select_from(CommissionReport)) >= 1
+        stored = select(CommissionReport.total_revenue_cents).where(
+            CommissionReport.reseller_id == reseller.account_id, CommissionReport.period == "2020-01"
+        )
+        assert session.scalars(stored).all() == [0]
