@@ -217,3 +217,17 @@ def test_a_month_before_any_sub_user_is_empty(api: Api, reseller: Persona) -> No
             CommissionReport.reseller_id == reseller.account_id, CommissionReport.period == "2020-01"
         )
         assert session.scalars(stored).all() == [0]
+
+
+def test_a_tier_change_bills_each_tier_for_its_days(api: Api, frozen: None) -> None:
+    at(1, 8, month=11)
+    reseller = open_persona(Tier.ENTERPRISE_PLUS)
+    customer = create_sub_user(api, reseller, tier="growth")
+    at(11, 15, month=11)
+    api.call("patch", f"/api/sub-users/{customer.id}", reseller, json={"tier": "scale"})
+
+    [row] = report(api, reseller)["subUsers"]
+
+    # November has 30 days: the 1st-10th on Growth, the 11th (the change's day) onwards on Scale.
+    expected = cents(Decimal(19) * 10 / 30 + Decimal(399) * 20 / 30)
+    assert row["revenue"] == float(expected) == 272.33
