@@ -58,8 +58,8 @@ def parse_sealing_key(raw: str | None, app_env: str) -> bytes:
 
 
 def parse_base_url(env: Mapping[str, str], default: str) -> str:
-    """PUBLIC_BASE_URL (``BASE_URL``, its former name, is still read): absolute http(s), no trailing slash."""
-    raw = (env.get("PUBLIC_BASE_URL") or env.get("BASE_URL") or default).strip().rstrip("/")
+    """PUBLIC_BASE_URL: an absolute http(s) URL, kept without its trailing slash."""
+    raw = env.get("PUBLIC_BASE_URL", default).strip().rstrip("/")
     parts = urlsplit(raw)
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
         raise ConfigError(f"PUBLIC_BASE_URL must be an absolute http(s) URL, got {raw!r}")
@@ -98,7 +98,7 @@ def _text(env: Mapping[str, str], name: str, default: str) -> str:
 
 @dataclass(frozen=True)
 class JobSettings:
-    """Validation jobs (``services.jobs.submit``): waits, leases, deadlines, bulk limits. Seconds unless named."""
+    """Validation jobs (``services.jobs``): waits, leases, deadlines, bulk limits. Seconds unless named."""
 
     batch_wait: int = 25  # BATCH_SYNC_WAIT_SECONDS: a batch answers 200 if done by then, else 202
     single_wait: int = 70  # VALIDATE_WAIT_SECONDS: longest wait of POST /validate (above SMTP_DEADLINE)

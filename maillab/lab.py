@@ -68,12 +68,14 @@ class MailLab:
             "smtp_connect_timeout": 1.0,
             "smtp_banner_timeout": 1.0,
             "smtp_deadline": 10.0,
+            "smtp_allow_loopback_mx": True,  # every lab server is on 127.0.0.x
         }
         values.update(overrides)
         return EngineConfig(**values)
 
     def publish(self, *specs: DomainSpec) -> None:
         """Add records while the lab runs (a TXT challenge a test publishes); a name's old records go."""
+
         def change(zone: Zone) -> None:
             for spec in specs:
                 zone.publish(spec)

@@ -32,7 +32,8 @@ class Behaviour:
     """A scripted SMTP server. Local parts are compared in lower case.
 
     Replies for recipients are decided in this order: hang-up, session recipient limit, fixed ``rcpt_reply``,
-    greylisting, full/over quota/disabled lists, known mailbox or catch-all, else ``unknown_reply``.
+    greylisting, a mailbox's own ``account_replies``, full/over quota/disabled lists, known mailbox or
+    catch-all, else ``unknown_reply``.
     """
 
     mailboxes: frozenset[str] = frozenset()
@@ -40,6 +41,7 @@ class Behaviour:
     full: frozenset[str] = frozenset()  # 452 4.2.2
     over_quota: frozenset[str] = frozenset()  # 552 5.2.2
     disabled: frozenset[str] = frozenset()  # 550 5.2.1
+    account_replies: tuple[tuple[str, str], ...] = ()  # (local part, its RCPT reply): suspended accounts
     greylist_seconds: float | None = None  # Postfix/postgrey: 450 4.2.0 until retried this much later
     reply_delay: float | None = None  # seconds before every reply; None = the lab-wide latency
     greeting: Greeting = Greeting.NORMAL

@@ -98,17 +98,28 @@ class Script:
                 f"450 4.2.0 <{address}>: Recipient address rejected: Greylisted, "
                 f"see http://postgrey.schweikert.ch/help/{domain}.html"
             )
+        state_reply = self._state_reply(local, address)
+        if state_reply is not None:
+            return state_reply
+        if b.catch_all or local in b.mailboxes:
+            return "250 2.1.5 Ok"
+        return b.unknown_reply or (
+            f"550 5.1.1 <{address}>: Recipient address rejected: User unknown in virtual mailbox table"
+        )
+
+    def _state_reply(self, local: str, address: str) -> str | None:
+        """The reply of a mailbox that exists but cannot take mail: its own scripted words, full, disabled."""
+        b = self.behaviour
+        own = dict(b.account_replies).get(local)
+        if own is not None:
+            return own
         if local in b.full:
             return f"452 4.2.2 <{address}>: Recipient address rejected: Mailbox full"
         if local in b.over_quota:
             return f"552 5.2.2 <{address}>: Recipient address rejected: Mailbox over quota"
         if local in b.disabled:
             return f"550 5.2.1 <{address}>: Recipient address rejected: Mailbox disabled"
-        if b.catch_all or local in b.mailboxes:
-            return "250 2.1.5 Ok"
-        return b.unknown_reply or (
-            f"550 5.1.1 <{address}>: Recipient address rejected: User unknown in virtual mailbox table"
-        )
+        return None
 
 
 def _address(argument: str) -> str:

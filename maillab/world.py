@@ -22,6 +22,25 @@ M365_DENIED = (
 )
 LOOKUP_FAILURE = "451 4.3.0 <recipient>: Temporary lookup failure"
 SHUTTING_DOWN = "421 4.3.2 mx.drop-421.test Service shutting down, closing transmission channel"
+# Accounts that are gone or switched off, in the wording providers use, often under a 5.7.x "policy" code.
+ACCOUNT_REPLIES = (
+    ("suspended", "550 5.7.1 This account has been suspended"),
+    ("locked", "550 5.7.1 <locked@accounts.test>: Recipient address rejected: account disabled"),
+    (
+        "closed",  # Gmail's multi-line wording
+        (
+            "550-5.2.1 The email account that you tried to reach is disabled. Learn more at\n"
+            "550 5.2.1  https://support.google.com/mail/?p=DisabledUser lab.accounts.test - gsmtp"
+        ),
+    ),
+    ("deactivated", "554 5.7.1 The recipient's account has been deactivated"),
+    ("nosuch", "550 5.7.1 No such user here"),
+)
+BANNED_IP = (
+    "550 5.7.606 Access denied, banned sending IP [127.0.0.1]. To request removal from this list please "
+    "visit https://sender.office.com/ and follow the directions."
+)
+POLICY = "554 5.7.1 rejected: policy"
 
 SERVERS: tuple[SmtpServerSpec, ...] = (
     SmtpServerSpec("mailbox", "127.0.0.11", Behaviour(mailboxes=MAILBOXES | ROLE_MAILBOXES)),
@@ -69,6 +88,10 @@ SERVERS: tuple[SmtpServerSpec, ...] = (
         "127.0.0.35",
         Behaviour(mailboxes=MAILBOXES, hang_up_at_rcpt=2, hang_up_reply=SHUTTING_DOWN),
     ),
+    # Gone or switched-off accounts under 5.7.x, and 5.7.x refusals that are really about us.
+    SmtpServerSpec("accounts", "127.0.0.36", Behaviour(mailboxes=MAILBOXES, account_replies=ACCOUNT_REPLIES)),
+    SmtpServerSpec("banned-ip", "127.0.0.37", Behaviour(mailboxes=MAILBOXES, rcpt_reply=BANNED_IP)),
+    SmtpServerSpec("policy", "127.0.0.38", Behaviour(mailboxes=MAILBOXES, rcpt_reply=POLICY)),
 )
 
 
@@ -127,6 +150,15 @@ _DNS_CASES: tuple[DomainSpec, ...] = (
     ),
     host("mx1.blackhole-first.test", BLACKHOLE_IP),
     host("mx2.blackhole-first.test", "127.0.0.11"),
+    # MX hosts on 0.0.0.0, which Linux connects to as the local machine: never public, never contacted,
+    # even by an engine that may reach loopback (and a broken check would still stay on this machine).
+    DomainSpec("unspecified.test", mx=((10, "mx.unspecified.test"),)),
+    host("mx.unspecified.test", "0.0.0.0"),
+    DomainSpec(
+        "unspecified-first.test", mx=((10, "mx1.unspecified-first.test"), (20, "mx2.unspecified-first.test"))
+    ),
+    host("mx1.unspecified-first.test", "0.0.0.0"),
+    host("mx2.unspecified-first.test", "127.0.0.11"),
     DomainSpec("implicit.test", a=("127.0.0.11",)),  # no MX: RFC 5321 5.1 implicit MX
     DomainSpec("v6only.test", aaaa=("::1",)),
     DomainSpec("nullmx.test", mx=((0, "."),)),  # RFC 7505

@@ -3,9 +3,15 @@
 from models.accounts import Account
 from models.audit import AuditEntry
 from models.base import Base
-from models.events import Event
 from models.keys import ApiKey, KeyStatus
-from models.webhooks import DeliveryStatus, EndpointStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from models.webhooks import (
+    DeliveryStatus,
+    EndpointStatus,
+    Event,
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookEndpoint,
+)
 
 __all__ = [
     "Account",

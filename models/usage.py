@@ -2,8 +2,8 @@
 
 Postgres is the record of quota usage: Redis here keeps nothing on disk, and a month of billing must not
 vanish with a restart. ``UsagePeriod.used`` is changed only by one conditional ``UPDATE ... RETURNING``
-(see ``services.usage.charging``), which row-locks the period, so concurrent charges serialise on it and each sees
-its own exact before/after pair - that is what makes the 80% and 100% events fire exactly once.
+(see ``services.usage.charging``), which row-locks the period, so concurrent charges serialise on it
+and each sees its own exact before/after pair - that is what makes the 80% and 100% events fire exactly once.
 """
 
 from __future__ import annotations

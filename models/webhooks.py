@@ -1,4 +1,8 @@
-"""Webhook endpoints, deliveries (one per event and endpoint) and the log of every attempt.
+"""Webhook endpoints, the event outbox, deliveries (one per event and endpoint) and every attempt.
+
+An event row is written in the same transaction as the change that caused it: the event and the change
+commit (or roll back) together, so a crash, a Redis outage or a dead worker can delay a notification but
+never lose one, nor announce a change that did not happen.
 
 The retry schedule is data, not broker countdowns: ``next_attempt_at`` says when a pending delivery is due
 and the beat sweeper picks due rows with ``FOR UPDATE SKIP LOCKED``. The unique (delivery, number) pair on
@@ -9,6 +13,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 from sqlalchemy import (
     BigInteger,
@@ -21,9 +26,10 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
     text,
 )
-from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
 from models.base import Base, Timestamped
@@ -105,3 +111,17 @@ class WebhookAttempt(Base):
     response_excerpt: Mapped[str | None] = mapped_column(Text)
     response_time_ms: Mapped[int | None] = mapped_column(Integer)
     error: Mapped[str | None] = mapped_column(Text)
+
+
+class Event(Base):
+    __tablename__ = "events"
+    __table_args__ = (Index("ix_events_account_id_created_at", "account_id", "created_at"),)
+
+    # "evt_" + 128 random bits: public, unique, and the receivers' key for dropping duplicate deliveries.
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    account_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("accounts.id", ondelete="CASCADE"))
+    type: Mapped[str] = mapped_column(String(64))
+    data: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    created_at: Mapped[datetime]
+    # Sample events sent by POST /webhooks/test: logged like the others, never fanned out to subscribers.
+    is_test: Mapped[bool] = mapped_column(default=False, server_default=false())

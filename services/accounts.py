@@ -1,4 +1,4 @@
-"""Accounts: opening one (with its first admin key) is the only operation this foundation needs."""
+"""Accounts: opening one, with its first admin key, in one transaction."""
 
 from __future__ import annotations
 

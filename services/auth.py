@@ -2,7 +2,7 @@
 
 ``authenticate`` turns a presented key into an ``AuthContext`` or raises MISSING/INVALID_API_KEY or
 IP_NOT_ALLOWED; ``authorize`` checks one required scope. The web tier keeps the context on ``g.auth``
-for the request, and later capabilities (validation, usage, webhooks, limits) read the same object.
+for the request, and every capability (validation, usage, webhooks, limits) reads the same object.
 """
 
 from __future__ import annotations

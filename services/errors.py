@@ -54,19 +54,6 @@ class IpNotAllowed(CodedError):
         super().__init__(message, clientIp=client_ip, allowedIps=list(allowed))
 
 
-class KeyLimitReached(CodedError):
-    code = "KEY_LIMIT_REACHED"
-
-    def __init__(self, message: str, *, limit: int, tier: str) -> None:
-        super().__init__(message, limit=limit, tier=tier)
-
-
-class KeyInactive(CodedError):
-    """A deactivated key cannot be brought back (spec 3.1: previous keys cannot be recovered)."""
-
-    code = "KEY_INACTIVE"
-
-
 class NotFound(ServiceError):
     """The thing does not exist *for this caller*: another account's ids look exactly like missing ones."""
 

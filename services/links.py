@@ -24,20 +24,21 @@ HOSTNAME = re.compile(r"[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?")
 
 
 def base_url(host: str | None = None) -> str:
-    """``https://<host>`` for a verified custom domain, else PUBLIC_BASE_URL."""
+    """``https://<host>`` for a verified custom domain, else the service's public address (no trailing /)."""
     return f"https://{host}" if host else get_settings().base_url
 
 
-def results_url(batch_id: str, host: str | None = None) -> str:
-    return f"{base_url(host)}/batches/{batch_id}/results"
+def results_url(public_id: str, host: str | None = None) -> str:
+    """Where a batch's or list's results are paged through (spec 4.11)."""
+    return f"{base_url(host)}/batches/{public_id}/results"
 
 
-def bulk_job_url(job_id: str, host: str | None = None) -> str:
-    return f"{base_url(host)}/bulk/jobs/{job_id}"
+def bulk_job_url(public_id: str, host: str | None = None) -> str:
+    return f"{base_url(host)}/bulk/jobs/{public_id}"
 
 
-def bulk_download_url(job_id: str, host: str | None = None) -> str:
-    return f"{bulk_job_url(job_id, host)}/download"
+def download_url(public_id: str, host: str | None = None) -> str:
+    return f"{bulk_job_url(public_id, host)}/download"
 
 
 def hostname_of(host_header: str) -> str | None:

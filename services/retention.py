@@ -27,10 +27,9 @@ from sqlalchemy import CursorResult, Delete, delete, exists, select
 from sqlalchemy.orm import InstrumentedAttribute
 
 from core import clock
-from models.events import Event
 from models.mail import MailStatus, OutboundMail
 from models.session import transaction
-from models.webhooks import DeliveryStatus, WebhookDelivery
+from models.webhooks import DeliveryStatus, Event, WebhookDelivery
 from settings import get_settings
 
 BATCH = 1000

@@ -10,19 +10,27 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from services.broker import PLAN_JOB_TASK, PROBE_GROUP_TASK
 from services.jobs import plan, runs, sweep
+from settings import get_settings
+from tasks.beat import Every
 
 
-@shared_task(name="tasks.jobs.plan_job", ignore_result=True)  # type: ignore[untyped-decorator]
+@shared_task(name=PLAN_JOB_TASK, ignore_result=True)  # type: ignore[untyped-decorator]
 def plan_job(job_id: int) -> None:
     plan.plan(job_id)
 
 
-@shared_task(name="tasks.jobs.probe_group", ignore_result=True)  # type: ignore[untyped-decorator]
+@shared_task(name=PROBE_GROUP_TASK, ignore_result=True)  # type: ignore[untyped-decorator]
 def probe_group(group_id: int) -> bool:
     return runs.run_group(group_id)
 
 
-@shared_task(name="tasks.jobs.sweep_jobs", ignore_result=True)  # type: ignore[untyped-decorator]
+@shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
 def sweep_jobs() -> int:
     return sweep.sweep()
+
+
+# Groups whose worker died (lease expired), whose message was lost, or whose greylisting retry is due, and
+# bulk lists never planned.
+BEAT = [Every(sweep_jobs, float(get_settings().jobs.sweep_interval))]

@@ -9,8 +9,14 @@ from __future__ import annotations
 from celery import shared_task
 
 from services.resellers import commissions
+from tasks.beat import Every
 
 
-@shared_task(name="tasks.resellers.close_commission_months", ignore_result=True)  # type: ignore[untyped-decorator]
+@shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
 def close_commission_months() -> int:
     return commissions.close_ended_months()
+
+
+# A month closes 10 minutes after it ends; hourly ticks close it within the hour (a reseller asking for it
+# earlier closes it on the spot).
+BEAT = [Every(close_commission_months, 3600.0)]

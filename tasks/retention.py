@@ -7,8 +7,13 @@ from dataclasses import asdict
 from celery import shared_task
 
 from services import retention
+from tasks.beat import Every
 
 
-@shared_task(name="tasks.retention.purge_expired", ignore_result=True)  # type: ignore[untyped-decorator]  # celery has no type hints
+@shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
 def purge_expired() -> dict[str, int]:
     return asdict(retention.purge_expired())
+
+
+# Hourly keeps each purge small; nothing depends on its exact moment.
+BEAT = [Every(purge_expired, 3600.0)]

@@ -9,8 +9,15 @@ from __future__ import annotations
 from celery import shared_task
 
 from services.usage import period_close
+from tasks.beat import Every
 
 
-@shared_task(name="tasks.usage.close_ended_periods", ignore_result=True)  # type: ignore[untyped-decorator]
+@shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
 def close_ended_periods() -> int:
     return period_close.close_ended_periods()
+
+
+# Periods end at each account's own anchor instant, any second of the day. Charges switch to the new period
+# at that instant by themselves; this sweep does the bookkeeping (close, overage, quota.reset) within a
+# minute of it.
+BEAT = [Every(close_ended_periods, 60.0)]

@@ -9,14 +9,21 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from services.broker import DELIVER_EVENT_TASK
 from services.webhooks import delivery
+from tasks.beat import Every
 
 
-@shared_task(name="tasks.webhooks.sweep_due_deliveries", ignore_result=True)  # type: ignore[untyped-decorator]  # celery has no type hints
+@shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
 def sweep_due_deliveries() -> int:
     return delivery.deliver_due()
 
 
-@shared_task(name="tasks.webhooks.deliver_event", ignore_result=True)  # type: ignore[untyped-decorator]  # celery has no type hints
+@shared_task(name=DELIVER_EVENT_TASK, ignore_result=True)  # type: ignore[untyped-decorator]
 def deliver_event(event_id: str) -> int:
     return delivery.deliver_due(event_id=event_id)
+
+
+# Retries are due at minute granularity (spec 6.4); 10 s also bounds the delay of a first attempt whose
+# after-commit nudge was lost.
+BEAT = [Every(sweep_due_deliveries, 10.0)]

@@ -62,6 +62,8 @@ def _engine(args: argparse.Namespace) -> Engine:
 
 def _human(result: ValidationResult) -> str:
     lines = [f"{result.email}: {result.severity.value}, score {result.score}"]
+    if result.input != result.email:  # shown quoted, so the blanks that were trimmed can be seen
+        lines.append(f"  input: {json.dumps(result.input, ensure_ascii=True)}")
     lines += [_check_line(check) for check in result.checks.values()]
     lines += [f"  advice: {advice}" for advice in result.recommendations]
     return "\n".join(lines)

@@ -77,6 +77,7 @@ class Facts:
 
 def syntax_passed(parsed: ParsedAddress) -> CheckResult:
     metadata: dict[str, JsonValue] = {
+        "normalizedEmail": parsed.email,
         "localPart": parsed.local_part,
         "domain": parsed.domain,
         "asciiDomain": parsed.ascii_domain,
@@ -186,9 +187,12 @@ def _catch_all_doubt(probe: DomainProbeResult) -> str:
     return "no address was accepted, so there was no acceptance to test"
 
 
+REASON_WORDS = {"mx_not_public": "the MX host resolves to a non-public address, which is never contacted"}
+
+
 def _words(reason: str) -> str:
-    """A machine reason (``prober_blocked``) as words (``prober blocked``)."""
-    return reason.replace("_", " ")
+    """A machine reason (``prober_blocked``) as words (``prober blocked``), or its own sentence."""
+    return REASON_WORDS.get(reason) or reason.replace("_", " ")
 
 
 def free_check(facts: Facts) -> CheckResult:

@@ -20,6 +20,12 @@ Variables (defaults in brackets):
 - ``SMTP_MAX_RCPT_PER_SESSION`` [20]: recipients per connection before a new one is opened.
 - ``SMTP_MAX_MX_ATTEMPTS`` [3]: MX addresses tried, in preference order, before a group is unreachable.
 - ``SMTP_GREYLIST_RETRY_AFTER`` [300]: retry-after (seconds) for a greylisted reply naming no delay.
+
+Not from the environment: ``smtp_allow_loopback_mx`` [False]. The prober never connects to an MX address
+that is not public unicast (``verifier/public_ip.py``); this lets it reach loopback ones, and nothing else
+non-public. ``Engine`` turns it on for an engine that accepts test domains (the service's
+``ALLOW_TEST_DOMAINS``, refused in production), and the mail lab's ``engine_config()`` sets it, since the
+lab's servers live on 127.0.0.x. One switch, so no second variable can open loopback in production.
 """
 
 from __future__ import annotations
@@ -132,6 +138,7 @@ class EngineConfig:
     smtp_max_mx_attempts: int = 3
     smtp_greylist_retry_after: int = 300
     smtp_pipelining: bool = True  # RFC 2920, used only where the server advertises it
+    smtp_allow_loopback_mx: bool = False  # never from the environment: see the module doc
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> EngineConfig:

@@ -8,7 +8,7 @@ CLI, the tests and synchronous callers. ``verify_many`` is the unit the workers 
 2. group the addresses by domain; resolve each domain once, then probe each group over its own sessions
    (``probe_domain_group`` puts every address of a domain on as few connections as it can), groups in
    parallel on a bounded thread pool (greenlets under the gevent workers), and the ``SessionLimiter``
-   bounding concurrent sessions per MX host, so domains sharing an MX do not flood it;
+   bounding concurrent sessions per MX IP address, so domains sharing an MX server do not flood it;
 3. if many groups were probed and no MX host of any of them said a word, the failure is ours (outbound port
    25 closed): every such result is marked degraded instead of being read as the domains' fault;
 4. assemble one result per input, in input order.
@@ -16,6 +16,7 @@ CLI, the tests and synchronous callers. ``verify_many`` is the unit the workers 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 from collections.abc import Callable, Iterable, Sequence
@@ -30,7 +31,7 @@ from verifier.lists import DomainFacts, domain_facts, mailbox_provider, role_mat
 from verifier.results import CheckName, CheckResult, Severity, ValidationResult
 from verifier.scoring import Findings, judge
 from verifier.smtp import DomainProbeResult, LocalSessionLimiter, SessionLimiter, probe_domain_group
-from verifier.syntax import DEFAULT_POLICY, ParsedAddress, SyntaxFailure, SyntaxPolicy, parse_address
+from verifier.syntax import DEFAULT_POLICY, ParsedAddress, SyntaxFailure, SyntaxPolicy, parse_input, trim
 from verifier.typo import suggest_domain
 
 FEATURES = frozenset(
@@ -49,7 +50,7 @@ FEATURES = frozenset(
 )
 DEGRADED_MIN_GROUPS = 3  # below this many unreachable domains, blame the domains, not our network
 DEFAULT_WORKERS = 16
-DEFAULT_SESSIONS_PER_MX_HOST = 3
+DEFAULT_SESSIONS_PER_MX_IP = 3
 NO_LIST_FACTS = DomainFacts(disposable_entry=None, relay_service=None, is_free=False, is_popular=False)
 log = logging.getLogger(__name__)
 
@@ -118,15 +119,28 @@ def assemble(
     found = {name: build(facts, options) for name, wanted, build in CHECKS if wanted(options)}
     verdict = judge(_findings(facts, options))
     return ValidationResult(
-        parsed.email, verdict.is_valid, verdict.score, verdict.severity, found, verdict.recommendations
+        parsed.typed,
+        verdict.is_valid,
+        verdict.score,
+        verdict.severity,
+        found,
+        verdict.recommendations,
+        input=parsed.input,
     )
 
 
 def syntax_failure_result(raw: object, failure: SyntaxFailure) -> ValidationResult:
-    """Spec 2.1: score 0, severity invalid, only the syntax check."""
+    """Spec 2.1: score 0, severity invalid, only the syntax check; the input echoed as for any address."""
     check = checks.syntax_failed(failure)
+    text = raw if isinstance(raw, str) else ""
     return ValidationResult(
-        _printable(raw), False, 0, Severity.INVALID, {check.check: check}, (failure.reason,)
+        _printable(trim(text)),
+        False,
+        0,
+        Severity.INVALID,
+        {check.check: check},
+        (failure.reason,),
+        input=_printable(text),
     )
 
 
@@ -188,15 +202,20 @@ CHECKS: tuple[tuple[str, Callable[[Options], bool], Callable[[Facts, Options], C
 )
 
 
-def _printable(raw: object) -> str:
-    """The input as the result's ``email``: lowercase, and encodable even when it held lone surrogates."""
-    text = raw if isinstance(raw, str) else ""
-    return text.encode("utf-8", "backslashreplace").decode("utf-8").lower()
+def _printable(text: str) -> str:
+    """``text`` unchanged, unless it holds lone surrogates: no UTF-8 JSON can carry those, so they are
+    backslash-escaped (``\\ud800``) rather than make the result unencodable."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 # -- the runner --------------------------------------------------------------------------------------
 class Engine:
-    """The stages chained, with one resolver (and its DNS cache) and one session limiter shared by all."""
+    """The stages chained, with one resolver (and its DNS cache) and one session limiter shared by all.
+
+    An engine that accepts test domains (``policy.test_domains``: the mail lab; the service's
+    ``ALLOW_TEST_DOMAINS``, refused in production) lets its prober reach loopback MX addresses, where the
+    lab's servers are; any other engine never connects to a non-public MX address.
+    """
 
     def __init__(
         self,
@@ -207,15 +226,18 @@ class Engine:
         policy: SyntaxPolicy = DEFAULT_POLICY,
         workers: int = DEFAULT_WORKERS,
     ) -> None:
-        self.config = config if config is not None else EngineConfig.from_env()
+        config = config if config is not None else EngineConfig.from_env()
+        if policy.test_domains:
+            config = dataclasses.replace(config, smtp_allow_loopback_mx=True)
+        self.config = config
         self.resolver = resolver if resolver is not None else MailResolver(self.config)
-        self.limiter = limiter if limiter is not None else LocalSessionLimiter(DEFAULT_SESSIONS_PER_MX_HOST)
+        self.limiter = limiter if limiter is not None else LocalSessionLimiter(DEFAULT_SESSIONS_PER_MX_IP)
         self.policy = policy
         self.workers = workers
 
     def parse(self, raw: str) -> ParsedAddress | SyntaxFailure:
-        """Stage 1, under this engine's syntax policy."""
-        return parse_address(raw, self.policy)
+        """Stage 1 under this engine's syntax policy: blanks around ``raw`` trimmed, ``raw`` kept as input."""
+        return parse_input(raw, self.policy)
 
     def verify(self, address: str, options: Options = DEFAULT_OPTIONS) -> ValidationResult:
         """Verify one address."""

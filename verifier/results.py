@@ -81,7 +81,13 @@ class CheckResult:
 
 @dataclass(frozen=True, slots=True)
 class ValidationResult:
-    """The engine's verdict on one address (spec 2.1 without the request ``metadata``, which the web adds)."""
+    """The engine's verdict on one address (spec 2.1 without the request ``metadata``, which the web adds).
+
+    ``input`` echoes the text exactly as submitted; ``email`` is that text without the blanks around it,
+    in the user's own case and domain form (``John@Example.COM``, an ``xn--`` or a Unicode domain), so a
+    client can match results to its rows (lone surrogates, which no UTF-8 JSON can carry, are the only
+    change: backslash-escaped). The normalised forms are in the syntax check's metadata.
+    """
 
     email: str
     is_valid: bool
@@ -89,11 +95,13 @@ class ValidationResult:
     severity: Severity
     checks: Mapping[str, CheckResult]
     recommendations: tuple[str, ...] = ()
+    input: str = field(kw_only=True)
 
     def to_dict(self) -> dict[str, JsonValue]:
         """The spec 2.1 JSON object in camelCase, checks in the order they were run."""
         return {
             "isValid": self.is_valid,
+            "input": self.input,
             "email": self.email,
             "score": self.score,
             "severity": self.severity.value,

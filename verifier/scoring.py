@@ -39,7 +39,7 @@ COST_IMPLICIT_MX = 5
 COST_FREE = 5
 # A sure role (postmaster@, info@, sales@) is a warning even when its mailbox exists: it reaches a team, often
 # a shared inbox or a ticket queue, and list cleaners (ZeroBounce "do_not_mail", Kickbox and Reacher "risky")
-# do not count it as a person. Medium and low matches are often people (ceo@, berlin@, sales-emea@).
+# do not count it as a person. Medium and low matches are often people (ceo@, berlin@, hr.team@).
 COST_ROLE = {RoleConfidence.HIGH: 35, RoleConfidence.MEDIUM: 20, RoleConfidence.LOW: 10}
 MINUTE = 60
 
@@ -57,9 +57,15 @@ GREYLISTED = "The mail server asked us to retry later (greylisting): check again
 UNAVAILABLE = "The mail server was temporarily unavailable: check again in {minutes} min."
 NO_SMTPUTF8 = "The mail server cannot receive internationalised addresses; the mailbox is unverified."
 NO_ANSWER = "The mail server did not give a usable answer: the mailbox could not be verified."
+MX_NOT_PUBLIC = (
+    "The domain's mail server has a private or reserved address: it was not contacted, and mail from the "
+    "internet cannot reach it there."
+)
 CATCH_ALL = "Catch-all domain: the mailbox cannot be confirmed."
 CATCH_ALL_UNKNOWN = "Whether the domain accepts every address could not be determined."
 TYPO = "Did you mean {address}?"
+# Addresses the prober chose not to ask about, and why.
+NOT_ASKED_ADVICE = {"mx_not_public": MX_NOT_PUBLIC, "smtputf8_unsupported": NO_SMTPUTF8}
 DISPOSABLE = "Disposable address ({domain}): it stops working soon; ask for a lasting one."
 ROLE = "Role address ({name}@): it reaches a team or a function, not a person."
 
@@ -149,6 +155,8 @@ def _unknown_mailbox_advice(found: Findings) -> str:
     """Why the mailbox is unknown, most specific cause first."""
     if found.checker_degraded:
         return DEGRADED
+    if found.smtp_reason in NOT_ASKED_ADVICE:
+        return NOT_ASKED_ADVICE[found.smtp_reason]
     if found.smtp_reason == "provider_accepts_all":
         return ACCEPTS_ALL.format(provider=found.provider or "This provider")
     if found.prober_blocked:
@@ -156,8 +164,6 @@ def _unknown_mailbox_advice(found: Findings) -> str:
     if found.retry_after:
         advice = GREYLISTED if found.smtp_reason == "greylisted" else UNAVAILABLE
         return advice.format(minutes=max(1, round(found.retry_after / MINUTE)))
-    if "smtputf8" in found.smtp_reason:
-        return NO_SMTPUTF8
     return NO_ANSWER
 
 

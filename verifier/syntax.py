@@ -9,6 +9,10 @@ around it for what a deliverability service needs and the library leaves to its 
   mode), an IPv6 literal whose ``::`` stands for a single group is refused (RFC 5321 4.1.3), and a dotless
   domain, when allowed, still needs a TLD ending in a letter.
 
+``parse_address`` judges exactly the text it is given (the corpora test it so). The engine calls
+``parse_input``, which first trims the blanks a copy from a spreadsheet, PDF or web page brings along
+(white space, zero-width characters, a BOM) and keeps the untouched input for the result to echo.
+
 Optional RFC forms are off by default, as ``../shared/corpora/README.md`` recommends for a deliverability
 service; ``SyntaxPolicy`` turns each on. Non-ASCII local parts (SMTPUTF8) and Unicode domains (IDNA 2008)
 are on by default: the engine supports RFC 6531, and the prober reports "unknown" when a server cannot
@@ -20,13 +24,19 @@ from __future__ import annotations
 import ipaddress
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from email_validator import EmailNotValidError, ValidatedEmail, validate_email
 
 LOCAL_PART_MAX_OCTETS = 64
 _BAD_QUOTED_PAIR = re.compile(r"\\(?![ -~])")  # a backslash not followed by printable ASCII
 IPV6_GROUPS = 8
+# Trimmed around an address, never inside it: ASCII white space, NEL, every Unicode space separator (Zs),
+# the line and paragraph separators, the zero-width space/non-joiner/joiner, the word joiner and the BOM.
+SURROUNDING_BLANKS = (
+    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\u200b\u200c\u200d\u2060\ufeff"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +56,12 @@ DEFAULT_POLICY = SyntaxPolicy()
 
 @dataclass(frozen=True, slots=True)
 class ParsedAddress:
-    """A syntactically valid address, normalised: lowercase, NFC local part, Unicode and A-label domains."""
+    """A syntactically valid address, normalised: lowercase, NFC local part, Unicode and A-label domains.
+
+    ``typed`` is the address in the case and domain form the user typed, and ``input`` the text exactly as
+    submitted (blanks around it included, see ``parse_input``): what a result echoes. Grouping and probing
+    use the normalised forms.
+    """
 
     email: str
     local_part: str
@@ -54,6 +69,8 @@ class ParsedAddress:
     ascii_domain: str
     needs_smtputf8: bool
     literal_ip: ipaddress.IPv4Address | ipaddress.IPv6Address | None = None
+    typed: str = field(kw_only=True)
+    input: str = field(kw_only=True)
 
     @property
     def is_literal(self) -> bool:
@@ -73,8 +90,19 @@ class SyntaxFailure:
     reason: str
 
 
+def parse_input(raw: str, policy: SyntaxPolicy = DEFAULT_POLICY) -> ParsedAddress | SyntaxFailure:
+    """What the engine judges: ``raw`` with the blanks around it trimmed, parsed; ``input`` keeps ``raw``."""
+    parsed = parse_address(trim(raw) if isinstance(raw, str) else raw, policy)
+    return replace(parsed, input=raw) if isinstance(parsed, ParsedAddress) else parsed
+
+
+def trim(raw: str) -> str:
+    """``raw`` without ``SURROUNDING_BLANKS`` at either end (inside an address they are still refused)."""
+    return raw.strip(SURROUNDING_BLANKS)
+
+
 def parse_address(raw: str, policy: SyntaxPolicy = DEFAULT_POLICY) -> ParsedAddress | SyntaxFailure:
-    """Parse and normalise one address. Never raises, whatever the input."""
+    """Parse and normalise one address exactly as given. Never raises, whatever the input."""
     reason = _reason_to_refuse_text(raw)
     if reason is not None:
         return SyntaxFailure(reason)
@@ -83,7 +111,7 @@ def parse_address(raw: str, policy: SyntaxPolicy = DEFAULT_POLICY) -> ParsedAddr
     except (EmailNotValidError, ValueError) as error:  # idna's errors are ValueErrors too
         return SyntaxFailure(str(error) or "The address is not valid.")
     reason = _reason_to_refuse_parsed(validated, policy)
-    return SyntaxFailure(reason) if reason is not None else _parsed(validated)
+    return SyntaxFailure(reason) if reason is not None else _parsed(validated, raw)
 
 
 def _reason_to_refuse_text(raw: object) -> str | None:
@@ -168,7 +196,7 @@ def _reason_to_refuse_tld(ascii_domain: str) -> str | None:
     return None
 
 
-def _parsed(validated: ValidatedEmail) -> ParsedAddress:
+def _parsed(validated: ValidatedEmail, raw: str) -> ParsedAddress:
     local_part = validated.local_part.lower()
     domain = validated.domain.lower()
     return ParsedAddress(
@@ -178,6 +206,8 @@ def _parsed(validated: ValidatedEmail) -> ParsedAddress:
         ascii_domain=validated.ascii_domain.lower(),
         needs_smtputf8=validated.smtputf8,
         literal_ip=_literal_ip(validated),
+        typed=raw,
+        input=raw,
     )
 
 

@@ -19,8 +19,15 @@ from werkzeug.exceptions import HTTPException
 
 from services import errors as service
 from services.errors import CodedError, ServiceError
-from services.jobs.errors import BadUpload, BatchEmpty, BatchTooLarge, JobNotFinished
-from services.jobs.idempotency import IdempotencyKeyReused, IdempotentRequestInProgress
+from services.jobs.errors import (
+    BadUpload,
+    BatchEmpty,
+    BatchTooLarge,
+    IdempotencyKeyReused,
+    IdempotentRequestInProgress,
+    JobNotFinished,
+)
+from services.keys.errors import KeyInactive, KeyLimitReached
 from services.resellers.errors import (
     DomainNotVerified,
     DomainTaken,
@@ -28,9 +35,8 @@ from services.resellers.errors import (
     PlanUpgradeRequired,
     SubUserLimitReached,
 )
-from services.usage.quota import QuotaExhausted
-from services.usage.rate_limits import RateLimited
-from services.webhooks.endpoints import EndpointLimitReached
+from services.usage.errors import QuotaExhausted, RateLimited
+from services.webhooks.errors import EndpointLimitReached
 
 log = logging.getLogger(__name__)
 
@@ -40,9 +46,9 @@ STATUS: dict[type[ServiceError], int] = {
     service.QueryApiKeyRefused: 401,
     service.InsufficientPermissions: 403,
     service.IpNotAllowed: 403,
-    service.KeyLimitReached: 403,
+    KeyLimitReached: 403,
     EndpointLimitReached: 403,
-    service.KeyInactive: 409,
+    KeyInactive: 409,
     service.NotFound: 404,
     service.InvalidField: 400,
     RateLimited: 429,  # flat shape (spec 7.2)
@@ -97,10 +103,10 @@ def on_http_error(error: HTTPException) -> Response:
     return response
 
 
-def on_unexpected(_error: Exception) -> Response:
+def on_unexpected(error: Exception) -> Response:
     """A bug: log it with the request id, show the client only the id to quote to support."""
     request_id = g.get("request_id", "unknown")
-    log.exception("unhandled error", extra={"requestId": request_id})
+    log.error("unhandled error", exc_info=error, extra={"requestId": request_id})
     return flat(
         500, "Something went wrong on our side. Quote the requestId if you contact us.", requestId=request_id
     )
@@ -110,14 +116,14 @@ def on_unexpected(_error: Exception) -> Response:
 UNAVAILABLE_RETRY_SECONDS = 10
 
 
-def on_unavailable(_error: Exception) -> Response:
+def on_unavailable(error: Exception) -> Response:
     """Redis unreachable (rate-limit admission, the job broker): a 503 the client can retry, not a 500.
 
     It is not a bug of ours nor of the request, and nothing about the request was wrong: saying so, with
     ``Retry-After``, lets well-behaved clients back off and retry instead of reporting a crash.
     """
     request_id = g.get("request_id", "unknown")
-    log.error("backing store unreachable", exc_info=True, extra={"requestId": request_id})
+    log.error("backing store unreachable", exc_info=error, extra={"requestId": request_id})
     response = flat(
         503,
         "The service is briefly unable to take this request (a backing store is unreachable). "

@@ -1,5 +1,6 @@
 """The ``Idempotency-Key`` request header of job creation, and ``Idempotent-Replayed`` on a replay (as
-Stripe names it), for ``POST /validate/batch`` and ``POST /bulk/jobs`` (rules in services.jobs.idempotency)."""
+Stripe names it), for ``POST /validate/batch`` and ``POST /bulk/jobs``; the rules are in
+``services.jobs.idempotency``."""
 
 from __future__ import annotations
 

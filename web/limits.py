@@ -29,9 +29,10 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from services.auth import AuthContext
 from services.usage import charging, rate_limits, recent_errors
-from services.usage.charging import Charge
-from services.usage.quota import QuotaExhausted, QuotaState, QuotaStatus
-from services.usage.rate_limits import RateLimited, RateStatus
+from services.usage.charging import Charged
+from services.usage.errors import QuotaExhausted, RateLimited
+from services.usage.quota import QuotaState, QuotaStatus
+from services.usage.rate_limits import RateStatus
 from web import errors
 
 P = ParamSpec("P")
@@ -53,9 +54,9 @@ def rate_limited(view: Callable[P, R]) -> Callable[P, R]:
     return admitted
 
 
-def charge(count: int, idempotency_key: str, *, then: charging.Then | None = None) -> Charge:
-    """Charge this request's validations to the caller's quota (see ``services.usage.charging``; ``then`` commits
-    with the charge)."""
+def charge(count: int, idempotency_key: str, *, then: charging.Then | None = None) -> Charged:
+    """Charge this request's validations to the caller's quota (``services.usage.charging``; ``then``
+    commits with the charge)."""
     auth: AuthContext = g.auth
     charged = charging.charge_validations(auth.account, count, idempotency_key, by=auth, then=then)
     g.quota_status = charged.status

@@ -12,15 +12,16 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from services.webhooks import retry_schedule
 from verimail_webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER
 from web.schemas.events import EVENT_DATA
 
 DESCRIPTION = (
     "Sent to every enabled endpoint subscribed to the type. Verify {sig} (hex HMAC-SHA256 of "
     "`{ts} + '.' + raw body`, keyed with the endpoint's secret) with `verimail_webhooks.construct_event`. "
-    "Answer 2xx within 30 s; anything else is retried after 1 min, 5 min, 30 min, 2 h and 24 h. A "
+    "Answer 2xx within 30 s; anything else is retried after {delays}. A "
     "delivery can arrive more than once: the event `id` identifies duplicates."
-).format(sig=f"`{SIGNATURE_HEADER}`", ts=f"`{TIMESTAMP_HEADER}`")
+).format(sig=f"`{SIGNATURE_HEADER}`", ts=f"`{TIMESTAMP_HEADER}`", delays=retry_schedule.described())
 HEADERS = [
     {
         "name": TIMESTAMP_HEADER,

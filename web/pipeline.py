@@ -1,4 +1,4 @@
-"""The request pipeline, in the order it runs; later capabilities add their hooks here, in place.
+"""The request pipeline, in the order it runs, so one read shows everything a request goes through.
 
 before: request id -> body limit -> authentication (rate limit and quota: ``web.limits``, per validating view)
 after:  X-Request-Id -> X-API-Key-Warning/-Expires (grace keys) -> X-RateLimit-*/X-Quota-* headers

@@ -1,0 +1,10 @@
+"""Validation jobs: every validation (single, batch, bulk list) is a job whose record is in Postgres.
+
+Public API, by module:
+- ``submit``: ``submit``, ``wait``, ``find``, ``results``, ``cancel`` (what the API calls)
+- ``quick``: ``validate_quick`` (quickMode in the web process)
+- ``bulk``: ``upload``, ``progress``, ``download``; ``bulk_readers`` streams an uploaded list
+- ``plan`` (parse and group), ``runs`` (claim, probe, save, complete), ``probe`` (one domain group through
+  the engine), ``sweep`` (the beat sweeper), ``engine`` (the fleet-wide engine caches and limits)
+- ``errors``: what a caller may be refused
+"""

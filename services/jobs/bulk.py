@@ -32,11 +32,11 @@ from core import clock
 from models.jobs import ItemState, JobItem, JobKind, JobStatus, ValidationJob
 from models.session import transaction
 from services.auth import AuthContext
+from services.broker import PLAN_JOB_TASK, send_task
 from services.jobs import bulk_readers, idempotency
-from services.jobs.dispatch import PLAN_JOB_TASK, send_task
 from services.jobs.errors import BadUpload, JobNotFinished
 from services.jobs.options import JobOptions, storable
-from services.jobs.submit import Charge, Submitted, admit, open_job, replay_of_concurrent
+from services.jobs.submit import Charger, Submitted, admit, open_job, replay_of_concurrent
 from settings import get_settings
 
 COPY_CHUNK = 10_000
@@ -55,14 +55,14 @@ def upload(
     stream: IO[bytes],
     fmt: str,
     options: JobOptions,
-    charge: Charge,
+    charge: Charger,
     *,
     idempotency_key: str | None = None,
 ) -> Submitted:
     """Store, charge and queue the list read from ``stream`` (see the module docstring); with an
     ``idempotency_key`` seen in the last 24 h, the earlier job, once this body proves to be the same."""
     body = idempotency.DigestingStream(
-        stream, idempotency.digest_of(JobKind.BULK.value, fmt, options.quick_mode, options.skip_catch_all)
+        stream, idempotency.digest_of(JobKind.BULK.value, fmt, *options.client_switches())
     )
     reader = io.BufferedReader(body)
     if idempotency_key and (earlier := idempotency.earlier_job(auth.account.id, idempotency_key)):

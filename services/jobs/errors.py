@@ -34,3 +34,11 @@ class BadUpload(ServiceError):
 
     def __init__(self, field: str, message: str) -> None:
         super().__init__(message, field=field)
+
+
+class IdempotencyKeyReused(ServiceError):
+    """The key was used, within 24 h, for a different request."""
+
+
+class IdempotentRequestInProgress(ServiceError):
+    """The first request with this key has not finished being received yet."""

@@ -25,20 +25,13 @@ from sqlalchemy.orm import Session
 from core import clock
 from models.jobs import JobStatus, ValidationJob
 from models.session import transaction
-from services.errors import InvalidField, ServiceError
+from services.errors import InvalidField
+from services.jobs.errors import IdempotencyKeyReused, IdempotentRequestInProgress
 
 KEY_TTL = timedelta(hours=24)
 MAX_KEY_LENGTH = 255
 HEADER = "Idempotency-Key"
 UNIQUE_INDEX = "uq_validation_jobs_account_id_idempotency_key"
-
-
-class IdempotencyKeyReused(ServiceError):
-    """The key was used, within 24 h, for a different request."""
-
-
-class IdempotentRequestInProgress(ServiceError):
-    """The first request with this key has not finished being received yet."""
 
 
 def parse_key(value: str | None) -> str | None:

@@ -35,6 +35,10 @@ class JobOptions:
     def from_json(cls, data: dict[str, Any]) -> JobOptions:
         return cls(bool(data["quickMode"]), bool(data["skipCatchAll"]), tuple(data["features"]))
 
+    def client_switches(self) -> tuple[bool, ...]:
+        """What the client chose, in a fixed order: part of an idempotent request's meaning."""
+        return (self.quick_mode, self.skip_catch_all)
+
     @property
     def engine(self) -> Options:
         return Options(self.quick_mode, self.skip_catch_all, frozenset(self.features))

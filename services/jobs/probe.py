@@ -23,8 +23,8 @@ from verifier.results import CheckName, CheckResult, Severity, ValidationResult
 from verifier.smtp import DomainProbeResult
 from verifier.syntax import ParsedAddress, SyntaxFailure
 
-MAX_ATTEMPTS = 5  # claims of a group that may still defer greylisted addresses
-MAX_CLAIMS = MAX_ATTEMPTS + 3  # past this, the group keeps failing: its addresses settle as not validated
+DEFER_CLAIMS = 5  # claims of a group that may still defer greylisted addresses
+MAX_CLAIMS = DEFER_CLAIMS + 3  # past this, the group keeps failing: its addresses settle as not validated
 CATCH_ALL = CatchAllCache()
 
 
@@ -54,7 +54,7 @@ def probe_group(
     if not members:
         return GroupVerdicts(settled)
     outcome = run_with_cached_catch_all(engine, members, options.engine)
-    retry = retry_until if attempt < MAX_ATTEMPTS else None
+    retry = retry_until if attempt < DEFER_CLAIMS else None
     return _with_reachability(_split(members, outcome, options.engine, settled, retry), outcome)
 
 
@@ -96,7 +96,9 @@ def given_up(emails: list[str], failures: int) -> GroupVerdicts:
     )
     check = CheckResult(CheckName.DOMAIN, False, "Not validated.", {}, status="fail", reason=reason)
     settled = {
-        email: ValidationResult(email, False, 0, Severity.INVALID, {check.check: check}, (reason,))
+        email: ValidationResult(
+            email, False, 0, Severity.INVALID, {check.check: check}, (reason,), input=email
+        )
         for email in emails
     }
     return GroupVerdicts(settled)

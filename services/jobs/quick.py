@@ -3,9 +3,9 @@
 quickMode never leaves the web process: syntax, DNS through the shared Redis cache, lists, scoring; no
 SMTP (spec 2.2 skips it), so the answer takes milliseconds and a slow mail server cannot hold a web
 thread. It is still recorded as a completed job of one, with its event, in the transaction that charges
-it (``services.usage.charging`` ``then``): one connection checkout and one commit per request, and a validation is
-recorded exactly when it is charged. Without quickMode the address goes to the workers like a batch of
-one (``services.jobs.submit``).
+it (``services.usage.charging`` ``then``): one connection checkout and one commit per request, and a
+validation is recorded exactly when it is charged. Without quickMode the address goes to the workers
+like a batch of one (``services.jobs.submit``).
 
 Trade-off (docs/decisions.md): the engine runs before the charge, so a request the quota refuses has
 already cost its few milliseconds of engine time (bounded by the rate limit, which admitted it); in

@@ -29,12 +29,13 @@ from models.session import transaction
 from services.auth import AuthContext
 from services.errors import NotFound
 from services.jobs import dispatch, idempotency, plan
-from services.jobs.errors import BATCH_MAXIMUM, BatchEmpty, BatchTooLarge
+from services.jobs.errors import BATCH_MAXIMUM, BatchEmpty, BatchTooLarge, IdempotentRequestInProgress
 from services.jobs.options import JobOptions, storable
 from settings import get_settings
 
 PREFIXES = {JobKind.SINGLE: "val_", JobKind.BATCH: "bat_", JobKind.BULK: "blk_"}
-Charge = Callable[[int, str], object]
+# Charges (count, idempotency key) to the caller's quota: the web tier passes its limits-aware charge.
+Charger = Callable[[int, str], object]
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ def submit(
     kind: JobKind,
     inputs: Sequence[str],
     options: JobOptions,
-    charge: Charge,
+    charge: Charger,
     *,
     idempotency_key: str | None = None,
 ) -> Submitted:
@@ -67,7 +68,7 @@ def submit(
     With an ``idempotency_key`` seen in the last 24 h, the earlier job instead (nothing charged)."""
     if kind is JobKind.BATCH:
         check_batch_size(len(inputs))
-    digest = idempotency.digest_of(kind.value, list(inputs), options.quick_mode, options.skip_catch_all)
+    digest = idempotency.digest_of(kind.value, list(inputs), *options.client_switches())
     if idempotency_key and (earlier := idempotency.earlier_job(auth.account.id, idempotency_key)):
         return Submitted(idempotency.same_request(earlier, digest), replayed=True)
     try:
@@ -121,7 +122,7 @@ def open_job(
     return job
 
 
-def admit(job_id: int, public_id: str, count: int, charge: Charge) -> ValidationJob:
+def admit(job_id: int, public_id: str, count: int, charge: Charger) -> ValidationJob:
     """Charge ``count`` validations under the job's id (all or nothing), then open the job to the workers.
     Refused, the job and its rows are deleted (freeing its Idempotency-Key) and the refusal propagates."""
     try:
@@ -147,7 +148,7 @@ def replay_of_concurrent(
         raise error
     earlier = idempotency.earlier_job(auth.account.id, idempotency_key)
     if earlier is None:  # it was refused (quota) and deleted meanwhile: the client may simply retry
-        raise idempotency.IdempotentRequestInProgress("A request with this Idempotency-Key just failed.")
+        raise IdempotentRequestInProgress("A request with this Idempotency-Key just failed.")
     return Submitted(idempotency.same_request(earlier, digest), replayed=True)
 
 

@@ -17,7 +17,6 @@ time too; the duplicate message finds the group claimed or done and costs one UP
 
 from __future__ import annotations
 
-import functools
 from datetime import datetime, timedelta
 
 from sqlalchemy import and_, delete, exists, or_, select, update
@@ -27,8 +26,8 @@ from core import clock
 from models.jobs import GroupState, JobGroup, JobStatus, ValidationJob
 from models.session import transaction
 from models.usage import UsageCharge
+from services.broker import PLAN_JOB_TASK, send_after_commit
 from services.jobs import runs
-from services.jobs.dispatch import PLAN_JOB_TASK, after_commit, send_task
 from settings import get_settings
 
 ABANDONED_UPLOAD = timedelta(minutes=10)
@@ -59,7 +58,7 @@ def sweep() -> int:
         )
         unplanned = list(session.scalars(lost)) + expire_uploads(session, now)
         for job_id in unplanned:
-            after_commit(session, functools.partial(send_task, PLAN_JOB_TASK, job_id))
+            send_after_commit(session, PLAN_JOB_TASK, job_id)
     return len(job_ids) + len(unplanned)
 
 

@@ -1,9 +1,8 @@
 """API key lifecycle: issue, list, update, delete, rotate the secret, deactivate, revoke all.
 
-The lifecycle functions that take a ``Session`` (``issue``, ``rotate_secret``, ``deactivate``) are the
-seams later work builds on: automatic 90-day rotation and day-97 deactivation call them from a beat task,
-and the webhooks work emits ``key.created``/``key.disabled`` from them. The functions that take an
-``AuthContext`` are the API's: they add who-may rules and own the transaction.
+The lifecycle functions that take a ``Session`` (``issue``, ``rotate_secret``, ``deactivate``) join the
+caller's transaction: the rotation sweeper calls them, and they emit ``key.created``/``key.disabled``. The
+functions that take an ``AuthContext`` are the API's: they add who-may rules and own the transaction.
 
 Who may: every function is scoped to the caller's account (another account's key id is "not found").
 A key that does not hold ``*:*`` cannot grant ``*:*`` nor touch a key that holds it, so ``keys:write``
@@ -24,8 +23,9 @@ from models.keys import ApiKey, KeyStatus
 from models.session import transaction
 from services import audit
 from services.auth import AuthContext, deny
-from services.errors import KeyInactive, KeyLimitReached, NotFound
+from services.errors import NotFound
 from services.keys import secrets
+from services.keys.errors import KeyInactive, KeyLimitReached
 from services.keys.scopes import ADMIN, DEFAULT_SCOPES
 from services.usage.plans import plan_for
 from services.webhooks import events, payloads

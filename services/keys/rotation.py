@@ -32,8 +32,7 @@ from sqlalchemy.orm import Session
 
 from core import clock
 from models.accounts import Account
-from models.keys import ApiKey, KeyStatus
-from models.rotation import Milestone, RotationNotice
+from models.keys import ApiKey, KeyStatus, Milestone, RotationNotice
 from models.session import transaction
 from services import audit, branding, links
 from services.keys import lifecycle, rotation_mail, rotation_policy, sealed

@@ -18,8 +18,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from models.keys import ApiKey
-from models.rotation import Milestone
+from models.keys import ApiKey, Milestone
 from services.branding import Brand
 from services.keys import rotation_policy
 from services.keys.sealed import REVEAL_WINDOW

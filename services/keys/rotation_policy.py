@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from models.keys import ApiKey, KeyStatus
-from models.rotation import Milestone
+from models.keys import ApiKey, KeyStatus, Milestone
 
 WARNING_DAYS: dict[Milestone, int] = {
     Milestone.WARNING_DAY_83: 83,

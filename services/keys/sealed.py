@@ -24,8 +24,7 @@ from sqlalchemy.orm import Session
 from core import clock
 from core.times import EPOCH
 from models.audit import AuditEvent
-from models.keys import ApiKey
-from models.rotation import SealedSecret
+from models.keys import ApiKey, SealedSecret
 from models.session import transaction
 from services import audit
 from services.auth import AuthContext

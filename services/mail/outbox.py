@@ -26,7 +26,8 @@ from sqlalchemy.orm import Session
 from core import clock
 from models.mail import MailStatus, OutboundMail
 from services.due_work import work_through_due
-from services.mail.relay import PermanentFailure, Relay, TemporaryFailure, transmit
+from services.mail.errors import PermanentFailure, TemporaryFailure
+from services.mail.relay import Relay, transmit
 from settings import get_settings
 
 # The delay before attempt N+1 (attempt 1 is as soon as a sweeper runs); five attempts over about 15 hours.
@@ -36,7 +37,7 @@ RETRY_DELAYS: tuple[timedelta, ...] = (
     timedelta(hours=2),
     timedelta(hours=12),
 )
-MAX_ATTEMPTS = len(RETRY_DELAYS) + 1
+MAX_SEND_ATTEMPTS = len(RETRY_DELAYS) + 1
 SEND_LIMIT = 100
 ERROR_MAX = 1000
 
@@ -66,7 +67,7 @@ def queue(session: Session, account_id: int | None, draft: Draft) -> OutboundMai
         message_id=make_msgid(domain=_sender_domain(draft.sender or get_settings().mail_from)),
         status=MailStatus.QUEUED.value,
         attempts=0,
-        max_attempts=MAX_ATTEMPTS,
+        max_attempts=MAX_SEND_ATTEMPTS,
         next_attempt_at=clock.now(),
     )
     session.add(mail)

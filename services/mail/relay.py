@@ -26,20 +26,13 @@ from email.message import EmailMessage
 from typing import Literal
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from services.mail.errors import PermanentFailure, TemporaryFailure
 from settings import ConfigError
 from verifier.config import parse_bool
 
 Security = Literal["plain", "starttls", "tls"]
 TIMEOUT_SECONDS = 30.0
 DEFAULT_PORTS = {"smtp": 25, "smtps": 465}
-
-
-class TemporaryFailure(Exception):
-    """The message may go through later: keep it queued."""
-
-
-class PermanentFailure(Exception):
-    """The relay refused this message for good (5xx): mark it failed."""
 
 
 @dataclass(frozen=True)

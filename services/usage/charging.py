@@ -35,13 +35,14 @@ from models.usage import UsageCharge, UsagePeriod
 from services import audit
 from services.auth import AuthContext
 from services.usage import quota_events
+from services.usage.errors import QuotaExhausted
 from services.usage.periods import Period, period_containing
 from services.usage.plans import plan_for
-from services.usage.quota import QuotaExhausted, QuotaStatus, hard_limit_of
+from services.usage.quota import QuotaStatus, hard_limit_of
 
 
 @dataclass(frozen=True)
-class Charge:
+class Charged:
     """The quota after a charge; ``replayed`` when the key had been charged before (nothing counted now)."""
 
     status: QuotaStatus
@@ -65,7 +66,7 @@ def charge_validations(
     *,
     by: AuthContext | None = None,
     then: Then | None = None,
-) -> Charge:
+) -> Charged:
     """Count ``count`` validations (a batch of N is N) once per ``idempotency_key``, or raise QuotaExhausted.
 
     Call it before the work runs, under a key the retry of the same work will repeat (request id, batch id).
@@ -86,13 +87,13 @@ def charge_validations(
         raise
 
 
-def _charge(account: Account, count: int, idempotency_key: str, now: datetime, then: Then | None) -> Charge:
+def _charge(account: Account, count: int, idempotency_key: str, now: datetime, then: Then | None) -> Charged:
     limit = plan_for(account.tier).monthly_volume
     with transaction() as session:
         row = open_period(session, account, now)
         period = Period(row.period_start, row.period_end)
         if not _claim(session, row, idempotency_key, count, now):
-            return Charge(QuotaStatus(limit, _used(session, row.id), period), replayed=True)
+            return Charged(QuotaStatus(limit, _used(session, row.id), period), replayed=True)
         result = session.execute(
             update(UsagePeriod)
             .where(UsagePeriod.id == row.id, UsagePeriod.closed_at.is_(None))
@@ -108,7 +109,7 @@ def _charge(account: Account, count: int, idempotency_key: str, now: datetime, t
         quota_events.on_charged(session, row, status, sent=sent, now=now)
         if then is not None:
             then(session)
-    return Charge(status, replayed=False)
+    return Charged(status, replayed=False)
 
 
 def _refuse(session: Session, row: UsagePeriod, limit: int, count: int, now: datetime) -> NoReturn:

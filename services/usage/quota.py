@@ -9,12 +9,9 @@ Thresholds are whole validations, computed once here so every layer agrees on th
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from enum import StrEnum
 
-from core.times import iso
-from services.errors import CodedError
-from services.usage.periods import Period, seconds_until
+from services.usage.periods import Period
 
 WARNING_PERCENT = 80
 HARD_LIMIT_PERCENT = 120
@@ -71,24 +68,3 @@ class QuotaStatus:
         if self.used >= warning_from(self.limit):
             return QuotaState.WARNING
         return QuotaState.NORMAL
-
-
-class QuotaExhausted(CodedError):
-    """The charge would take usage past the hard limit; nothing was charged (spec 7.1, 429)."""
-
-    code = "RATE_LIMIT_EXCEEDED"
-
-    def __init__(self, status: QuotaStatus, requested: int, now: datetime) -> None:
-        room = max(status.hard_limit - status.used, 0)
-        super().__init__(
-            f"Monthly quota exhausted: {status.used} of {status.hard_limit} validations used (120% of "
-            f"{status.limit}); this request needs {requested}, {room} remain. The quota resets at "
-            f"{iso(status.period.end)}.",
-            retryAfter=seconds_until(status.period.end, now),
-            limit=status.limit,
-            used=status.used,
-            hardLimit=status.hard_limit,
-            requested=requested,
-            resetsAt=iso(status.period.end),
-        )
-        self.status = status

@@ -1,10 +1,10 @@
 """The quota's three events (spec 6.1/6.3): ``quota.warning``, ``quota.exceeded``, ``quota.reset``.
 
-All three are written through ``services.webhooks.events.emit`` inside the transaction that changed the usage, so
-an event exists exactly when its change committed. Warning and exceeded fire once per period: the charge
-that first takes usage to 80% (or 100%) sets ``warning_sent_at`` (``exceeded_sent_at``) while it holds the
-period's row lock, and every later charge sees the column set. A batch that jumps over both thresholds
-sends both, warning first.
+All three are written through ``services.webhooks.events.emit`` inside the transaction that changed the
+usage, so an event exists exactly when its change committed. Warning and exceeded fire once per period:
+the charge that first takes usage to 80% (or 100%) sets ``warning_sent_at`` (``exceeded_sent_at``) while it
+holds the period's row lock, and every later charge sees the column set. A batch that jumps over both
+thresholds sends both, warning first.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ Both windows are checked and counted by one Lua script, which Redis runs atomica
 requests against 10/minute exactly 10 pass, with no check-then-increment race. A refused request counts
 against neither window. Redis keeps nothing on disk here; when the day counter is missing (first request
 of the day, or Redis restarted) the script says so and the counters are rebuilt from the requests
-Postgres recorded (``services.usage.charging.requests_since``) before counting. That rebuild is a lower bound -
-admitted requests that were not charged (rejected afterwards by the quota) are not in Postgres - so a
+Postgres recorded (``services.usage.charging.requests_since``) before counting. That rebuild is a lower
+bound - admitted requests that were not charged (rejected afterwards by the quota) are not in Postgres - so a
 restart can forgive a few requests, never invent any.
 """
 
@@ -27,10 +27,9 @@ from models.accounts import Account
 from models.audit import AuditEvent
 from services import audit
 from services.auth import AuthContext
-from services.errors import ServiceError
 from services.redis_client import get_redis, key
 from services.usage import charging
-from services.usage.periods import seconds_until
+from services.usage.errors import RateLimited
 from services.usage.plans import plan_for
 
 MINUTE = timedelta(minutes=1)
@@ -96,23 +95,6 @@ class RateStatus:
         if exhausted:
             return max(exhausted, key=lambda window: window.resets_at)
         return self.day if self.day.remaining < self.minute.remaining else self.minute
-
-
-class RateLimited(ServiceError):
-    """Too many requests in a window; the web tier answers 429 in the flat shape of spec 7.2."""
-
-    def __init__(self, status: RateStatus, now: datetime) -> None:
-        window = status.binding
-        self.span = "minute" if window is status.minute else "day"
-        retry_after = seconds_until(window.resets_at, now)
-        super().__init__(
-            f"Rate limit of {window.limit} requests per {self.span} reached; retry in {retry_after} seconds.",
-            retryAfter=retry_after,
-            limit=window.limit,
-            remaining=window.remaining,
-            reset=int(window.resets_at.timestamp()),
-        )
-        self.status = status
 
 
 def admit_request(auth: AuthContext) -> RateStatus:

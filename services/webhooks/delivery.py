@@ -15,29 +15,21 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import timedelta
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from core import clock
-from models.events import Event
-from models.webhooks import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from models.webhooks import DeliveryStatus, Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from services import branding
 from services.due_work import work_through_due
 from services.webhooks import outbound
+from services.webhooks.errors import DeliveryError
 from services.webhooks.events import envelope
-from services.webhooks.outbound import DeliveryError, PostResult
+from services.webhooks.outbound import PostResult
+from services.webhooks.retry_schedule import RETRY_DELAYS
 from verimail_webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, compute_signature
 
-# Spec 6.4: the delay before attempt N+1, counted from attempt N (attempt 1 is immediate).
-RETRY_DELAYS: tuple[timedelta, ...] = (
-    timedelta(minutes=1),
-    timedelta(minutes=5),
-    timedelta(minutes=30),
-    timedelta(hours=2),
-    timedelta(hours=24),
-)
 SWEEP_LIMIT = 100
 
 

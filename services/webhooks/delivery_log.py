@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from models.events import Event
 from models.session import transaction
-from models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from models.webhooks import Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from services import branding, links
 from services.auth import AuthContext
 from services.errors import InvalidField, NotFound
 from services.webhooks import delivery, events, payloads
 from services.webhooks.endpoints import owned_endpoint
+from services.webhooks.retry_schedule import MAX_ATTEMPTS
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ def redeliver(actor: AuthContext, endpoint_id: int, delivery_id: int) -> Deliver
         if original is None or original.endpoint_id != endpoint_id:
             raise NotFound(f"No delivery with id {delivery_id} for webhook endpoint {endpoint_id}.")
         event = session.get_one(Event, original.event_id)
-        attempts = 1 if event.is_test else events.MAX_ATTEMPTS
+        attempts = 1 if event.is_test else MAX_ATTEMPTS
         return _send_now(session, event, endpoint_id, attempts)
 
 

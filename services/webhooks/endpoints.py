@@ -19,25 +19,15 @@ from models.accounts import Account
 from models.session import transaction
 from models.webhooks import EndpointStatus, WebhookEndpoint
 from services.auth import AuthContext
-from services.errors import CodedError, InvalidField, NotFound
-from services.webhooks.addresses import UnsafeTarget, resolve_checked
+from services.errors import InvalidField, NotFound
+from services.webhooks.addresses import resolve_checked
+from services.webhooks.errors import EndpointLimitReached, UnsafeTarget
 from services.webhooks.events import EVENT_TYPES
 from settings import get_settings
 
 MAX_ENDPOINTS = 16
 MAX_URL_LENGTH = 2048
 SECRET_PREFIX = "whsec_"  # noqa: S105 - the public prefix of every secret, not a secret
-
-
-class EndpointLimitReached(CodedError):
-    code = "WEBHOOK_ENDPOINT_LIMIT_REACHED"
-
-    def __init__(self) -> None:
-        super().__init__(
-            f"An account can have {MAX_ENDPOINTS} webhook endpoints; delete one first. One endpoint can "
-            "subscribe to every event type.",
-            limit=MAX_ENDPOINTS,
-        )
 
 
 @dataclass(frozen=True)
@@ -64,7 +54,7 @@ def create_endpoint(actor: AuthContext, url: str, events: tuple[str, ...]) -> En
         # Lock the account row so two concurrent creations cannot both take the last slot.
         session.get_one(Account, actor.account.id, with_for_update=True)
         if _endpoint_count(session, actor.account.id) >= MAX_ENDPOINTS:
-            raise EndpointLimitReached()
+            raise EndpointLimitReached(MAX_ENDPOINTS)
         secret = new_secret()
         endpoint = WebhookEndpoint(
             account_id=actor.account.id,

@@ -23,18 +23,13 @@ from sqlalchemy.orm import Session
 import verimail_webhooks
 from core import clock
 from core.times import iso
-from models.events import Event
-from models.webhooks import DeliveryStatus, EndpointStatus, WebhookDelivery, WebhookEndpoint
+from models.webhooks import DeliveryStatus, EndpointStatus, Event, WebhookDelivery, WebhookEndpoint
 from services.webhooks import dispatch
+from services.webhooks.errors import UnknownEventType
+from services.webhooks.retry_schedule import MAX_ATTEMPTS
 
 # The list is published with the receivers' module, so customers and the service share one definition.
 EVENT_TYPES = verimail_webhooks.EVENT_TYPES
-# Spec 6.4: six attempts in all (the first immediate, then five retries).
-MAX_ATTEMPTS = 6
-
-
-class UnknownEventType(ValueError):
-    """A programming error: the caller named a type that spec 6.1 does not list."""
 
 
 Data = dict[str, Any] | Callable[[], dict[str, Any]]

@@ -19,18 +19,16 @@ import certifi
 import urllib3
 from urllib3.exceptions import HTTPError, NewConnectionError, SSLError, TimeoutError
 
-from services.webhooks.addresses import IPAddress, UnsafeTarget, resolve_checked
+from services.webhooks.addresses import resolve_checked
+from services.webhooks.errors import DeliveryError, UnsafeTarget
 from settings import get_settings
+from verifier.public_ip import IPAddress
 
 TIMEOUT_SECONDS = 30.0
 EXCERPT_BYTES = 1024
 USER_AGENT = "verimail-webhooks/1.0"
 # What white-labelled accounts' receivers see instead: it names nobody (services.branding).
 NEUTRAL_USER_AGENT = "webhook-delivery/1.0"
-
-
-class DeliveryError(Exception):
-    """No HTTP answer (refused target, DNS, TLS, connection, timeout); the message says which."""
 
 
 @dataclass(frozen=True)

@@ -95,7 +95,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "invalid": 12,
         "warning": 8,
         "processingTime": 8412,
-        "resultsUrl": "{base_url}/batches/batch_sample/results",
+        "resultsUrl": "",  # filled in by sample(): it depends on PUBLIC_BASE_URL
     },
     "quota.warning": {
         "limit": 10000,

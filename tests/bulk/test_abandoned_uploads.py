@@ -22,26 +22,29 @@ EMAILS = ["alice@mailbox.test", "not an address"]
 
 
 def test_abandoned_uploads_are_deleted_unless_they_were_paid_for(
-    api: Api, worker: Worker, owner: Persona
+    live_api: Api, worker: Worker, owner: Persona
 ) -> None:
-    unpaid = _abandoned_upload(owner)
-    paid = _abandoned_upload(owner)
+    paid = new_public_id(JobKind.BULK)
     with transaction() as session:
         account = session.get_one(Account, owner.account_id)
-    charging.charge_validations(account, len(EMAILS), paid)  # the charge went through, the answer never left
+    # The charge went through, the answer never left. It is made before the job row exists, so the sweeper
+    # (already running) can never see the paid upload without its charge.
+    charging.charge_validations(account, len(EMAILS), paid)
+    _abandoned_upload(owner, paid)
+    unpaid = _abandoned_upload(owner, new_public_id(JobKind.BULK))
 
     _wait_until(lambda: _status(paid) not in (None, JobStatus.UPLOADING.value))
-    finished = wait_for(api, owner, paid)
+    finished = wait_for(live_api, owner, paid)
 
     assert finished["status"] == "completed"
     assert [result["email"] for result in finished["results"]] == EMAILS
     _wait_until(lambda: _status(unpaid) is None)
-    assert api.call("get", f"/bulk/jobs/{unpaid}", owner).status_code == 404
+    assert live_api.call("get", f"/bulk/jobs/{unpaid}", owner).status_code == 404
 
 
-def _abandoned_upload(owner: Persona) -> str:
+def _abandoned_upload(owner: Persona, public_id: str) -> str:
     """A stored, never-opened list, as a web process that died an hour ago would have left it."""
-    long_ago, public_id = clock.now() - timedelta(hours=1), new_public_id(JobKind.BULK)
+    long_ago = clock.now() - timedelta(hours=1)
     with transaction() as session:
         job = ValidationJob(
             public_id=public_id,

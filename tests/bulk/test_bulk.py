@@ -22,38 +22,38 @@ def a_list(count: int) -> list[str]:
     return [f"user{i % 60:02d}.{i // 60}@{DOMAINS[i % 10]}".replace(f".{0}@", "@") for i in range(count)]
 
 
-def upload_csv(api: Api, persona: Persona, rows: list[str], header: bool = True, **params: Any) -> Any:
+def upload_csv(live_api: Api, persona: Persona, rows: list[str], header: bool = True, **params: Any) -> Any:
     text = ("email\n" if header else "") + "\n".join(rows) + "\n"
-    return api.call(
+    return live_api.call(
         "post", "/bulk/jobs", persona, data=text.encode(), headers={"Content-Type": "text/csv"}, params=params
     )
 
 
-def wait_finished(api: Api, persona: Persona, job_id: str, timeout: float = 90) -> dict[str, Any]:
-    return poll_until_finished(api, persona, f"/bulk/jobs/{job_id}", timeout)
+def wait_finished(live_api: Api, persona: Persona, job_id: str, timeout: float = 90) -> dict[str, Any]:
+    return poll_until_finished(live_api, persona, f"/bulk/jobs/{job_id}", timeout)
 
 
-def test_a_csv_list_goes_from_upload_to_download(api: Api, worker: Worker, owner: Persona) -> None:
+def test_a_csv_list_goes_from_upload_to_download(live_api: Api, worker: Worker, owner: Persona) -> None:
     rows = [f"user{i:02d}@{DOMAINS[i % 10]}" for i in range(300)] + [
         "nobody@bench-001.test",
         "not an address",
     ]
     rows.append("USER00@bench-000.test")  # a duplicate of the first, in another case
 
-    created = upload_csv(api, owner, rows)
+    created = upload_csv(live_api, owner, rows)
 
     assert created.status_code == 202, created.text
     job = created.json()
     assert job["id"].startswith("blk_")
     assert job["total"] == len(rows)
-    finished = wait_finished(api, owner, job["id"])
+    finished = wait_finished(live_api, owner, job["id"])
     assert finished["status"] == "completed"
     assert finished["processed"] == len(rows)
     counts = finished["counts"]
     assert counts["valid"] + counts["warning"] + counts["invalid"] == len(rows)
     assert finished["etaSeconds"] == 0
 
-    download = api.call("get", f"/bulk/jobs/{job['id']}/download?format=csv", owner)
+    download = live_api.call("get", f"/bulk/jobs/{job['id']}/download?format=csv", owner)
     assert download.status_code == 200
     assert download.headers["Content-Type"].startswith("text/csv")
     table = list(csv.DictReader(io.StringIO(download.text)))
@@ -65,12 +65,12 @@ def test_a_csv_list_goes_from_upload_to_download(api: Api, worker: Worker, owner
     assert by_input["USER00@bench-000.test"]["email"] == "user00@bench-000.test"
 
 
-def test_a_json_list_downloads_as_json(api: Api, worker: Worker, owner: Persona) -> None:
+def test_a_json_list_downloads_as_json(live_api: Api, worker: Worker, owner: Persona) -> None:
     entries: list[Any] = ["alice@mailbox.test", {"email": "bob@mailbox.test"}, "zed@mailbox.test"]
 
-    job = api.call("post", "/bulk/jobs", owner, json=entries, params={"quickMode": "true"}).json()
-    wait_finished(api, owner, job["id"])
-    results = json.loads(api.call("get", f"/bulk/jobs/{job['id']}/download?format=json", owner).text)
+    job = live_api.call("post", "/bulk/jobs", owner, json=entries, params={"quickMode": "true"}).json()
+    wait_finished(live_api, owner, job["id"])
+    results = json.loads(live_api.call("get", f"/bulk/jobs/{job['id']}/download?format=json", owner).text)
 
     assert [item["input"] for item in results] == [
         "alice@mailbox.test",
@@ -80,46 +80,48 @@ def test_a_json_list_downloads_as_json(api: Api, worker: Worker, owner: Persona)
     assert all("smtp" not in item["checks"] for item in results)  # quickMode
 
 
-def test_the_list_is_charged_once_per_address(api: Api, worker: Worker, owner: Persona) -> None:
-    job = upload_csv(api, owner, ["alice@mailbox.test"] * 7, quickMode="true").json()
-    wait_finished(api, owner, job["id"])
+def test_the_list_is_charged_once_per_address(live_api: Api, worker: Worker, owner: Persona) -> None:
+    job = upload_csv(live_api, owner, ["alice@mailbox.test"] * 7, quickMode="true").json()
+    wait_finished(live_api, owner, job["id"])
 
     with transaction() as session:
         used = session.scalar(select(UsagePeriod.used).where(UsagePeriod.account_id == owner.account_id))
     assert used == 7
 
 
-def test_a_cancelled_list_stops_and_keeps_what_was_done(api: Api, worker: Worker, owner: Persona) -> None:
+def test_a_cancelled_list_stops_and_keeps_what_was_done(
+    live_api: Api, worker: Worker, owner: Persona
+) -> None:
     rows = [f"user{i % 50:02d}@slow.test" for i in range(5)] + ["alice@mailbox.test"]
-    job = upload_csv(api, owner, rows).json()
+    job = upload_csv(live_api, owner, rows).json()
 
-    cancelled = api.call("post", f"/bulk/jobs/{job['id']}/cancel", owner)
-    again = api.call("post", f"/bulk/jobs/{job['id']}/cancel", owner)
+    cancelled = live_api.call("post", f"/bulk/jobs/{job['id']}/cancel", owner)
+    again = live_api.call("post", f"/bulk/jobs/{job['id']}/cancel", owner)
 
     assert cancelled.status_code == 200
     assert cancelled.json()["status"] == "cancelled"
     assert again.json()["status"] == "cancelled"
-    download = api.call("get", f"/bulk/jobs/{job['id']}/download", owner)
+    download = live_api.call("get", f"/bulk/jobs/{job['id']}/download", owner)
     assert download.status_code == 200
     assert len(list(csv.DictReader(io.StringIO(download.text)))) == len(rows)
 
 
-def test_an_unfinished_list_cannot_be_downloaded_yet(api: Api, worker: Worker, owner: Persona) -> None:
-    job = upload_csv(api, owner, ["alice@slow.test", "bob@slow.test"]).json()
+def test_an_unfinished_list_cannot_be_downloaded_yet(live_api: Api, worker: Worker, owner: Persona) -> None:
+    job = upload_csv(live_api, owner, ["alice@slow.test", "bob@slow.test"]).json()
 
-    response = api.call("get", f"/bulk/jobs/{job['id']}/download", owner)
+    response = live_api.call("get", f"/bulk/jobs/{job['id']}/download", owner)
 
     assert response.status_code == 409
-    api.call("post", f"/bulk/jobs/{job['id']}/cancel", owner)
+    live_api.call("post", f"/bulk/jobs/{job['id']}/cancel", owner)
 
 
-def test_bad_uploads_are_refused(api: Api, owner: Persona) -> None:
-    empty = upload_csv(api, owner, [])
-    wrong_type = api.call(
+def test_bad_uploads_are_refused(live_api: Api, owner: Persona) -> None:
+    empty = upload_csv(live_api, owner, [])
+    wrong_type = live_api.call(
         "post", "/bulk/jobs", owner, data=b"a@b.com", headers={"Content-Type": "text/plain"}
     )
-    bad_entry = api.call("post", "/bulk/jobs", owner, json=["a@example.com", 5])
-    broken_json = api.call(
+    bad_entry = live_api.call("post", "/bulk/jobs", owner, json=["a@example.com", 5])
+    broken_json = live_api.call(
         "post", "/bulk/jobs", owner, data=b'["a@example.com", ', headers={"Content-Type": "application/json"}
     )
 
@@ -129,27 +131,27 @@ def test_bad_uploads_are_refused(api: Api, owner: Persona) -> None:
     assert broken_json.status_code == 400
 
 
-def test_uploads_may_exceed_the_json_api_body_limit(api: Api, owner: Persona) -> None:
+def test_uploads_may_exceed_the_json_api_body_limit(live_api: Api, owner: Persona) -> None:
     rows = [f"someone.with.a.long.name.{i:07d}@example.com" for i in range(30_000)]  # about 1.3 MB
     assert len("\n".join(rows)) > 1024 * 1024
 
-    response = upload_csv(api, owner, rows, quickMode="true")
+    response = upload_csv(live_api, owner, rows, quickMode="true")
 
     assert response.status_code == 202, response.text
     assert response.json()["total"] == 30_000
-    api.call("post", f"/bulk/jobs/{response.json()['id']}/cancel", owner)
+    live_api.call("post", f"/bulk/jobs/{response.json()['id']}/cancel", owner)
 
 
 def test_bulk_needs_the_bulk_scope_and_hides_other_accounts_lists(
-    api: Api, owner: Persona, outsider: Persona
+    live_api: Api, owner: Persona, outsider: Persona
 ) -> None:
     validator = add_key(owner.account_id, "Validator key", ("validate:read", "validate:write"))
-    job = upload_csv(api, owner, ["alice@mailbox.test"], quickMode="true").json()
+    job = upload_csv(live_api, owner, ["alice@mailbox.test"], quickMode="true").json()
 
-    refused = upload_csv(api, validator, ["alice@mailbox.test"])
-    hidden = api.call("get", f"/bulk/jobs/{job['id']}", outsider)
-    hidden_download = api.call("get", f"/bulk/jobs/{job['id']}/download", outsider)
-    hidden_cancel = api.call("post", f"/bulk/jobs/{job['id']}/cancel", outsider)
+    refused = upload_csv(live_api, validator, ["alice@mailbox.test"])
+    hidden = live_api.call("get", f"/bulk/jobs/{job['id']}", outsider)
+    hidden_download = live_api.call("get", f"/bulk/jobs/{job['id']}/download", outsider)
+    hidden_cancel = live_api.call("post", f"/bulk/jobs/{job['id']}/cancel", outsider)
 
     assert refused.status_code == 403
     assert refused.json()["error"]["requiredScope"] == "bulk:*"

@@ -16,6 +16,7 @@ from services import links
 from services.branding import service_brand
 from services.usage import charging, period_close
 from services.webhooks import delivery, events, payloads
+from services.webhooks.errors import UnknownEventType
 from tests.fixtures.db import Persona, open_persona
 from tests.webhooks.conftest import subscribe
 from tests.webhooks.receiver import Receiver
@@ -83,10 +84,11 @@ def test_quota_warning_exceeded_and_reset_from_usage_and_the_period_sweep(
 def test_validation_completed_and_batch_completed_payloads(
     owner: Persona, receiver: Receiver, subscribed: object
 ) -> None:
-    # The validation and batch code paths (issue 4) emit through these builders; here they are called
-    # directly until those paths exist, so the shapes and the delivery are covered either way.
+    # The validation and batch paths emit through these builders; calling them directly covers every
+    # shape and its delivery without running jobs.
     result = ValidationResult(
         email="jane@example.com",
+        input=" jane@example.com",
         is_valid=True,
         score=88,
         severity=Severity.VALID,
@@ -119,5 +121,5 @@ def test_validation_completed_and_batch_completed_payloads(
 
 
 def test_unknown_event_type_is_a_programming_error(owner: Persona) -> None:
-    with db_session.transaction() as session, pytest.raises(events.UnknownEventType, match=r"batch\.started"):
+    with db_session.transaction() as session, pytest.raises(UnknownEventType, match=r"batch\.started"):
         events.emit(session, owner.account_id, "batch.started", {})

@@ -14,7 +14,7 @@ from dataclasses import replace
 import pytest
 from sqlalchemy import select
 
-import workers.celery_app
+import services.broker
 from models import WebhookDelivery
 from models import session as db_session
 from services.webhooks import dispatch, events
@@ -48,7 +48,8 @@ class SilentBroker:
 
 
 def use_broker(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
-    monkeypatch.setattr(workers.celery_app, "app", create_celery(replace(get_settings(), redis_url=url)))
+    app = create_celery(replace(get_settings(), redis_url=url))
+    monkeypatch.setattr(services.broker, "publisher", lambda: app)
     monkeypatch.setattr(dispatch, "_skip_until", 0.0)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-import workers.celery_app
+import services.broker
 from models import WebhookDelivery
 from models import session as db_session
 from services.webhooks import dispatch, events
@@ -42,7 +42,7 @@ def broker(monkeypatch: pytest.MonkeyPatch, webhook_env: None) -> Iterator[OwnRe
     server = OwnRedis()
     server.start()
     celery = create_celery(replace(get_settings(), redis_url=server.url))
-    monkeypatch.setattr(workers.celery_app, "app", celery)
+    monkeypatch.setattr(services.broker, "publisher", lambda: celery)
     monkeypatch.setattr(dispatch, "_skip_until", 0.0)
     yield server
     server.stop()

@@ -12,7 +12,6 @@ from core import clock
 from models import Event
 from models import session as db_session
 from models.mail import OutboundMail
-from scheduler.schedule import BEAT_SCHEDULE
 from services import retention
 from services.mail import outbox
 from services.webhooks import delivery, events
@@ -20,7 +19,6 @@ from tests.fixtures.db import Persona
 from tests.mail.mailbox import Mailbox, mailbox
 from tests.webhooks.conftest import Subscription
 from tests.webhooks.receiver import Receiver
-from workers.celery_app import create_celery
 
 __all__ = ["mailbox"]  # the fixture, found by name
 RETENTION = timedelta(days=30)
@@ -83,11 +81,3 @@ def test_finished_records_are_purged_after_the_retention_period_and_due_ones_sta
 
     assert logged_event_ids(client, owner, subscribed.endpoint_id) == [pending]
     assert stored(owner) == ({pending}, {"still queued"})
-
-
-def test_beat_runs_the_purge_hourly_on_a_registered_task() -> None:
-    entry = BEAT_SCHEDULE["retention-purge-expired"]
-    celery = create_celery()
-    celery.loader.import_default_modules()
-    assert entry["task"] in celery.tasks
-    assert entry["schedule"] == 3600.0

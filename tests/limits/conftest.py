@@ -1,3 +1,4 @@
-"""The limits/usage fixtures live in ``tests.limits.probe``; importing them here makes pytest see them."""
+"""The limits/usage fixtures live in ``tests.limits.helpers``; importing them here makes pytest see them.
+Requests go to the real app through the suite's ``client`` fixture."""
 
-from tests.limits.probe import api, at_instant, probe_app  # noqa: F401
+from tests.limits.helpers import at_instant  # noqa: F401

@@ -11,21 +11,21 @@ from flask import Flask
 from models.accounts import Tier
 from models.usage import UsageCharge
 from tests.fixtures.db import open_persona
-from tests.limits.probe import count_rows, usage_of
+from tests.limits.helpers import count_rows, usage_of, validate
 
 CALLERS = 50
 
 
 def test_fifty_concurrent_requests_against_ten_per_minute_admit_exactly_ten(
-    probe_app: Flask, at_instant: datetime
+    app: Flask, at_instant: datetime
 ) -> None:
     growth = open_persona(Tier.GROWTH)
     start = threading.Barrier(CALLERS)
 
     def call(_: int) -> tuple[int, str]:
-        client = probe_app.test_client()
+        client = app.test_client()
         start.wait()  # all fifty leave the gate together
-        response = client.post("/probe/validate", json={"count": 1}, headers=growth.headers)
+        response = validate(client, growth.headers)
         return response.status_code, response.headers.get("X-RateLimit-Remaining", "")
 
     with ThreadPoolExecutor(max_workers=CALLERS) as pool:
@@ -36,5 +36,5 @@ def test_fifty_concurrent_requests_against_ten_per_minute_admit_exactly_ten(
     admitted_remaining = sorted(int(left) for status, left in results if status == 200)
     assert admitted_remaining == list(range(10))  # each admitted request saw its own count
     assert count_rows(UsageCharge, growth.account_id) == 10
-    usage = usage_of(probe_app.test_client(), growth.headers)
+    usage = usage_of(app.test_client(), growth.headers)
     assert (usage["rateLimit"]["usedThisMinute"], usage["quota"]["used"]) == (10, 10)

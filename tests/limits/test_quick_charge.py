@@ -5,42 +5,34 @@ from __future__ import annotations
 from datetime import datetime
 
 from flask.testing import FlaskClient
-from sqlalchemy import func, select
 
 from models.accounts import Tier
 from models.jobs import ValidationJob
-from models.session import transaction
 from tests.fixtures.db import open_persona
-from tests.limits.probe import fill, usage_of
-
-QUICK = {"email": "not-an-address", "options": {"quickMode": True}}  # judged by syntax alone: no DNS
+from tests.limits.helpers import count_rows, fill, usage_of, validate
 
 
-def jobs_of(account_id: int) -> int:
-    with transaction() as session:
-        stmt = select(func.count()).select_from(ValidationJob).where(ValidationJob.account_id == account_id)
-        return session.scalars(stmt).one()
-
-
-def test_a_quick_validation_is_charged_and_recorded_together(api: FlaskClient, at_instant: datetime) -> None:
+def test_a_quick_validation_is_charged_and_recorded_together(
+    client: FlaskClient, at_instant: datetime
+) -> None:
     growth = open_persona(Tier.GROWTH)
 
-    answer = api.post("/validate", json=QUICK, headers=growth.headers)
+    answer = validate(client, growth.headers)  # quickMode, judged by syntax alone
 
     assert answer.status_code == 200, answer.get_json()
     assert answer.get_json()["isValid"] is False
-    assert usage_of(api, growth.headers)["quota"]["used"] == 1
-    assert jobs_of(growth.account_id) == 1
+    assert usage_of(client, growth.headers)["quota"]["used"] == 1
+    assert count_rows(ValidationJob, growth.account_id) == 1
 
 
 def test_a_quick_validation_refused_by_the_quota_is_neither_charged_nor_recorded(
-    api: FlaskClient, at_instant: datetime
+    client: FlaskClient, at_instant: datetime
 ) -> None:
     growth = open_persona(Tier.GROWTH)
     fill(growth.account_id, 6_000)  # the hard limit (120% of 5,000)
 
-    answer = api.post("/validate", json=QUICK, headers=growth.headers)
+    answer = validate(client, growth.headers)  # quickMode, judged by syntax alone
 
     assert answer.status_code == 429, answer.get_json()
-    assert usage_of(api, growth.headers)["quota"]["used"] == 6_000
-    assert jobs_of(growth.account_id) == 0
+    assert usage_of(client, growth.headers)["quota"]["used"] == 6_000
+    assert count_rows(ValidationJob, growth.account_id) == 0

@@ -21,7 +21,7 @@ from models.accounts import Tier
 from services import redis_client
 from settings import get_settings
 from tests.fixtures.db import open_persona
-from tests.limits.probe import body, usage_of, validate_n
+from tests.limits.helpers import body, usage_of, validate
 
 
 class OwnRedis:
@@ -83,37 +83,37 @@ def own_redis(monkeypatch: pytest.MonkeyPatch) -> Iterator[OwnRedis]:
 
 
 def test_usage_survives_a_redis_restart_and_the_windows_are_rebuilt(
-    api: FlaskClient, own_redis: OwnRedis, at_instant: datetime
+    client: FlaskClient, own_redis: OwnRedis, at_instant: datetime
 ) -> None:
     growth = open_persona(Tier.GROWTH)
     for count in (1, 2, 30, 100):
-        assert validate_n(api, growth.headers, count=count).status_code == 200
+        assert validate(client, growth.headers, count=count).status_code == 200
     clock.move(timedelta(minutes=1))
     for count in (7, 9):
-        assert validate_n(api, growth.headers, count=count).status_code == 200
+        assert validate(client, growth.headers, count=count).status_code == 200
     assert own_redis.keys() > 0
 
     own_redis.stop()
     own_redis.start()
     assert own_redis.keys() == 0  # everything Redis held is gone
 
-    usage = usage_of(api, growth.headers)
+    usage = usage_of(client, growth.headers)
     assert usage["quota"]["used"] == 149
     assert (usage["rateLimit"]["usedThisMinute"], usage["rateLimit"]["usedToday"]) == (2, 6)
     # The rebuilt minute window still stops the account at 10 in this minute.
-    assert [validate_n(api, growth.headers).status_code for _ in range(9)] == [200] * 8 + [429]
-    assert usage_of(api, growth.headers)["quota"]["used"] == 157
+    assert [validate(client, growth.headers).status_code for _ in range(9)] == [200] * 8 + [429]
+    assert usage_of(client, growth.headers)["quota"]["used"] == 157
 
 
 def test_while_redis_is_down_validation_answers_503_to_retry_and_other_routes_answer_without_limit_headers(
-    api: FlaskClient, own_redis: OwnRedis, at_instant: datetime
+    client: FlaskClient, own_redis: OwnRedis, at_instant: datetime
 ) -> None:
     growth = open_persona(Tier.GROWTH)
     own_redis.stop()
-    keys = api.get("/api/keys", headers=growth.headers)
+    keys = client.get("/api/keys", headers=growth.headers)
     assert keys.status_code == 200
     assert "X-RateLimit-Limit" not in keys.headers
-    refused = validate_n(api, growth.headers)
+    refused = validate(client, growth.headers)
     assert refused.status_code == 503  # admission is not best effort, and the client may retry
     assert refused.headers["Retry-After"] == "10"
     assert body(refused) == {
@@ -125,5 +125,5 @@ def test_while_redis_is_down_validation_answers_503_to_retry_and_other_routes_an
     }
     assert "Traceback" not in refused.get_data(as_text=True)
     own_redis.start()
-    assert validate_n(api, growth.headers).status_code == 200
-    assert usage_of(api, growth.headers)["quota"]["used"] == 1
+    assert validate(client, growth.headers).status_code == 200
+    assert usage_of(client, growth.headers)["quota"]["used"] == 1

@@ -98,7 +98,7 @@ def test_an_unreachable_relay_is_retried_until_the_last_attempt_then_failed(
         clock.move(delay)
 
     failed = row(mail_id)
-    assert (failed.status, failed.attempts) == (MailStatus.FAILED, outbox.MAX_ATTEMPTS)
+    assert (failed.status, failed.attempts) == (MailStatus.FAILED, outbox.MAX_SEND_ATTEMPTS)
     assert "ConnectionRefusedError" in (failed.last_error or "")
 
 

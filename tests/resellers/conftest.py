@@ -1,6 +1,6 @@
 """Reseller fixtures: Enterprise Plus personas, sub-users created through the API, the operator's CLI.
 
-Everything goes over real HTTP (``tests.workers.harness.api``: the app on a socket, pointed at the mail
+Everything goes over real HTTP (``tests.workers.harness.live_api``: the app on a socket, pointed at the mail
 lab), so a sub-user's key is used exactly as its owner would use it.
 """
 
@@ -26,9 +26,9 @@ from models.session import transaction
 from tests.fixtures.db import Persona, open_persona
 from tests.mail.mailbox import mailbox
 from tests.webhooks.conftest import receiver, test_ca, webhook_env
-from tests.workers.harness import Api, api, beat, job_env, worker
+from tests.workers.harness import Api, beat, job_env, live_api, worker
 
-__all__ = ["api", "beat", "job_env", "mailbox", "receiver", "test_ca", "webhook_env", "worker"]
+__all__ = ["beat", "job_env", "live_api", "mailbox", "receiver", "test_ca", "webhook_env", "worker"]
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -63,9 +63,11 @@ class Customer:
         return self.persona.headers
 
 
-def create_sub_user(api: Api, reseller: Persona, tier: str = "pro", email: str | None = None) -> Customer:
+def create_sub_user(
+    live_api: Api, reseller: Persona, tier: str = "pro", email: str | None = None
+) -> Customer:
     email = email or f"customer-{secrets.token_hex(4)}@example.com"
-    response = api.call(
+    response = live_api.call(
         "post", "/api/sub-users", reseller, json={"email": email, "name": f"Customer {email}", "tier": tier}
     )
     assert response.status_code == 201, response.text

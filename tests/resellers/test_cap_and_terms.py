@@ -8,16 +8,16 @@ from tests.resellers.conftest import create_sub_user, resellers_cli, set_terms
 from tests.workers.harness import Api
 
 
-def test_beyond_the_cap_a_sub_user_is_refused_with_the_limit(api: Api, reseller: Persona) -> None:
+def test_beyond_the_cap_a_sub_user_is_refused_with_the_limit(live_api: Api, reseller: Persona) -> None:
     assert set_terms(reseller, "--max-sub-users", "2") == {
         "accountId": reseller.account_id,
         "maxSubUsers": 2,
         "commissionRate": 20.0,
     }
-    first = create_sub_user(api, reseller)
-    create_sub_user(api, reseller)
+    first = create_sub_user(live_api, reseller)
+    create_sub_user(live_api, reseller)
 
-    refused = api.call(
+    refused = live_api.call(
         "post",
         "/api/sub-users",
         reseller,
@@ -28,13 +28,13 @@ def test_beyond_the_cap_a_sub_user_is_refused_with_the_limit(api: Api, reseller:
     assert refused.json()["error"]["code"] == "SUB_USER_LIMIT_REACHED"
     assert refused.json()["error"]["limit"] == 2
     assert "2" in refused.json()["error"]["message"]
-    assert len(api.call("get", "/api/sub-users", reseller).json()["data"]) == 2
+    assert len(live_api.call("get", "/api/sub-users", reseller).json()["data"]) == 2
     # A deleted sub-user frees its slot; suspended ones keep theirs.
-    api.call("delete", f"/api/sub-users/{first.id}", reseller)
-    third = create_sub_user(api, reseller)
-    api.call("patch", f"/api/sub-users/{third.id}", reseller, json={"status": "suspended"})
+    live_api.call("delete", f"/api/sub-users/{first.id}", reseller)
+    third = create_sub_user(live_api, reseller)
+    live_api.call("patch", f"/api/sub-users/{third.id}", reseller, json={"status": "suspended"})
     assert (
-        api.call(
+        live_api.call(
             "post",
             "/api/sub-users",
             reseller,
@@ -44,10 +44,10 @@ def test_beyond_the_cap_a_sub_user_is_refused_with_the_limit(api: Api, reseller:
     )
 
 
-def test_unlimited_lifts_the_cap_and_the_rate_is_kept(api: Api, reseller: Persona) -> None:
+def test_unlimited_lifts_the_cap_and_the_rate_is_kept(live_api: Api, reseller: Persona) -> None:
     set_terms(reseller, "--max-sub-users", "0", "--commission-rate", "12.5")
     assert (
-        api.call(
+        live_api.call(
             "post", "/api/sub-users", reseller, json={"email": "a@example.com", "name": "A", "tier": "pro"}
         ).status_code
         == 403
@@ -57,8 +57,8 @@ def test_unlimited_lifts_the_cap_and_the_rate_is_kept(api: Api, reseller: Person
 
     assert printed == {"accountId": reseller.account_id, "maxSubUsers": "unlimited", "commissionRate": 12.5}
     for _ in range(3):
-        create_sub_user(api, reseller)
-    assert api.call("get", "/api/commissions", reseller).json()["commissionRate"] == 12.5
+        create_sub_user(live_api, reseller)
+    assert live_api.call("get", "/api/commissions", reseller).json()["commissionRate"] == 12.5
 
 
 def test_the_cli_refuses_bad_values_and_accounts_that_are_not_resellers(reseller: Persona) -> None:

@@ -15,8 +15,10 @@ from tests.workers.harness import Api
 QUICK = {"options": {"quickMode": True}}
 
 
-def test_a_created_sub_user_is_an_account_of_its_own_with_a_working_key(api: Api, reseller: Persona) -> None:
-    response = api.call(
+def test_a_created_sub_user_is_an_account_of_its_own_with_a_working_key(
+    live_api: Api, reseller: Persona
+) -> None:
+    response = live_api.call(
         "post",
         "/api/sub-users",
         reseller,
@@ -36,44 +38,48 @@ def test_a_created_sub_user_is_an_account_of_its_own_with_a_working_key(api: Api
     assert body["secretKey"].startswith("sk_live_")
     assert body["publishableKey"].startswith("pk_live_")
     own = {"X-API-Key": body["secretKey"]}
-    usage = api.call("get", "/api/usage", headers=own).json()
+    usage = live_api.call("get", "/api/usage", headers=own).json()
     assert (usage["plan"]["tier"], usage["quota"]["limit"], usage["rateLimit"]["limitPerMinute"]) == (
         "growth",
         5000,
         10,
     )
-    keys = api.call("get", "/api/keys", headers=own).json()["data"]
+    keys = live_api.call("get", "/api/keys", headers=own).json()["data"]
     assert [(key["scopes"], key["publishableKey"]) for key in keys] == [(["*:*"], body["publishableKey"])]
-    reseller_keys = api.call("get", "/api/keys", reseller).json()["data"]
+    reseller_keys = live_api.call("get", "/api/keys", reseller).json()["data"]
     assert [key["id"] for key in reseller_keys] == [reseller.key_id]  # isolated keys
     # Shown once: reading the sub-user back never shows a secret.
-    read = api.call("get", f"/api/sub-users/{body['id']}", reseller).json()
+    read = live_api.call("get", f"/api/sub-users/{body['id']}", reseller).json()
     assert "secretKey" not in read
     assert read["id"] == body["id"]
 
 
-def test_the_list_pages_through_live_sub_users_oldest_first(api: Api, reseller: Persona) -> None:
-    created = [create_sub_user(api, reseller).id for _ in range(5)]
+def test_the_list_pages_through_live_sub_users_oldest_first(live_api: Api, reseller: Persona) -> None:
+    created = [create_sub_user(live_api, reseller).id for _ in range(5)]
 
-    first = api.call("get", "/api/sub-users?limit=2", reseller).json()
-    second = api.call("get", f"/api/sub-users?limit=2&startingAfter={first['nextCursor']}", reseller).json()
-    third = api.call("get", f"/api/sub-users?limit=2&startingAfter={second['nextCursor']}", reseller).json()
+    first = live_api.call("get", "/api/sub-users?limit=2", reseller).json()
+    second = live_api.call(
+        "get", f"/api/sub-users?limit=2&startingAfter={first['nextCursor']}", reseller
+    ).json()
+    third = live_api.call(
+        "get", f"/api/sub-users?limit=2&startingAfter={second['nextCursor']}", reseller
+    ).json()
 
     assert [item["id"] for item in first["data"] + second["data"] + third["data"]] == created
     assert (first["hasMore"], second["hasMore"], third["hasMore"]) == (True, True, False)
     assert third["nextCursor"] is None
 
 
-def test_rename_and_change_tier_apply_to_the_sub_users_own_limits(api: Api, reseller: Persona) -> None:
-    customer = create_sub_user(api, reseller, tier="growth")
+def test_rename_and_change_tier_apply_to_the_sub_users_own_limits(live_api: Api, reseller: Persona) -> None:
+    customer = create_sub_user(live_api, reseller, tier="growth")
 
-    response = api.call(
+    response = live_api.call(
         "patch", f"/api/sub-users/{customer.id}", reseller, json={"name": "Renamed", "tier": "business"}
     )
 
     assert response.status_code == 200
     assert (response.json()["name"], response.json()["tier"]) == ("Renamed", "business")
-    usage = api.call("get", "/api/usage", customer).json()
+    usage = live_api.call("get", "/api/usage", customer).json()
     assert (usage["plan"]["tier"], usage["quota"]["limit"], usage["rateLimit"]["limitPerMinute"]) == (
         "business",
         40000,
@@ -81,13 +87,17 @@ def test_rename_and_change_tier_apply_to_the_sub_users_own_limits(api: Api, rese
     )
 
 
-def test_a_suspended_sub_users_keys_answer_401_until_it_is_reactivated(api: Api, reseller: Persona) -> None:
-    customer = create_sub_user(api, reseller)
+def test_a_suspended_sub_users_keys_answer_401_until_it_is_reactivated(
+    live_api: Api, reseller: Persona
+) -> None:
+    customer = create_sub_user(live_api, reseller)
 
-    suspended = api.call("patch", f"/api/sub-users/{customer.id}", reseller, json={"status": "suspended"})
-    refused = api.call("post", "/validate", customer, json={"email": "alice@mailbox.test", **QUICK})
-    reactivated = api.call("patch", f"/api/sub-users/{customer.id}", reseller, json={"status": "active"})
-    served = api.call("post", "/validate", customer, json={"email": "alice@mailbox.test", **QUICK})
+    suspended = live_api.call(
+        "patch", f"/api/sub-users/{customer.id}", reseller, json={"status": "suspended"}
+    )
+    refused = live_api.call("post", "/validate", customer, json={"email": "alice@mailbox.test", **QUICK})
+    reactivated = live_api.call("patch", f"/api/sub-users/{customer.id}", reseller, json={"status": "active"})
+    served = live_api.call("post", "/validate", customer, json={"email": "alice@mailbox.test", **QUICK})
 
     assert suspended.json()["status"] == "suspended"
     assert refused.status_code == 401
@@ -97,12 +107,12 @@ def test_a_suspended_sub_users_keys_answer_401_until_it_is_reactivated(api: Api,
     assert served.json()["email"] == "alice@mailbox.test"
 
 
-def test_the_reseller_reads_a_sub_users_usage_as_the_sub_user_does(api: Api, reseller: Persona) -> None:
-    customer = create_sub_user(api, reseller, tier="scale")
-    api.call("post", "/validate", customer, json={"email": "alice@mailbox.test", **QUICK})
+def test_the_reseller_reads_a_sub_users_usage_as_the_sub_user_does(live_api: Api, reseller: Persona) -> None:
+    customer = create_sub_user(live_api, reseller, tier="scale")
+    live_api.call("post", "/validate", customer, json={"email": "alice@mailbox.test", **QUICK})
 
-    own = api.call("get", "/api/usage", customer).json()
-    seen = api.call("get", f"/api/sub-users/{customer.id}/usage", reseller).json()
+    own = live_api.call("get", "/api/usage", customer).json()
+    seen = live_api.call("get", f"/api/sub-users/{customer.id}/usage", reseller).json()
 
     assert seen.keys() == own.keys() == {"period", "quota", "rateLimit", "recentErrors", "plan"}
     assert seen["quota"] == own["quota"]
@@ -111,40 +121,40 @@ def test_the_reseller_reads_a_sub_users_usage_as_the_sub_user_does(api: Api, res
     assert seen["plan"]["tier"] == "scale"
     assert seen["period"]["start"] == own["period"]["start"]
     # The reseller's own quota was not touched by its customer's validation.
-    assert api.call("get", "/api/usage", reseller).json()["quota"]["used"] == 0
+    assert live_api.call("get", "/api/usage", reseller).json()["quota"]["used"] == 0
 
 
 def test_a_deleted_sub_users_keys_stop_at_once_and_it_is_gone_from_the_api(
-    api: Api, reseller: Persona
+    live_api: Api, reseller: Persona
 ) -> None:
-    customer = create_sub_user(api, reseller)
-    assert api.call("get", "/api/usage", customer).status_code == 200
+    customer = create_sub_user(live_api, reseller)
+    assert live_api.call("get", "/api/usage", customer).status_code == 200
 
-    deleted = api.call("delete", f"/api/sub-users/{customer.id}", reseller)
+    deleted = live_api.call("delete", f"/api/sub-users/{customer.id}", reseller)
 
     assert deleted.status_code == 200
     assert deleted.json() == {"id": customer.id, "deleted": True}
-    after = api.call("get", "/api/usage", customer)
+    after = live_api.call("get", "/api/usage", customer)
     assert after.status_code == 401
     assert after.json()["error"]["code"] == "INVALID_API_KEY"
-    assert api.call("get", f"/api/sub-users/{customer.id}", reseller).status_code == 404
+    assert live_api.call("get", f"/api/sub-users/{customer.id}", reseller).status_code == 404
     assert customer.id not in [
-        item["id"] for item in api.call("get", "/api/sub-users", reseller).json()["data"]
+        item["id"] for item in live_api.call("get", "/api/sub-users", reseller).json()["data"]
     ]
-    assert api.call("delete", f"/api/sub-users/{customer.id}", reseller).status_code == 404
+    assert live_api.call("delete", f"/api/sub-users/{customer.id}", reseller).status_code == 404
 
 
 def test_each_sub_user_has_its_own_webhooks_and_audit_log(
-    api: Api, reseller: Persona, receiver: Receiver
+    live_api: Api, reseller: Persona, receiver: Receiver
 ) -> None:
-    customer = create_sub_user(api, reseller)
+    customer = create_sub_user(live_api, reseller)
     endpoint = {"url": receiver.url(), "events": ["batch.completed"]}
-    assert api.call("post", "/webhooks", customer, json=endpoint).status_code == 201
+    assert live_api.call("post", "/webhooks", customer, json=endpoint).status_code == 201
 
-    own_hooks = api.call("get", "/webhooks", customer).json()["data"]
-    reseller_hooks = api.call("get", "/webhooks", reseller).json()["data"]
-    own_log = api.call("get", "/api/audit-log", customer).json()["data"]
-    reseller_log = api.call("get", "/api/audit-log", reseller).json()["data"]
+    own_hooks = live_api.call("get", "/webhooks", customer).json()["data"]
+    reseller_hooks = live_api.call("get", "/webhooks", reseller).json()["data"]
+    own_log = live_api.call("get", "/api/audit-log", customer).json()["data"]
+    reseller_log = live_api.call("get", "/api/audit-log", reseller).json()["data"]
 
     assert [hook["url"] for hook in own_hooks] == [endpoint["url"]]
     assert reseller_hooks == []
@@ -153,9 +163,9 @@ def test_each_sub_user_has_its_own_webhooks_and_audit_log(
     assert all(entry["details"].get("subUserId") != customer.id for entry in own_log)
 
 
-def test_a_second_sub_user_with_the_same_email_is_a_409(api: Api, reseller: Persona) -> None:
-    first = create_sub_user(api, reseller, email="twice@example.com")
-    again = api.call(
+def test_a_second_sub_user_with_the_same_email_is_a_409(live_api: Api, reseller: Persona) -> None:
+    first = create_sub_user(live_api, reseller, email="twice@example.com")
+    again = live_api.call(
         "post",
         "/api/sub-users",
         reseller,
@@ -166,16 +176,17 @@ def test_a_second_sub_user_with_the_same_email_is_a_409(api: Api, reseller: Pers
     assert again.json()["error"]["code"] == "EMAIL_TAKEN"
     assert again.json()["error"]["field"] == "email"
     # Deleting the first frees the email.
-    api.call("delete", f"/api/sub-users/{first.id}", reseller)
-    assert create_sub_user(api, reseller, email="twice@example.com").id != first.id
+    live_api.call("delete", f"/api/sub-users/{first.id}", reseller)
+    assert create_sub_user(live_api, reseller, email="twice@example.com").id != first.id
 
 
 def test_another_reseller_may_have_a_sub_user_with_the_same_email(
-    api: Api, reseller: Persona, other_reseller: Persona
+    live_api: Api, reseller: Persona, other_reseller: Persona
 ) -> None:
-    create_sub_user(api, reseller, email="shared@example.com")
+    create_sub_user(live_api, reseller, email="shared@example.com")
     assert (
-        create_sub_user(api, other_reseller, email="shared@example.com").body["email"] == "shared@example.com"
+        create_sub_user(live_api, other_reseller, email="shared@example.com").body["email"]
+        == "shared@example.com"
     )
 
 
@@ -193,8 +204,8 @@ def test_another_reseller_may_have_a_sub_user_with_the_same_email(
         ({"email": 7, "name": "Number", "tier": "pro"}, "email"),
     ],
 )
-def test_bad_sub_user_bodies_are_400_naming_the_field(api: Api, reseller: Persona, body, field) -> None:
-    response = api.call("post", "/api/sub-users", reseller, json=body)
+def test_bad_sub_user_bodies_are_400_naming_the_field(live_api: Api, reseller: Persona, body, field) -> None:
+    response = live_api.call("post", "/api/sub-users", reseller, json=body)
 
     assert response.status_code == 400
     assert response.json()["error"] == "Bad Request"
@@ -210,10 +221,10 @@ def test_bad_sub_user_bodies_are_400_naming_the_field(api: Api, reseller: Person
         ({"name": None}, "name"),
     ],
 )
-def test_bad_updates_are_400_naming_the_field(api: Api, reseller: Persona, body, field) -> None:
-    customer = create_sub_user(api, reseller)
+def test_bad_updates_are_400_naming_the_field(live_api: Api, reseller: Persona, body, field) -> None:
+    customer = create_sub_user(live_api, reseller)
 
-    response = api.call("patch", f"/api/sub-users/{customer.id}", reseller, json=body)
+    response = live_api.call("patch", f"/api/sub-users/{customer.id}", reseller, json=body)
 
     assert response.status_code == 400
     assert response.json()["field"] == field

@@ -10,9 +10,9 @@ import pytest
 import requests
 from sqlalchemy import select
 
-from models.events import Event
 from models.keys import ApiKey
 from models.session import transaction
+from models.webhooks import Event
 from services.keys import rotation
 from services.mail import outbox
 from services.webhooks import delivery
@@ -32,8 +32,8 @@ BRAND = {
 OURS = "verimail"
 
 
-def switch(api: Api, reseller: Persona, *, enabled: bool) -> dict[str, Any]:
-    response = api.call("put", "/api/white-label", reseller, json={"enabled": enabled, **BRAND})
+def switch(live_api: Api, reseller: Persona, *, enabled: bool) -> dict[str, Any]:
+    response = live_api.call("put", "/api/white-label", reseller, json={"enabled": enabled, **BRAND})
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
     return body
@@ -53,20 +53,20 @@ def names_us(response: requests.Response) -> bool:
     return OURS in (headers + response.text).lower()
 
 
-def validate(api: Api, persona: Customer | Persona) -> requests.Response:
-    response = api.call("post", "/validate", persona, json={"email": "alice@mailbox.test", **QUICK})
+def validate(live_api: Api, persona: Customer | Persona) -> requests.Response:
+    response = live_api.call("post", "/validate", persona, json={"email": "alice@mailbox.test", **QUICK})
     assert response.status_code == 200, response.text
     return response
 
 
 def test_off_results_carry_the_services_own_provider_support_and_documentation(
-    api: Api, reseller: Persona, owner: Persona
+    live_api: Api, reseller: Persona, owner: Persona
 ) -> None:
-    customer = create_sub_user(api, reseller)
-    switch(api, reseller, enabled=False)
+    customer = create_sub_user(live_api, reseller)
+    switch(live_api, reseller, enabled=False)
 
     for persona in (customer, reseller, owner):
-        metadata = validate(api, persona).json()["metadata"]
+        metadata = validate(live_api, persona).json()["metadata"]
         assert brand_of(metadata) == service_brand()
         assert {"processingTime", "timestamp", "ipAddress", "country"} <= metadata.keys()
     assert service_brand()["provider"] == OURS
@@ -74,10 +74,10 @@ def test_off_results_carry_the_services_own_provider_support_and_documentation(
 
 
 def test_on_results_name_the_reseller_and_nothing_of_ours(
-    api: Api, reseller: Persona, owner: Persona
+    live_api: Api, reseller: Persona, owner: Persona
 ) -> None:
-    customer = create_sub_user(api, reseller)
-    assert api.call("get", "/api/white-label", reseller).json() == {
+    customer = create_sub_user(live_api, reseller)
+    assert live_api.call("get", "/api/white-label", reseller).json() == {
         "enabled": False,
         "provider": None,
         "support": None,
@@ -85,32 +85,32 @@ def test_on_results_name_the_reseller_and_nothing_of_ours(
         "updatedAt": None,
     }
 
-    saved = switch(api, reseller, enabled=True)
+    saved = switch(live_api, reseller, enabled=True)
 
     assert {**saved, "updatedAt": None} == {"enabled": True, **BRAND, "updatedAt": None}
-    assert api.call("get", "/api/white-label", reseller).json() == saved
+    assert live_api.call("get", "/api/white-label", reseller).json() == saved
     for persona in (customer, reseller):
-        answered = validate(api, persona)
+        answered = validate(live_api, persona)
         assert brand_of(answered.json()["metadata"]) == BRAND
         assert not names_us(answered)
     # Someone else's customers are not affected.
-    assert brand_of(validate(api, owner).json()["metadata"]) == service_brand()
+    assert brand_of(validate(live_api, owner).json()["metadata"]) == service_brand()
     # Switched off, results are ours again.
-    switch(api, reseller, enabled=False)
-    assert brand_of(validate(api, customer).json()["metadata"]) == service_brand()
+    switch(live_api, reseller, enabled=False)
+    assert brand_of(validate(live_api, customer).json()["metadata"]) == service_brand()
 
 
-def test_on_error_answers_name_nothing_of_ours(api: Api, reseller: Persona) -> None:
-    customer = create_sub_user(api, reseller)
-    switch(api, reseller, enabled=True)
+def test_on_error_answers_name_nothing_of_ours(live_api: Api, reseller: Persona) -> None:
+    customer = create_sub_user(live_api, reseller)
+    switch(live_api, reseller, enabled=True)
 
     answers = [
-        api.call("post", "/validate/batch", customer, json={"emails": []}),
-        api.call("post", "/validate", customer, json={"email": 5}),
-        api.call("get", "/batches/bat_000000000000000000000000/results", customer),
-        api.call("get", "/api/sub-users", customer),
-        api.call("get", "/api/usage", headers={"X-API-Key": "sk_live_not_a_key"}),
-        api.call("delete", "/validate", customer),
+        live_api.call("post", "/validate/batch", customer, json={"emails": []}),
+        live_api.call("post", "/validate", customer, json={"email": 5}),
+        live_api.call("get", "/batches/bat_000000000000000000000000/results", customer),
+        live_api.call("get", "/api/sub-users", customer),
+        live_api.call("get", "/api/usage", headers={"X-API-Key": "sk_live_not_a_key"}),
+        live_api.call("delete", "/validate", customer),
     ]
 
     assert [answer.status_code for answer in answers] == [400, 400, 404, 403, 401, 405]
@@ -129,17 +129,17 @@ def test_on_error_answers_name_nothing_of_ours(api: Api, reseller: Persona) -> N
         ({"enabled": True, **BRAND, "logo": "x"}, "logo"),
     ],
 )
-def test_bad_settings_are_400_naming_the_field(api: Api, reseller: Persona, body, field) -> None:
-    response = api.call("put", "/api/white-label", reseller, json=body)
+def test_bad_settings_are_400_naming_the_field(live_api: Api, reseller: Persona, body, field) -> None:
+    response = live_api.call("put", "/api/white-label", reseller, json=body)
 
     assert response.status_code == 400
     assert response.json()["field"] == field
 
 
-def deliver_validation_completed(api: Api, customer: Customer, receiver: Receiver) -> dict[str, Any]:
+def deliver_validation_completed(live_api: Api, customer: Customer, receiver: Receiver) -> dict[str, Any]:
     """One validation by ``customer``, its event delivered to the receiver now; what the receiver got."""
     before = len(receiver.received)
-    validate(api, customer)
+    validate(live_api, customer)
     with transaction() as session:
         event_id = session.scalars(
             select(Event.id)
@@ -154,18 +154,18 @@ def deliver_validation_completed(api: Api, customer: Customer, receiver: Receive
 
 
 def test_webhook_payloads_and_user_agent_follow_the_switch(
-    api: Api, reseller: Persona, receiver: Receiver
+    live_api: Api, reseller: Persona, receiver: Receiver
 ) -> None:
-    customer = create_sub_user(api, reseller)
-    created = api.call(
+    customer = create_sub_user(live_api, reseller)
+    created = live_api.call(
         "post", "/webhooks", customer, json={"url": receiver.url(), "events": ["validation.completed"]}
     ).json()
     receiver.secret = created["secret"]
 
-    switch(api, reseller, enabled=True)
-    branded = deliver_validation_completed(api, customer, receiver)
-    switch(api, reseller, enabled=False)
-    plain = deliver_validation_completed(api, customer, receiver)
+    switch(live_api, reseller, enabled=True)
+    branded = deliver_validation_completed(live_api, customer, receiver)
+    switch(live_api, reseller, enabled=False)
+    plain = deliver_validation_completed(live_api, customer, receiver)
 
     assert branded["body"]["data"]["metadata"] == BRAND
     assert branded["headers"]["User-Agent"] == "webhook-delivery/1.0"
@@ -187,10 +187,10 @@ def rotation_warning(customer: Customer, mailbox: Mailbox) -> Any:
 
 
 def test_emails_to_a_white_labelled_sub_user_come_from_the_reseller(
-    api: Api, reseller: Persona, mailbox: Mailbox
+    live_api: Api, reseller: Persona, mailbox: Mailbox
 ) -> None:
-    customer = create_sub_user(api, reseller)
-    switch(api, reseller, enabled=True)
+    customer = create_sub_user(live_api, reseller)
+    switch(live_api, reseller, enabled=True)
 
     mail = rotation_warning(customer, mailbox)
 
@@ -201,8 +201,8 @@ def test_emails_to_a_white_labelled_sub_user_come_from_the_reseller(
     assert OURS not in mail.message.as_string().lower()
 
 
-def test_emails_to_other_sub_users_come_from_us(api: Api, reseller: Persona, mailbox: Mailbox) -> None:
-    customer = create_sub_user(api, reseller)
+def test_emails_to_other_sub_users_come_from_us(live_api: Api, reseller: Persona, mailbox: Mailbox) -> None:
+    customer = create_sub_user(live_api, reseller)
 
     mail = rotation_warning(customer, mailbox)
 

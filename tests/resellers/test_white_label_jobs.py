@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 from sqlalchemy import delete, select
 
-from models.events import Event
 from models.session import transaction
-from models.webhooks import WebhookEndpoint
+from models.webhooks import Event, WebhookEndpoint
 from tests.fixtures.db import Persona
 from tests.resellers.conftest import Customer, create_sub_user
 from tests.resellers.test_white_label import BRAND, OURS, brand_of, service_brand, switch
@@ -55,17 +54,17 @@ def batch_completed(customer: Customer) -> dict[str, dict[str, Any]]:
     return {data["batchId"]: data for data in found}
 
 
-def every_result_brand(api: Api, customer: Customer, *, branded: bool) -> list[dict[str, Any]]:
+def every_result_brand(live_api: Api, customer: Customer, *, branded: bool) -> list[dict[str, Any]]:
     """Run a batch, read its results URL, run a bulk list and download its JSON: the brand of each result
     and of both batch.completed payloads."""
-    batch = api.call("post", "/validate/batch", customer, json={"emails": EMAILS})
+    batch = live_api.call("post", "/validate/batch", customer, json={"emails": EMAILS})
     assert batch.status_code == 200, batch.text
-    page = api.call("get", f"/batches/{batch.json()['batchId']}/results", customer)
-    upload = api.call(
+    page = live_api.call("get", f"/batches/{batch.json()['batchId']}/results", customer)
+    upload = live_api.call(
         "post", "/bulk/jobs", customer, data="\n".join(EMAILS), headers={"Content-Type": "text/csv"}
     ).json()
-    poll_until_finished(api, customer, f"/bulk/jobs/{upload['id']}", 60)
-    download = api.call("get", f"/bulk/jobs/{upload['id']}/download?format=json", customer)
+    poll_until_finished(live_api, customer, f"/bulk/jobs/{upload['id']}", 60)
+    download = live_api.call("get", f"/bulk/jobs/{upload['id']}/download?format=json", customer)
     if branded:
         assert [r.status_code for r in (batch, page, download) if OURS in r.text.lower()] == []
     results = batch.json()["results"] + page.json()["results"] + download.json()
@@ -76,20 +75,20 @@ def every_result_brand(api: Api, customer: Customer, *, branded: bool) -> list[d
 
 
 def test_results_of_batches_and_lists_carry_the_reseller_brand_while_on(
-    api: Api, worker: Worker, reseller: Persona, batch_events: list[int]
+    live_api: Api, worker: Worker, reseller: Persona, batch_events: list[int]
 ) -> None:
-    customer = create_sub_user(api, reseller, tier="business")
+    customer = create_sub_user(live_api, reseller, tier="business")
     subscribe(customer, batch_events)
-    switch(api, reseller, enabled=True)
+    switch(live_api, reseller, enabled=True)
 
-    assert every_result_brand(api, customer, branded=True) == [BRAND] * (3 * len(EMAILS) + 2)
+    assert every_result_brand(live_api, customer, branded=True) == [BRAND] * (3 * len(EMAILS) + 2)
 
 
 def test_and_the_services_own_brand_while_off(
-    api: Api, worker: Worker, reseller: Persona, batch_events: list[int]
+    live_api: Api, worker: Worker, reseller: Persona, batch_events: list[int]
 ) -> None:
-    customer = create_sub_user(api, reseller, tier="business")
+    customer = create_sub_user(live_api, reseller, tier="business")
     subscribe(customer, batch_events)
-    switch(api, reseller, enabled=False)
+    switch(live_api, reseller, enabled=False)
 
-    assert every_result_brand(api, customer, branded=False) == [service_brand()] * (3 * len(EMAILS) + 2)
+    assert every_result_brand(live_api, customer, branded=False) == [service_brand()] * (3 * len(EMAILS) + 2)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
+from models.keys import RotationNotice
 from models.mail import MailStatus, OutboundMail
-from models.rotation import RotationNotice
 from models.session import transaction
 from tests.fixtures.db import Persona
 from tests.mail.mailbox import Mailbox

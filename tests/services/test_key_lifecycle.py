@@ -11,8 +11,9 @@ from models import ApiKey, KeyStatus
 from models.session import transaction
 from services import auth
 from services.audit import Origin
-from services.errors import InvalidApiKey, KeyInactive
+from services.errors import InvalidApiKey
 from services.keys import lifecycle
+from services.keys.errors import KeyInactive
 from tests.fixtures.db import Persona
 
 HERE = Origin(ip="127.0.0.1")

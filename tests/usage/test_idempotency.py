@@ -11,9 +11,9 @@ from flask.testing import FlaskClient
 from models.accounts import Tier
 from models.usage import UsageCharge
 from services.usage import charging
-from services.usage.quota import QuotaExhausted
+from services.usage.errors import QuotaExhausted
 from tests.fixtures.db import open_persona
-from tests.limits.probe import body, count_rows, load_account, usage_of
+from tests.limits.helpers import body, count_rows, load_account, usage_of, validate
 
 
 def test_charging_the_same_key_twice_counts_once(database_url: str, at_instant: datetime) -> None:
@@ -43,15 +43,17 @@ def test_keys_are_per_account(database_url: str, at_instant: datetime) -> None:
 
 
 def test_a_retried_http_request_with_its_idempotency_key_is_not_charged_again(
-    api: FlaskClient, at_instant: datetime
+    client: FlaskClient, at_instant: datetime
 ) -> None:
     growth = open_persona(Tier.GROWTH)
     headers = {**growth.headers, "Idempotency-Key": "client-retry-1"}
-    first = api.post("/probe/validate", json={"count": 5}, headers=headers)
-    retry = api.post("/probe/validate", json={"count": 5}, headers=headers)
-    assert body(first) == {"used": 5, "replayed": False}
-    assert body(retry) == {"used": 5, "replayed": True}
-    assert usage_of(api, growth.headers)["quota"]["used"] == 5
+    first = validate(client, headers, count=5)
+    assert (first.status_code, first.headers["X-RateLimit-Remaining"]) == (200, "9")
+    assert usage_of(client, growth.headers)["quota"]["used"] == 5
+    retry = validate(client, headers, count=5)
+    assert (retry.status_code, retry.headers["Idempotent-Replayed"]) == (200, "true")
+    assert body(retry)["batchId"] == body(first)["batchId"]
+    assert usage_of(client, growth.headers)["quota"]["used"] == 5
 
 
 def test_a_refused_charge_leaves_its_key_free_for_a_later_retry(

@@ -14,7 +14,7 @@ from services.usage import period_close
 from services.usage.periods import Period, period_containing
 from tasks.usage import close_ended_periods
 from tests.fixtures.db import open_persona
-from tests.limits.probe import events_of, fill, periods_of, subscribe_to_everything, usage_of, validate_n
+from tests.limits.helpers import events_of, fill, periods_of, subscribe_to_everything, usage_of, validate
 
 ANCHOR = datetime(2031, 5, 14, 10, 0, 5, tzinfo=UTC)  # INSTANT: the accounts below open then
 NEXT = datetime(2031, 6, 14, 10, 0, 5, tzinfo=UTC)
@@ -44,7 +44,7 @@ def test_periods_follow_the_anchor_day_and_time(
 
 
 def test_the_reset_task_closes_the_period_keeps_its_overage_and_announces_the_new_one(
-    api: FlaskClient, at_instant: datetime
+    client: FlaskClient, at_instant: datetime
 ) -> None:
     growth = open_persona(Tier.GROWTH)
     subscribe_to_everything(growth.account_id)
@@ -68,7 +68,7 @@ def test_the_reset_task_closes_the_period_keeps_its_overage_and_announces_the_ne
             "periodEnd": "2031-07-14T10:00:05.000Z",
         }
     ]
-    usage = usage_of(api, growth.headers)
+    usage = usage_of(client, growth.headers)
     assert usage["quota"]["used"] == 0
     assert usage["period"]["start"] == "2031-06-14T10:00:05Z"
     close_ended_periods()  # a second tick changes nothing
@@ -77,13 +77,13 @@ def test_the_reset_task_closes_the_period_keeps_its_overage_and_announces_the_ne
 
 
 def test_counters_start_again_at_the_anchor_even_before_the_sweep(
-    api: FlaskClient, at_instant: datetime
+    client: FlaskClient, at_instant: datetime
 ) -> None:
     growth = open_persona(Tier.GROWTH)
     fill(growth.account_id, 6_000)
-    assert validate_n(api, growth.headers).status_code == 429
+    assert validate(client, growth.headers).status_code == 429
     clock.move(NEXT - at_instant)
-    allowed = validate_n(api, growth.headers)
+    allowed = validate(client, growth.headers)
     assert allowed.status_code == 200
     assert "X-Quota-State" not in allowed.headers
     period_close.close_ended_periods()
@@ -91,7 +91,7 @@ def test_counters_start_again_at_the_anchor_even_before_the_sweep(
     assert (closed.used, closed.overage, current.used) == (6_000, 1_000, 1)
 
 
-def test_threshold_events_fire_again_in_the_next_period(api: FlaskClient, at_instant: datetime) -> None:
+def test_threshold_events_fire_again_in_the_next_period(client: FlaskClient, at_instant: datetime) -> None:
     growth = open_persona(Tier.GROWTH)
     subscribe_to_everything(growth.account_id)
     fill(growth.account_id, 4_000)

@@ -2,7 +2,8 @@
 
 Growth: a quota of 5,000, warning from 4,000, grace from 5,000, 6,000 the last validation that runs.
 Usage below the boundary is charged straight through the service; the boundary itself is crossed by
-real HTTP requests through the probe route, which charges exactly like /validate.
+real requests: ``POST /validate`` for one validation, ``POST /validate/batch`` for several, a bulk upload
+for more than a batch holds.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from werkzeug.test import TestResponse
 
 from core.times import iso
 from models.accounts import Tier
+from models.jobs import ValidationJob
 from tests.fixtures.db import open_persona
-from tests.limits.probe import body, fill, usage_of, validate_n
+from tests.limits.helpers import body, count_rows, fill, usage_of, validate
 
 PERIOD_END = datetime(2031, 6, 14, 10, 0, 5, tzinfo=UTC)  # a month after INSTANT, the account's anchor
 
@@ -40,14 +42,16 @@ def quota_headers(response: TestResponse) -> dict[str, str]:
     ],
 )
 def test_requests_up_to_the_hard_limit_run_and_report_their_state(
-    api: FlaskClient, at_instant: datetime, before: int, count: int, state: str | None
+    client: FlaskClient, at_instant: datetime, before: int, count: int, state: str | None
 ) -> None:
     growth = open_persona(Tier.GROWTH)
     fill(growth.account_id, before)
-    response = validate_n(api, growth.headers, count=count)
-    assert response.status_code == 200
+    response = validate(client, growth.headers, count=count)
+    assert response.status_code == 200, response.data
     used = before + count
-    assert body(response) == {"used": used, "replayed": False}
+    quota = usage_of(client, growth.headers)["quota"]
+    assert quota["used"] == used
+    assert quota["inGracePeriod"] is (used >= 5_000)
     headers = quota_headers(response)
     if state is None:
         assert headers == {}
@@ -57,18 +61,15 @@ def test_requests_up_to_the_hard_limit_run_and_report_their_state(
     assert headers["X-Quota-Used"] == str(used)
     assert headers["X-Quota-Reset"] == str(int(PERIOD_END.timestamp()))
     assert str(used) in headers["X-Quota-Warning"]
-    quota = usage_of(api, growth.headers)["quota"]
-    assert quota["used"] == used
-    assert quota["inGracePeriod"] is (used >= 5_000)
 
 
 @pytest.mark.parametrize(("before", "count"), [(6_000, 1), (5_999, 2), (5_990, 11), (5_000, 1_001)])
 def test_past_the_hard_limit_nothing_runs_and_nothing_is_charged(
-    api: FlaskClient, at_instant: datetime, before: int, count: int
+    client: FlaskClient, at_instant: datetime, before: int, count: int
 ) -> None:
     growth = open_persona(Tier.GROWTH)
     fill(growth.account_id, before)
-    refused = validate_n(api, growth.headers, count=count)
+    refused = validate(client, growth.headers, count=count)
     assert refused.status_code == 429
     seconds_left = int((PERIOD_END - at_instant).total_seconds())
     assert body(refused) == {
@@ -88,15 +89,16 @@ def test_past_the_hard_limit_nothing_runs_and_nothing_is_charged(
     }
     assert refused.headers["Retry-After"] == str(seconds_left)
     assert quota_headers(refused)["X-Quota-Used"] == str(before)
-    assert usage_of(api, growth.headers)["quota"]["used"] == before
+    assert usage_of(client, growth.headers)["quota"]["used"] == before
+    assert count_rows(ValidationJob, growth.account_id) == 0  # nothing was stored to run later either
 
 
 def test_every_authenticated_response_carries_the_quota_warning(
-    api: FlaskClient, at_instant: datetime
+    client: FlaskClient, at_instant: datetime
 ) -> None:
     growth = open_persona(Tier.GROWTH)
     fill(growth.account_id, 4_500)
-    response = api.get("/api/keys", headers=growth.headers)
+    response = client.get("/api/keys", headers=growth.headers)
     assert response.status_code == 200
     assert quota_headers(response) == {
         "X-Quota-State": "warning",
@@ -106,7 +108,7 @@ def test_every_authenticated_response_carries_the_quota_warning(
         "X-Quota-Warning": "4500 of 5000 monthly validations used (90%); the grace period starts at 5000.",
     }
     fill(growth.account_id, 1_000)
-    grace = quota_headers(api.get("/api/usage", headers=growth.headers))
+    grace = quota_headers(client.get("/api/usage", headers=growth.headers))
     assert grace["X-Quota-State"] == "grace"
     assert grace["X-Quota-Warning"] == (
         "5500 of 5000 monthly validations used (110%); grace period, overage is billed; "

@@ -14,23 +14,23 @@ from models.accounts import Tier
 from models.audit import AuditEntry, AuditEvent
 from models.session import transaction
 from services.usage import charging
-from services.usage.quota import QuotaExhausted
+from services.usage.errors import QuotaExhausted
 from tests.fixtures.db import open_persona
-from tests.limits.probe import events_of, fill, load_account, subscribe_to_everything, validate_n
+from tests.limits.helpers import events_of, fill, load_account, subscribe_to_everything, validate
 
 PERIOD_END = "2031-06-14T10:00:05.000Z"  # INSTANT + 1 month: 31 days
 
 
 def test_crossing_80_percent_sends_one_warning_with_its_projection(
-    api: FlaskClient, at_instant: datetime
+    client: FlaskClient, at_instant: datetime
 ) -> None:
     growth = open_persona(Tier.GROWTH)
     subscribe_to_everything(growth.account_id)
     fill(growth.account_id, 3_999)
     assert events_of(growth.account_id, "quota.warning") == []
     clock.move(timedelta(days=10))  # 10 of the period's 31 days have passed
-    validate_n(api, growth.headers)
-    validate_n(api, growth.headers, count=5)
+    validate(client, growth.headers)
+    validate(client, growth.headers, count=5)
     assert events_of(growth.account_id, "quota.warning") == [
         {
             "limit": 5_000,
@@ -45,25 +45,25 @@ def test_crossing_80_percent_sends_one_warning_with_its_projection(
 
 
 def test_reaching_100_percent_sends_one_exceeded_as_grace_begins(
-    api: FlaskClient, at_instant: datetime
+    client: FlaskClient, at_instant: datetime
 ) -> None:
     growth = open_persona(Tier.GROWTH)
     subscribe_to_everything(growth.account_id)
     fill(growth.account_id, 4_999)
     for _ in range(3):
-        assert validate_n(api, growth.headers).status_code == 200
+        assert validate(client, growth.headers).status_code == 200
     assert events_of(growth.account_id, "quota.exceeded") == [
         {"limit": 5_000, "used": 5_000, "graceLimit": 6_000, "inGracePeriod": True, "resetsAt": PERIOD_END}
     ]
     assert len(events_of(growth.account_id, "quota.warning")) == 1
 
 
-def test_a_batch_jumping_both_thresholds_sends_both(api: FlaskClient, at_instant: datetime) -> None:
+def test_a_batch_jumping_both_thresholds_sends_both(client: FlaskClient, at_instant: datetime) -> None:
     growth = open_persona(Tier.GROWTH)
     subscribe_to_everything(growth.account_id)
     fill(growth.account_id, 3_950)
-    assert validate_n(api, growth.headers, count=100).status_code == 200  # 4,050: warning
-    assert validate_n(api, growth.headers, count=1_000).status_code == 200  # 5,050: exceeded
+    assert validate(client, growth.headers, count=100).status_code == 200  # 4,050: warning
+    assert validate(client, growth.headers, count=1_000).status_code == 202  # a list, 5,050: exceeded
     (warning,) = events_of(growth.account_id, "quota.warning")
     (exceeded,) = events_of(growth.account_id, "quota.exceeded")
     assert (warning["used"], exceeded["used"]) == (4_050, 5_050)
@@ -71,7 +71,7 @@ def test_a_batch_jumping_both_thresholds_sends_both(api: FlaskClient, at_instant
     other = open_persona(Tier.GROWTH)
     subscribe_to_everything(other.account_id)
     fill(other.account_id, 3_000)
-    validate_n(api, other.headers, count=2_500)  # 3,000 -> 5,500 in one batch
+    assert validate(client, other.headers, count=2_500).status_code == 202  # 3,000 -> 5,500 in one list
     assert [event["used"] for event in events_of(other.account_id, "quota.warning")] == [5_500]
     assert [event["used"] for event in events_of(other.account_id, "quota.exceeded")] == [5_500]
 
@@ -113,12 +113,12 @@ def test_concurrent_charges_never_pass_the_hard_limit(database_url: str, at_inst
 
 
 def test_the_first_refusal_at_the_hard_limit_is_audited_once_per_period(
-    api: FlaskClient, at_instant: datetime
+    client: FlaskClient, at_instant: datetime
 ) -> None:
     growth = open_persona(Tier.GROWTH)
     fill(growth.account_id, 6_000)
     for _ in range(3):
-        assert validate_n(api, growth.headers).status_code == 429
+        assert validate(client, growth.headers).status_code == 429
     with transaction() as session:
         entries = list(
             session.scalars(

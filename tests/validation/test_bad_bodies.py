@@ -25,9 +25,9 @@ from tests.workers.harness import Api
     ],
 )
 def test_validate_refuses_a_bad_body_naming_the_field(
-    api: Api, owner: Persona, body: object, field: str
+    live_api: Api, owner: Persona, body: object, field: str
 ) -> None:
-    response = api.call("post", "/validate", owner, json=body)
+    response = live_api.call("post", "/validate", owner, json=body)
 
     assert response.status_code == 400, response.text
     error = response.json()
@@ -36,17 +36,19 @@ def test_validate_refuses_a_bad_body_naming_the_field(
     assert error["message"]
 
 
-def test_254_characters_are_accepted(api: Api, owner: Persona) -> None:
+def test_254_characters_are_accepted(live_api: Api, owner: Persona) -> None:
     email = "a" * 64 + "@" + ".".join(["b" * 61] * 3) + ".com"
     assert len(email) == 254
 
-    response = api.call("post", "/validate", owner, json={"email": email, "options": {"quickMode": True}})
+    response = live_api.call(
+        "post", "/validate", owner, json={"email": email, "options": {"quickMode": True}}
+    )
 
     assert response.status_code == 200
 
 
-def test_a_body_that_is_not_json_is_refused(api: Api, owner: Persona) -> None:
-    response = api.call(
+def test_a_body_that_is_not_json_is_refused(live_api: Api, owner: Persona) -> None:
+    response = live_api.call(
         "post", "/validate", owner, data="{not json", headers={"Content-Type": "application/json"}
     )
 
@@ -54,15 +56,15 @@ def test_a_body_that_is_not_json_is_refused(api: Api, owner: Persona) -> None:
     assert response.json()["error"] == "Bad Request"
 
 
-def test_an_empty_batch_is_batch_empty(api: Api, owner: Persona) -> None:
-    response = api.call("post", "/validate/batch", owner, json={"emails": []})
+def test_an_empty_batch_is_batch_empty(live_api: Api, owner: Persona) -> None:
+    response = live_api.call("post", "/validate/batch", owner, json={"emails": []})
 
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "BATCH_EMPTY"
 
 
-def test_more_than_100_addresses_is_batch_too_large(api: Api, owner: Persona) -> None:
-    response = api.call("post", "/validate/batch", owner, json={"emails": ["a@example.com"] * 101})
+def test_more_than_100_addresses_is_batch_too_large(live_api: Api, owner: Persona) -> None:
+    response = live_api.call("post", "/validate/batch", owner, json={"emails": ["a@example.com"] * 101})
 
     assert response.status_code == 400
     error = response.json()["error"]
@@ -87,24 +89,24 @@ def test_more_than_100_addresses_is_batch_too_large(api: Api, owner: Persona) ->
     ],
 )
 def test_batch_refuses_a_bad_body_naming_the_field(
-    api: Api, owner: Persona, body: object, field: str
+    live_api: Api, owner: Persona, body: object, field: str
 ) -> None:
-    response = api.call("post", "/validate/batch", owner, json=body)
+    response = live_api.call("post", "/validate/batch", owner, json=body)
 
     assert response.status_code == 400, response.text
     assert response.json()["field"] == field
 
 
-def test_a_refused_batch_charges_nothing(api: Api, owner: Persona) -> None:
-    api.call("post", "/validate/batch", owner, json={"emails": ["a@example.com"] * 101})
+def test_a_refused_batch_charges_nothing(live_api: Api, owner: Persona) -> None:
+    live_api.call("post", "/validate/batch", owner, json={"emails": ["a@example.com"] * 101})
 
     with transaction() as session:
         used = session.scalar(select(UsagePeriod.used).where(UsagePeriod.account_id == owner.account_id))
     assert not used
 
 
-def test_a_batch_body_that_is_not_json_is_refused(api: Api, owner: Persona) -> None:
-    response = api.call(
+def test_a_batch_body_that_is_not_json_is_refused(live_api: Api, owner: Persona) -> None:
+    response = live_api.call(
         "post", "/validate/batch", owner, data='{"emails": [', headers={"Content-Type": "application/json"}
     )
 
@@ -122,9 +124,9 @@ def test_a_batch_body_that_is_not_json_is_refused(api: Api, owner: Persona) -> N
     ],
 )
 def test_results_refuse_a_bad_query_naming_the_parameter(
-    api: Api, owner: Persona, query: str, field: str
+    live_api: Api, owner: Persona, query: str, field: str
 ) -> None:
-    response = api.call("get", f"/batches/bat_000000000000000000000000/results?{query}", owner)
+    response = live_api.call("get", f"/batches/bat_000000000000000000000000/results?{query}", owner)
 
     assert response.status_code == 400, response.text
     assert response.json()["field"] == field

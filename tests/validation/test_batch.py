@@ -24,9 +24,9 @@ MIXED = [
 
 
 def test_a_batch_answers_every_address_in_order_when_it_finishes_in_time(
-    api: Api, worker: Worker, owner: Persona, lab: MailLab
+    live_api: Api, worker: Worker, owner: Persona, lab: MailLab
 ) -> None:
-    response = api.call("post", "/validate/batch", owner, json={"emails": MIXED})
+    response = live_api.call("post", "/validate/batch", owner, json={"emails": MIXED})
 
     assert response.status_code == 200, response.text
     body = response.json()
@@ -53,10 +53,10 @@ def test_a_batch_answers_every_address_in_order_when_it_finishes_in_time(
     assert unparsable["checks"]["syntax"]["reason"]
 
 
-def test_duplicates_are_probed_once(api: Api, worker: Worker, owner: Persona, lab: MailLab) -> None:
+def test_duplicates_are_probed_once(live_api: Api, worker: Worker, owner: Persona, lab: MailLab) -> None:
     emails = ["alice@mailbox.test", "ALICE@mailbox.test", "alice@mailbox.test", "bob@mailbox.test"]
 
-    body = api.call("post", "/validate/batch", owner, json={"emails": emails}).json()
+    body = live_api.call("post", "/validate/batch", owner, json={"emails": emails}).json()
 
     assert [result["email"] for result in body["results"]] == [
         "alice@mailbox.test",
@@ -71,9 +71,9 @@ def test_duplicates_are_probed_once(api: Api, worker: Worker, owner: Persona, la
 
 
 def test_each_address_counts_one_validation_against_the_quota(
-    api: Api, worker: Worker, owner: Persona
+    live_api: Api, worker: Worker, owner: Persona
 ) -> None:
-    api.call("post", "/validate/batch", owner, json={"emails": MIXED, "options": {"quickMode": True}})
+    live_api.call("post", "/validate/batch", owner, json={"emails": MIXED, "options": {"quickMode": True}})
 
     with transaction() as session:
         used = session.scalar(select(UsagePeriod.used).where(UsagePeriod.account_id == owner.account_id))
@@ -81,9 +81,9 @@ def test_each_address_counts_one_validation_against_the_quota(
 
 
 def test_prefer_respond_async_answers_202_with_a_results_url(
-    api: Api, worker: Worker, owner: Persona
+    live_api: Api, worker: Worker, owner: Persona
 ) -> None:
-    response = api.call(
+    response = live_api.call(
         "post", "/validate/batch", owner, json={"emails": MIXED}, headers={"Prefer": "respond-async"}
     )
 
@@ -92,21 +92,21 @@ def test_prefer_respond_async_answers_202_with_a_results_url(
     assert accepted["status"] in ("queued", "running", "completed")
     assert accepted["resultsUrl"].endswith(f"/batches/{accepted['batchId']}/results")
     assert response.headers["Location"] == accepted["resultsUrl"]
-    done = wait_for(api, owner, accepted["batchId"])
+    done = wait_for(live_api, owner, accepted["batchId"])
     assert done["status"] == "completed"
     assert done["progress"]["processed"] == done["progress"]["total"] == len(MIXED)
     assert len(done["results"]) == len(MIXED)
 
 
-def test_results_are_paginated_in_submission_order(api: Api, worker: Worker, owner: Persona) -> None:
+def test_results_are_paginated_in_submission_order(live_api: Api, worker: Worker, owner: Persona) -> None:
     emails = [f"user{i:02d}@bench-000.test" for i in range(25)]
-    batch_id = api.call("post", "/validate/batch", owner, json={"emails": emails}).json()["batchId"]
+    batch_id = live_api.call("post", "/validate/batch", owner, json={"emails": emails}).json()["batchId"]
 
-    first = api.call("get", f"/batches/{batch_id}/results?limit=10", owner).json()
-    second = api.call(
+    first = live_api.call("get", f"/batches/{batch_id}/results?limit=10", owner).json()
+    second = live_api.call(
         "get", f"/batches/{batch_id}/results?limit=10&startingAfter={first['nextStartingAfter']}", owner
     ).json()
-    last = api.call(
+    last = live_api.call(
         "get", f"/batches/{batch_id}/results?limit=10&startingAfter={second['nextStartingAfter']}", owner
     ).json()
 
@@ -115,8 +115,8 @@ def test_results_are_paginated_in_submission_order(api: Api, worker: Worker, own
     assert seen == emails
 
 
-def test_results_are_saved_in_postgres(api: Api, worker: Worker, owner: Persona) -> None:
-    batch_id = api.call("post", "/validate/batch", owner, json={"emails": MIXED}).json()["batchId"]
+def test_results_are_saved_in_postgres(live_api: Api, worker: Worker, owner: Persona) -> None:
+    batch_id = live_api.call("post", "/validate/batch", owner, json={"emails": MIXED}).json()["batchId"]
 
     with transaction() as session:
         job = session.scalars(select(ValidationJob).where(ValidationJob.public_id == batch_id)).one()
@@ -127,13 +127,13 @@ def test_results_are_saved_in_postgres(api: Api, worker: Worker, owner: Persona)
 
 
 def test_a_greylisted_address_is_asked_again_later_within_the_deadline(
-    api: Api, worker: Worker, owner: Persona, lab: MailLab
+    live_api: Api, worker: Worker, owner: Persona, lab: MailLab
 ) -> None:
-    response = api.call("post", "/validate/batch", owner, json={"emails": ["carol@greylist.test"]})
+    response = live_api.call("post", "/validate/batch", owner, json={"emails": ["carol@greylist.test"]})
 
     body = response.json()
     if response.status_code == 202:
-        body = wait_for(api, owner, body["batchId"])
+        body = wait_for(live_api, owner, body["batchId"])
     smtp = body["results"][0]["checks"]["smtp"]
     assert smtp["passed"] is True, smtp  # the retry, after the greylisting delay, was accepted
     rcpts = [cmd for cmd in lab.servers["greylist"].commands() if cmd.upper().startswith("RCPT")]

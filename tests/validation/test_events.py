@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 from sqlalchemy import delete, select
 
-from models.events import Event
 from models.session import transaction
-from models.webhooks import WebhookEndpoint
+from models.webhooks import Event, WebhookEndpoint
 from settings import get_settings
 from tests.fixtures.db import Persona
 from tests.workers.harness import Api, Worker
@@ -52,11 +51,11 @@ def events_of(persona: Persona, event_type: str) -> list[dict[str, Any]]:
 
 
 def test_a_finished_batch_emits_batch_completed(
-    api: Api, worker: Worker, owner: Persona, subscribe: Callable[..., None]
+    live_api: Api, worker: Worker, owner: Persona, subscribe: Callable[..., None]
 ) -> None:
     subscribe(owner, "batch.completed")
 
-    body = api.call(
+    body = live_api.call(
         "post", "/validate/batch", owner, json={"emails": ["alice@mailbox.test", "zed@mailbox.test", "x"]}
     ).json()
 
@@ -73,12 +72,14 @@ def test_a_finished_batch_emits_batch_completed(
 
 
 def test_a_single_validation_emits_validation_completed(
-    api: Api, worker: Worker, owner: Persona, subscribe: Callable[..., None]
+    live_api: Api, worker: Worker, owner: Persona, subscribe: Callable[..., None]
 ) -> None:
     subscribe(owner, "validation.completed")
 
-    api.call("post", "/validate", owner, json={"email": "bob@mailbox.test", "options": {"quickMode": True}})
-    api.call("post", "/validate", owner, json={"email": "carol@mailbox.test"})
+    live_api.call(
+        "post", "/validate", owner, json={"email": "bob@mailbox.test", "options": {"quickMode": True}}
+    )
+    live_api.call("post", "/validate", owner, json={"email": "carol@mailbox.test"})
 
     emitted = events_of(owner, "validation.completed")
     assert sorted(data["email"] for data in emitted) == ["bob@mailbox.test", "carol@mailbox.test"]

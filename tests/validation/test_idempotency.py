@@ -18,8 +18,8 @@ QUICK = {"quickMode": True}
 EMAILS = ["alice@mailbox.test", "bob@mailbox.test", "zed@mailbox.test"]
 
 
-def batch(api: Api, persona: Persona, key: str, emails: list[str] = EMAILS) -> requests.Response:
-    return api.call(
+def batch(live_api: Api, persona: Persona, key: str, emails: list[str] = EMAILS) -> requests.Response:
+    return live_api.call(
         "post",
         "/validate/batch",
         persona,
@@ -35,10 +35,10 @@ def used(persona: Persona) -> int:
 
 
 def test_a_retried_batch_gets_the_same_job_and_is_charged_once(
-    api: Api, worker: Worker, owner: Persona
+    live_api: Api, worker: Worker, owner: Persona
 ) -> None:
-    first = batch(api, owner, "order-1234")
-    again = batch(api, owner, "order-1234")
+    first = batch(live_api, owner, "order-1234")
+    again = batch(live_api, owner, "order-1234")
 
     assert first.status_code == again.status_code == 200, again.text
     assert again.json()["batchId"] == first.json()["batchId"]
@@ -48,9 +48,9 @@ def test_a_retried_batch_gets_the_same_job_and_is_charged_once(
     assert used(owner) == len(EMAILS)
 
 
-def test_the_same_key_with_another_body_is_refused(api: Api, worker: Worker, owner: Persona) -> None:
-    first = batch(api, owner, "order-77")
-    other = batch(api, owner, "order-77", ["carol@mailbox.test"])
+def test_the_same_key_with_another_body_is_refused(live_api: Api, worker: Worker, owner: Persona) -> None:
+    first = batch(live_api, owner, "order-77")
+    other = batch(live_api, owner, "order-77", ["carol@mailbox.test"])
 
     assert other.status_code == 422
     error = other.json()
@@ -59,17 +59,17 @@ def test_the_same_key_with_another_body_is_refused(api: Api, worker: Worker, own
     assert used(owner) == len(EMAILS)
 
 
-def test_keys_belong_to_one_account(api: Api, worker: Worker, owner: Persona, outsider: Persona) -> None:
-    mine = batch(api, owner, "shared-key").json()["batchId"]
-    theirs = batch(api, outsider, "shared-key")
+def test_keys_belong_to_one_account(live_api: Api, worker: Worker, owner: Persona, outsider: Persona) -> None:
+    mine = batch(live_api, owner, "shared-key").json()["batchId"]
+    theirs = batch(live_api, outsider, "shared-key")
 
     assert theirs.status_code == 200
     assert theirs.json()["batchId"] != mine
     assert "Idempotent-Replayed" not in theirs.headers
 
 
-def test_a_key_older_than_a_day_starts_a_new_job(api: Api, worker: Worker, owner: Persona) -> None:
-    first = batch(api, owner, "daily-run").json()["batchId"]
+def test_a_key_older_than_a_day_starts_a_new_job(live_api: Api, worker: Worker, owner: Persona) -> None:
+    first = batch(live_api, owner, "daily-run").json()["batchId"]
     with transaction() as session:
         session.execute(
             update(ValidationJob)
@@ -77,26 +77,26 @@ def test_a_key_older_than_a_day_starts_a_new_job(api: Api, worker: Worker, owner
             .values(created_at=ValidationJob.created_at - timedelta(hours=25))
         )
 
-    later = batch(api, owner, "daily-run", ["carol@mailbox.test"])
+    later = batch(live_api, owner, "daily-run", ["carol@mailbox.test"])
 
     assert later.status_code == 200
     assert later.json()["batchId"] != first
     assert used(owner) == len(EMAILS) + 1
 
 
-def test_a_malformed_key_is_a_400_naming_the_header(api: Api, owner: Persona) -> None:
+def test_a_malformed_key_is_a_400_naming_the_header(live_api: Api, owner: Persona) -> None:
     for key in ("", "x" * 256, "naïve"):
-        response = batch(api, owner, key)
+        response = batch(live_api, owner, key)
         assert response.status_code == 400, key
         assert response.json()["field"] == "Idempotency-Key"
     assert used(owner) == 0
 
 
 def test_a_retried_upload_gets_the_same_list_and_is_charged_once(
-    api: Api, worker: Worker, owner: Persona
+    live_api: Api, worker: Worker, owner: Persona
 ) -> None:
     def upload(rows: list[str]) -> requests.Response:
-        return api.call(
+        return live_api.call(
             "post",
             "/bulk/jobs",
             owner,

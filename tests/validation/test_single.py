@@ -6,8 +6,8 @@ from tests.fixtures.db import Persona, add_key
 from tests.workers.harness import Api, Worker
 
 
-def test_quick_mode_skips_smtp_and_reports_request_metadata(api: Api, owner: Persona) -> None:
-    response = api.call(
+def test_quick_mode_skips_smtp_and_reports_request_metadata(live_api: Api, owner: Persona) -> None:
+    response = live_api.call(
         "post", "/validate", owner, json={"email": "Alice@Mailbox.test", "options": {"quickMode": True}}
     )
 
@@ -23,9 +23,11 @@ def test_quick_mode_skips_smtp_and_reports_request_metadata(api: Api, owner: Per
     assert metadata["timestamp"].startswith("20")
 
 
-def test_without_quick_mode_a_worker_probes_the_mailbox(api: Api, worker: Worker, owner: Persona) -> None:
-    deliverable = api.call("post", "/validate", owner, json={"email": "bob@mailbox.test"}).json()
-    unknown = api.call("post", "/validate", owner, json={"email": "nobody@mailbox.test"}).json()
+def test_without_quick_mode_a_worker_probes_the_mailbox(
+    live_api: Api, worker: Worker, owner: Persona
+) -> None:
+    deliverable = live_api.call("post", "/validate", owner, json={"email": "bob@mailbox.test"}).json()
+    unknown = live_api.call("post", "/validate", owner, json={"email": "nobody@mailbox.test"}).json()
 
     assert deliverable["checks"]["smtp"]["passed"] is True
     assert deliverable["checks"]["catchAll"]["metadata"]["isCatchAll"] is False
@@ -34,8 +36,8 @@ def test_without_quick_mode_a_worker_probes_the_mailbox(api: Api, worker: Worker
     assert unknown["isValid"] is False
 
 
-def test_skip_catch_all_leaves_the_catch_all_check_out(api: Api, worker: Worker, owner: Persona) -> None:
-    body = api.call(
+def test_skip_catch_all_leaves_the_catch_all_check_out(live_api: Api, worker: Worker, owner: Persona) -> None:
+    body = live_api.call(
         "post", "/validate", owner, json={"email": "bob@mailbox.test", "options": {"skipCatchAll": True}}
     ).json()
 
@@ -43,8 +45,8 @@ def test_skip_catch_all_leaves_the_catch_all_check_out(api: Api, worker: Worker,
     assert "catchAll" not in body["checks"]
 
 
-def test_an_invalid_address_still_answers_200(api: Api, owner: Persona) -> None:
-    response = api.call(
+def test_an_invalid_address_still_answers_200(live_api: Api, owner: Persona) -> None:
+    response = live_api.call(
         "post", "/validate", owner, json={"email": "no-at-sign", "options": {"quickMode": True}}
     )
 
@@ -54,10 +56,10 @@ def test_an_invalid_address_still_answers_200(api: Api, owner: Persona) -> None:
     assert list(body["checks"]) == ["syntax"]
 
 
-def test_a_key_without_validate_write_is_refused(api: Api, owner: Persona) -> None:
+def test_a_key_without_validate_write_is_refused(live_api: Api, owner: Persona) -> None:
     reader = add_key(owner.account_id, "Results reader", ("validate:read",))
 
-    response = api.call("post", "/validate", reader, json={"email": "bob@mailbox.test"})
+    response = live_api.call("post", "/validate", reader, json={"email": "bob@mailbox.test"})
 
     assert response.status_code == 403
     assert response.json()["error"]["code"] == "INSUFFICIENT_PERMISSIONS"

@@ -25,7 +25,7 @@ def test_human_output_names_each_check_and_the_advice(lab: MailLab) -> None:
     done = run(lab, "--test-domains", "Alice@mailbox.test", "zed@mailbox.test")
     assert done.returncode == 1, done.stderr  # one address is invalid
     lines = done.stdout.splitlines()
-    assert lines[0] == "alice@mailbox.test: valid, score 100"
+    assert lines[0] == "Alice@mailbox.test: valid, score 100"
     assert "zed@mailbox.test: invalid, score 10" in lines
     assert any(line.startswith("  [FAIL] smtp") and "does not exist" in line for line in lines)
     assert "  advice: The mailbox does not exist: remove this address." in lines
@@ -46,6 +46,15 @@ def test_json_output_is_the_spec_result(lab: MailLab) -> None:
     assert body["checks"]["smtp"]["metadata"]["smtpResponse"].startswith("250")
 
 
+def test_json_and_human_output_echo_the_input_and_the_trimmed_address(lab: MailLab) -> None:
+    padded = "\u00a0Bob@MailBox.test\t"
+    body = json.loads(run(lab, "--json", "--test-domains", padded).stdout)
+    assert (body["input"], body["email"], body["severity"]) == (padded, "Bob@MailBox.test", "valid")
+    assert body["checks"]["syntax"]["metadata"]["normalizedEmail"] == "bob@mailbox.test"
+    lines = run(lab, "--test-domains", padded).stdout.splitlines()
+    assert lines[:2] == ["Bob@MailBox.test: valid, score 100", '  input: "\\u00a0Bob@MailBox.test\\t"']
+
+
 def test_quick_mode_opens_no_smtp_session(lab: MailLab) -> None:
     done = run(lab, "--json", "--quick", "--test-domains", "alice@mailbox.test", "carol@catchall.test")
     assert done.returncode == 0, done.stderr
@@ -61,6 +70,14 @@ def test_lab_domains_are_refused_without_the_flag(lab: MailLab) -> None:
     assert done.returncode == 1
     assert "special-use or reserved name" in done.stdout
     assert lab.servers["mailbox"].sessions_opened == 0
+
+
+def test_a_loopback_mx_is_contacted_only_in_test_domain_mode(lab: MailLab) -> None:
+    refused = json.loads(run(lab, "--json", "alice@duck.com").stdout)  # mx.duck.com is 127.0.0.11
+    assert refused["checks"]["smtp"]["metadata"]["reason"] == "mx_not_public"
+    assert lab.servers["mailbox"].sessions_opened == 0
+    allowed = json.loads(run(lab, "--json", "--test-domains", "alice@duck.com").stdout)
+    assert (allowed["severity"], allowed["checks"]["smtp"]["passed"]) == ("valid", True)
 
 
 def test_bad_configuration_is_a_usage_error(lab: MailLab) -> None:

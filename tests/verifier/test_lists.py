@@ -5,6 +5,7 @@ import pytest
 from MailChecker import MailChecker
 
 from verifier.lists import RoleConfidence, domain_facts, domain_lists, mailbox_provider, role_match
+from verifier.lists.roles import NOT_A_ROLE
 
 
 @pytest.mark.parametrize(
@@ -86,23 +87,51 @@ def test_lists_load_once_per_process() -> None:
     assert domain_lists() is domain_lists()
 
 
+H, M, L = RoleConfidence.HIGH, RoleConfidence.MEDIUM, RoleConfidence.LOW
+
+
 @pytest.mark.parametrize(
     ("local_part", "confidence", "matched"),
     [
-        ("admin", RoleConfidence.HIGH, "admin"),
-        ("Admin", RoleConfidence.HIGH, "admin"),
-        ("admin+x", RoleConfidence.HIGH, "admin"),
-        ("postmaster", RoleConfidence.HIGH, "postmaster"),
-        ("abuse", RoleConfidence.HIGH, "abuse"),
-        ("noreply", RoleConfidence.HIGH, "noreply"),
-        ("no-reply", RoleConfidence.HIGH, "no-reply"),
-        ("info", RoleConfidence.HIGH, "info"),
-        ('"support"', RoleConfidence.HIGH, "support"),
-        ("newsletter", RoleConfidence.MEDIUM, "newsletter"),
-        ("careers", RoleConfidence.MEDIUM, "careers"),
-        ("sales-emea", RoleConfidence.LOW, "sales"),
-        ("info2", RoleConfidence.LOW, "info"),
-        ("support.uk", RoleConfidence.LOW, "support"),
+        # the whole local part is listed (case, quotes and a +tag do not matter)
+        ("admin", H, "admin"),
+        ("Admin", H, "admin"),
+        ("admin+x", H, "admin"),
+        ("sales", H, "sales"),
+        ("Sales", H, "sales"),
+        ("SALES+eu", H, "sales"),
+        ("sales+eu.team", H, "sales"),
+        ('"support"', H, "support"),
+        ("postmaster", H, "postmaster"),
+        ("abuse", H, "abuse"),
+        ("noreply", H, "noreply"),
+        ("no-reply", H, "no-reply"),
+        ("No.Reply", H, "no.reply"),
+        ("do-not-reply", H, "do-not-reply"),
+        ("info", H, "info"),
+        ("sales.team", M, "sales.team"),
+        ("newsletter", M, "newsletter"),
+        ("careers", M, "careers"),
+        ("ceo", M, "ceo"),
+        # a listed name written with separators
+        ("help.desk", H, "helpdesk"),
+        ("customer-service", H, "customerservice"),
+        ("web_master", H, "webmaster"),
+        ("contact.us", H, "contactus"),
+        ("do.not.reply", H, "donotreply"),
+        ("it-support", H, "itsupport"),
+        ("mail.man", M, "mailman"),
+        # a no-reply marker as whole pieces, whatever surrounds it
+        ("shop-noreply", H, "noreply"),
+        ("acme.no.reply", H, "noreply"),
+        ("billing_do_not_reply", H, "donotreply"),
+        ("noreply-invoices", H, "noreply"),
+        # role words only
+        ("support.uk", M, "support.uk"),
+        ("billing-support", M, "billing-support"),
+        ("sales.europe", M, "sales.europe"),
+        ("hr.team", L, "hr.team"),
+        ("chef.berlin", L, "chef.berlin"),
     ],
 )
 def test_role_local_parts_are_roles(local_part: str, confidence: RoleConfidence, matched: str) -> None:
@@ -110,9 +139,46 @@ def test_role_local_parts_are_roles(local_part: str, confidence: RoleConfidence,
     assert (match.is_role, match.confidence, match.matched) == (True, confidence, matched)
 
 
-@pytest.mark.parametrize("local_part", ["john.smith", "jane", "j.doe+news", "x", "alice"])
+@pytest.mark.parametrize(
+    "local_part",
+    [
+        # ordinary people
+        "john.smith",
+        "jane",
+        "j.doe+news",
+        "x",
+        "alice",
+        # a role word as a prefix, suffix or substring of a handle or a name
+        "abc789",
+        "web123",
+        "salesforce.fan",
+        "adminton",
+        "infoman",
+        "salesman",
+        "webster",
+        "marketingguru",
+        "press.ganey",
+        # a person with their team, either way round
+        "john.sales",
+        "sales.john",
+        "admin.jane",
+        # digits and qualifiers the lists do not hold: someone's own address as far as we can tell
+        "info2",
+        "support24",
+        "sales-emea",
+        "info.de",
+        # initials are people, not roles spelt out
+        "h.r",
+        "m.d",
+        "i.t",
+        # "no reply" inside a name is not a marker
+        "bruno.reply",
+        "juno.replyguy",
+        "snoreply",
+    ],
+)
 def test_personal_local_parts_are_not_roles(local_part: str) -> None:
-    assert not role_match(local_part).is_role
+    assert role_match(local_part) == NOT_A_ROLE
 
 
 @pytest.mark.parametrize(

@@ -61,7 +61,7 @@ def test_deliverable_corporate_mailbox_scores_100() -> None:
         ({"smtp": None, "smtp_skipped": True, "catch_all_checked": False}, 90, Severity.VALID, None),
         ({"role": role_match("postmaster")}, 65, Severity.WARNING, None),
         ({"role": role_match("newsletter")}, 80, Severity.VALID, None),
-        ({"role": role_match("sales-emea")}, 90, Severity.VALID, None),
+        ({"role": role_match("hr.team")}, 90, Severity.VALID, None),
         ({"disposable_entry": "mailinator.com"}, 55, Severity.WARNING, None),
         ({"typo_domain": "gmail.com"}, 70, Severity.VALID, "Did you mean jane@gmail.com?"),
     ],

@@ -114,6 +114,67 @@ def test_replies_are_classified_by_enhanced_code_then_wording_then_code(line, ou
     assert (found.outcome, found.reason) == (outcome, reason)
 
 
+GONE, OFF = ProbeOutcome.REJECTED_MAILBOX, ProbeOutcome.DISABLED
+
+
+@pytest.mark.parametrize(
+    ("line", "outcome"),
+    [
+        ("550 5.7.1 This account has been suspended", OFF),
+        ("550 5.7.1 Recipient address rejected: account disabled", OFF),
+        ("550 5.2.1 The email account that you tried to reach is disabled", OFF),
+        ("550 5.7.1 <x@example.com>: Recipient address rejected: Inactive user", OFF),
+        ("554 5.7.1 The recipient's mailbox is inactive", OFF),
+        ("550 5.7.1 Mailbox deactivated", OFF),
+        ("550 5.7.1 Suspended account, mail not accepted", OFF),
+        ("550 5.1.1 Mailbox disabled for this recipient", OFF),
+        ("554 delivery error: dd This account has been disabled or discontinued [#102].", OFF),
+        ("550 5.7.1 No such user here", GONE),
+        (
+            "550 5.7.1 <x@example.com>: Recipient address rejected: User unknown in local recipient table",
+            GONE,
+        ),
+        ("554 5.7.1 Unknown recipient", GONE),
+        ("550 5.7.1 The email account that you tried to reach does not exist", GONE),
+        ("550 5.4.1 Recipient address rejected: user unknown", GONE),
+        ("553 5.3.0 Mailbox not found", GONE),
+    ],
+)
+def test_a_gone_or_switched_off_account_is_read_from_the_words_whatever_the_code(line, outcome):
+    found = classify(reply(line), GENERIC, 300, rcpt=True)
+    assert (found.outcome, found.prober_blocked) == (outcome, False)
+    assert found.reason == ("mailbox_disabled" if outcome is OFF else "mailbox_rejected")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "550 5.7.1 Service unavailable; client host blocked using Spamhaus",
+        "554 5.7.1 rejected: policy",
+        "550 5.7.606 Access denied, banned sending IP [192.0.2.9]",
+        "550 5.7.1 Recipient address rejected: Access denied",
+        "550 5.7.1 Requested action not taken: mailbox unavailable",  # RFC 5321's catch-all text
+        "550 5.7.1 Account suspended for abuse: blocked using zen.spamhaus.org",  # a block list named wins
+        "550 5.7.1 Your account has been suspended",  # ours (a smarthost account), not the recipient's
+        "554 5.7.1 <probe@example.net>: Sender address rejected: account disabled",
+        "550 5.1.0 <probe@example.net>: Sender address rejected: User unknown in local recipient table",
+        "550 Verification failed for <probe@example.net>: Sender verify failed",
+    ],
+)
+def test_policy_replies_and_replies_about_us_stay_prober_blocked(line):
+    found = classify(reply(line), GENERIC, 300, rcpt=True)
+    assert (found.outcome, found.reason, found.prober_blocked) == (
+        ProbeOutcome.REJECTED_POLICY,
+        "prober_blocked",
+        True,
+    )
+
+
+def test_a_temporary_refusal_never_says_the_account_is_gone():
+    found = classify(reply("450 4.2.1 Mailbox temporarily disabled"), GENERIC, 300, rcpt=True)
+    assert found.outcome is ProbeOutcome.TEMPORARY
+
+
 def test_policy_blocks_carry_the_prober_blocked_flag():
     assert classify(reply("554 5.7.1 blocked using zen.spamhaus.org"), GENERIC, 300, rcpt=True).prober_blocked
 

@@ -42,6 +42,31 @@ def test_disabled_mailbox_is_disabled(probe):
     assert probe("disabled.test", "gone")["gone@disabled.test"].verdict is SmtpVerdict.DISABLED
 
 
+def test_suspended_and_unknown_accounts_under_5_7_x_are_gone_not_blocked(probe, lab):
+    result = probe("accounts.test", "alice", "suspended", "locked", "closed", "deactivated", "nosuch")
+    assert verdicts(result) == {
+        "alice": SmtpVerdict.DELIVERABLE,
+        "suspended": SmtpVerdict.DISABLED,
+        "locked": SmtpVerdict.DISABLED,
+        "closed": SmtpVerdict.DISABLED,
+        "deactivated": SmtpVerdict.DISABLED,
+        "nosuch": SmtpVerdict.UNDELIVERABLE,
+    }
+    assert not any(item.prober_blocked or item.retryable for item in result.results)
+    closed = result["closed@accounts.test"].evidence
+    assert (closed.code, closed.enhanced_code) == (550, "5.2.1")
+    assert closed.text.startswith("The email account that you tried to reach is disabled. Learn more at")
+    assert result["suspended@accounts.test"].smtp_response == "550 5.7.1 This account has been suspended"
+    assert result.catch_all is False  # nosuch was refused as unknown: the server checks mailboxes
+    assert lab.servers["accounts"].sessions_opened == 1
+
+
+@pytest.mark.parametrize("domain", ["banned-ip.test", "policy.test", "spamhaus.test"])
+def test_policy_refusals_under_5_7_x_stay_prober_blocked(probe, domain):
+    item = probe(domain, "alice")[f"alice@{domain}"]
+    assert (item.verdict, item.reason, item.prober_blocked) == (SmtpVerdict.UNKNOWN, "prober_blocked", True)
+
+
 def test_greylisting_is_unknown_and_retryable_then_passes_when_retried_later(probe, lab):
     first = probe("greylist.test", "alice")["alice@greylist.test"]
     assert (first.verdict, first.reason, first.retryable, first.retry_after) == (

@@ -6,8 +6,10 @@ import json
 import threading
 
 from maillab import MailLab
-from maillab.world import bench_domain, bench_world
-from verifier.dns import MailResolver
+from maillab.model import Behaviour, SmtpServerSpec, World
+from maillab.world import BENCH_MAILBOXES, bench_domain, bench_world, mail_domain
+from verifier.config import EngineConfig
+from verifier.dns import MailDomain, MailResolver
 from verifier.smtp import (
     DomainProbeResult,
     LocalSessionLimiter,
@@ -72,37 +74,70 @@ def test_the_prober_never_sends_data_or_anything_beyond_rcpt(probe, lab):
 
 def test_a_held_limiter_slot_keeps_the_prober_off_the_host(probe, lab):
     limiter = LocalSessionLimiter(per_host=1)
-    lease = limiter.acquire("mx.mailbox.test", timeout=0)
+    lease = limiter.acquire("127.0.0.11", timeout=0)
     assert lease is not None
     blocked = probe("mailbox.test", "alice", limiter=limiter, smtp_deadline=0.3)
     assert blocked["alice@mailbox.test"].reason == "session_limit"
     assert lab.servers["mailbox"].sessions_opened == 0
-    limiter.release("mx.mailbox.test", lease)
+    limiter.release("127.0.0.11", lease)
     assert (
         probe("mailbox.test", "alice", limiter=limiter)["alice@mailbox.test"].verdict
         is SmtpVerdict.DELIVERABLE
     )
-    assert limiter.active("mx.mailbox.test") == 0
+    assert limiter.active("127.0.0.11") == 0
+
+
+def test_mx_names_on_one_ip_share_its_limit(probe, lab):
+    # mx.mailbox.test, mx.duck.com and mx2.backup.test are three names of the server on 127.0.0.11
+    limiter = LocalSessionLimiter(per_host=1)
+    lease = limiter.acquire("127.0.0.11", timeout=0)
+    assert lease is not None
+    for domain in ("duck.com", "backup.test", "mailbox.test"):
+        result = probe(domain, "alice", limiter=limiter, smtp_deadline=0.3)
+        assert result[f"alice@{domain}"].reason == "session_limit", domain
+    assert lab.servers["mailbox"].sessions_opened == 0
+    limiter.release("127.0.0.11", lease)
+    assert probe("duck.com", "alice", limiter=limiter)["alice@duck.com"].verdict is SmtpVerdict.DELIVERABLE
+
+
+def probe_concurrently(domains: list[MailDomain], config: EngineConfig, limiter: LocalSessionLimiter) -> None:
+    """Six one-address probes at once, spread over ``domains``, sharing ``limiter``."""
+
+    def one(i: int) -> None:
+        domain = domains[i % len(domains)]
+        probe_domain_group(domain, [f"user{i:02d}@{domain.domain}"], config=config, limiter=limiter)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def test_concurrent_probes_of_two_mx_names_on_one_ip_never_exceed_its_limit():
+    limiter = LocalSessionLimiter(per_host=1)
+    server = SmtpServerSpec("shared", "127.0.0.101", Behaviour(BENCH_MAILBOXES))
+    names = ("one.test", "two.test")
+    domains = tuple(spec for name in names for spec in mail_domain(name, server.ip))
+    with MailLab(World(domains, (server,)), latency=0.02) as lab:
+        config = lab.engine_config()
+        resolved = [MailResolver(config).resolve(name) for name in names]
+        assert {domain.mx_hosts[0] for domain in resolved} == {"mx.one.test", "mx.two.test"}
+        probe_concurrently(resolved, config, limiter)
+        assert lab.servers["shared"].sessions_opened == 6
+        assert lab.servers["shared"].peak_concurrent_sessions == 1
+    assert limiter.active(server.ip) == 0
 
 
 def test_limiter_caps_concurrent_sessions_per_mx_host():
     limiter = LocalSessionLimiter(per_host=2)
     with MailLab(bench_world(1, servers=1), latency=0.02) as lab:
         config = lab.engine_config()
-        domain = MailResolver(config).resolve(bench_domain(0))
-
-        def one(i: int) -> None:
-            probe_domain_group(domain, [f"user{i:02d}@{bench_domain(0)}"], config=config, limiter=limiter)
-
-        threads = [threading.Thread(target=one, args=(i,)) for i in range(6)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        probe_concurrently([MailResolver(config).resolve(bench_domain(0))], config, limiter)
         server = lab.servers["bench0"]
         assert server.sessions_opened == 6
         assert server.peak_concurrent_sessions <= 2
-    assert limiter.active(f"mx.{bench_domain(0)}") == 0
+    assert limiter.active("127.0.0.101") == 0
 
 
 def test_each_command_is_bounded_by_the_command_timeout(probe):

@@ -1,10 +1,21 @@
-"""What ``parse_address`` gives a caller: a normalised address, or a plain reason why not."""
+"""What ``parse_address`` and ``parse_input`` give a caller: a normalised address, or a plain reason."""
 
 import ipaddress
+import sys
+import unicodedata
 
 import pytest
 
-from verifier.syntax import DEFAULT_POLICY, ParsedAddress, SyntaxFailure, SyntaxPolicy, parse_address
+from verifier.syntax import (
+    DEFAULT_POLICY,
+    SURROUNDING_BLANKS,
+    ParsedAddress,
+    SyntaxFailure,
+    SyntaxPolicy,
+    parse_address,
+    parse_input,
+    trim,
+)
 
 ALL_FORMS = SyntaxPolicy(quoted_local=True, address_literal=True, dotless_domain=True)
 
@@ -151,3 +162,26 @@ def test_test_domains_only_for_the_lab() -> None:
 @pytest.mark.parametrize("raw", [None, 42, b"user@example.com", ["user@example.com"]])
 def test_non_text_input_is_refused_not_raised(raw: object) -> None:
     assert reason(raw) == "The address must be text."  # type: ignore[arg-type]
+
+
+def test_parse_address_judges_exactly_what_it_is_given_and_parse_input_trims_first() -> None:
+    assert "white space before or after" in reason("\u00a0user@example.com")
+    result = parse_input("\ufeff\u00a0User@Example.COM\u200b\r\n")
+    assert isinstance(result, ParsedAddress)
+    assert (result.input, result.typed, result.email) == (
+        "\ufeff\u00a0User@Example.COM\u200b\r\n",
+        "User@Example.COM",
+        "user@example.com",
+    )
+
+
+def test_every_unicode_space_separator_is_trimmed() -> None:
+    spaces = {chr(code) for code in range(sys.maxunicode + 1) if unicodedata.category(chr(code)) == "Zs"}
+    assert spaces <= set(SURROUNDING_BLANKS)
+    assert set(SURROUNDING_BLANKS) - spaces == set("\t\n\v\f\r\x85\u2028\u2029\u200b\u200c\u200d\u2060\ufeff")
+
+
+def test_trim_leaves_what_is_inside_and_what_is_not_blank() -> None:
+    assert trim("\u200b a b \u200b") == "a b"
+    assert trim("\x1fuser@example.com") == "\x1fuser@example.com"  # a control character is refused, not cut
+    assert "control character (U+001F)" in str(parse_input("\x1fuser@example.com"))

@@ -1,7 +1,8 @@
 """Every authenticated route of the app with the scope it needs (ids that never exist: 404 when allowed).
 
 ``test_the_registry_lists_every_authenticated_route`` fails when a route is added without being listed
-here, so the scope matrix (``test_scopes.py``) always covers every route.
+here, so the scope matrix (``test_scopes.py``) always covers every route. ``PERMITTED`` is the exact
+answer a key holding the route's scope gets for the matrix's request (body ``{"bogus": true}``).
 """
 
 from __future__ import annotations
@@ -54,5 +55,48 @@ ROUTES: tuple[tuple[str, str, str], ...] = (
     ("DELETE", f"/api/custom-domains/{MISSING_DOMAIN}", "resellers:write"),
     ("POST", f"/api/custom-domains/{MISSING_DOMAIN}/verify", "resellers:write"),
 )
+
+PERMITTED: dict[tuple[str, str], int] = {
+    ("POST", "/api/keys"): 400,  # name is required
+    ("GET", "/api/keys"): 200,
+    ("GET", f"/api/keys/{MISSING_ID}"): 404,
+    ("PATCH", f"/api/keys/{MISSING_ID}"): 400,  # the body is checked before the id is looked up
+    ("DELETE", f"/api/keys/{MISSING_ID}"): 404,
+    ("POST", f"/api/keys/{MISSING_ID}/refresh"): 404,
+    ("POST", f"/api/keys/{MISSING_ID}/reveal-secret"): 404,
+    ("POST", "/api/keys/revoke-all"): 200,
+    ("GET", "/api/audit-log"): 200,
+    ("GET", "/api/usage"): 200,
+    ("POST", "/validate"): 400,  # email is required
+    ("POST", "/validate/batch"): 400,  # emails is required
+    ("GET", f"/batches/{MISSING_BATCH}/results"): 404,
+    ("POST", "/bulk/jobs"): 400,  # an object is not a list of addresses
+    ("GET", f"/bulk/jobs/{MISSING_JOB}"): 404,
+    ("POST", f"/bulk/jobs/{MISSING_JOB}/cancel"): 404,
+    ("GET", f"/bulk/jobs/{MISSING_JOB}/download"): 404,
+    ("POST", "/webhooks"): 400,  # url is required
+    ("GET", "/webhooks"): 200,
+    ("GET", f"/webhooks/{MISSING_ID}"): 404,
+    ("PATCH", f"/webhooks/{MISSING_ID}"): 400,  # the body is checked before the id is looked up
+    ("DELETE", f"/webhooks/{MISSING_ID}"): 404,
+    ("GET", f"/webhooks/{MISSING_ID}/deliveries"): 404,
+    ("POST", f"/webhooks/{MISSING_ID}/deliveries/{MISSING_ID}/redeliver"): 404,
+    ("POST", f"/webhooks/{MISSING_ID}/rotate-secret"): 404,
+    ("POST", "/webhooks/test"): 400,  # type is required
+    ("POST", "/api/sub-users"): 400,
+    ("GET", "/api/sub-users"): 200,
+    ("GET", f"/api/sub-users/{MISSING_SUB_USER}"): 404,
+    ("PATCH", f"/api/sub-users/{MISSING_SUB_USER}"): 400,  # the body is checked before the id is looked up
+    ("DELETE", f"/api/sub-users/{MISSING_SUB_USER}"): 404,
+    ("GET", f"/api/sub-users/{MISSING_SUB_USER}/usage"): 404,
+    ("GET", "/api/commissions"): 200,
+    ("GET", "/api/white-label"): 200,
+    ("PUT", "/api/white-label"): 400,  # enabled is required
+    ("POST", "/api/custom-domains"): 400,  # hostname is required
+    ("GET", "/api/custom-domains"): 200,
+    ("GET", f"/api/custom-domains/{MISSING_DOMAIN}"): 404,
+    ("DELETE", f"/api/custom-domains/{MISSING_DOMAIN}"): 404,
+    ("POST", f"/api/custom-domains/{MISSING_DOMAIN}/verify"): 404,
+}
 # Routes of the Enterprise Plus tier: every other plan is refused there whatever its scopes.
 RESELLER_PREFIXES = ("/api/sub-users", "/api/commissions", "/api/white-label", "/api/custom-domains")

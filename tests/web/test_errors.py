@@ -7,7 +7,7 @@ import logging
 import pytest
 
 from tests.fixtures.db import Persona, create_test_app
-from web.auth import public
+from tests.fixtures.failures import table_missing
 
 
 def test_unknown_path_is_a_flat_404_with_a_request_id(client) -> None:
@@ -25,25 +25,21 @@ def test_wrong_method_is_a_flat_405_that_lists_the_allowed_ones(client, owner: P
     assert set(response.headers["Allow"].split(", ")) >= {"GET", "POST"}
 
 
-def test_a_crash_is_a_flat_500_with_the_request_id_and_no_trace(database_url, caplog) -> None:
-    app = create_test_app()
-
-    @app.get("/explode")
-    @public
-    def explode() -> str:
-        raise RuntimeError("kaboom in the internals")
-
-    response = app.test_client().get("/explode", headers={"X-Request-Id": "trace-me-123"})
+def test_a_crash_is_a_flat_500_with_the_request_id_and_no_trace(client, owner: Persona, caplog) -> None:
+    with table_missing("webhook_endpoints"):  # the code ran ahead of its migration: a bug of ours
+        response = client.get("/webhooks", headers=owner.headers | {"X-Request-Id": "trace-me-123"})
     assert response.status_code == 500
     assert response.json == {
         "error": "Internal Server Error",
         "message": "Something went wrong on our side. Quote the requestId if you contact us.",
         "requestId": "trace-me-123",
     }
-    assert "kaboom" not in response.get_data(as_text=True)
+    answer = response.get_data(as_text=True)
+    assert "webhook_endpoints" not in answer
+    assert "Traceback" not in answer
     crash = next(record for record in caplog.records if record.levelno == logging.ERROR)
     assert crash.requestId == "trace-me-123"
-    assert "kaboom in the internals" in caplog.text
+    assert 'relation "webhook_endpoints" does not exist' in caplog.text
 
 
 def test_oversized_body_is_a_flat_413(database_url, owner: Persona) -> None:

@@ -6,7 +6,9 @@ import ipaddress
 
 import pytest
 
-from services.webhooks.addresses import UnsafeTarget, refusal_reason, resolve_checked
+from services.webhooks.addresses import resolve_checked
+from services.webhooks.errors import UnsafeTarget
+from verifier.public_ip import refusal_reason
 
 REFUSED = {
     "127.0.0.1": "loopback",

@@ -30,7 +30,12 @@ def built_payloads() -> dict[str, dict[str, Any]]:
     )
     checks = {"syntax": CheckResult(check="syntax", passed=True, message="ok")}
     result = ValidationResult(
-        email="jane@example.com", is_valid=True, score=88, severity=Severity.VALID, checks=checks
+        email="jane@example.com",
+        is_valid=True,
+        score=88,
+        severity=Severity.VALID,
+        checks=checks,
+        input="jane@example.com",
     )
     counts = {"total": 3, "valid": 1, "invalid": 1, "warning": 1}
     return {

@@ -6,7 +6,7 @@ import pytest
 import trustme
 
 from services.webhooks import outbound
-from services.webhooks.outbound import DeliveryError
+from services.webhooks.errors import DeliveryError
 from settings import get_settings
 from tests.webhooks.receiver import Receiver
 

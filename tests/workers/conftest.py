@@ -1,5 +1,5 @@
 """Worker tests start and kill their own worker processes; beat and the API come from the harness."""
 
-from tests.workers.harness import api, beat, job_env
+from tests.workers.harness import beat, job_env, live_api
 
-__all__ = ["api", "beat", "job_env"]
+__all__ = ["beat", "job_env", "live_api"]

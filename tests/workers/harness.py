@@ -1,7 +1,7 @@
 """Real processes for end-to-end job tests: a Celery worker (gevent pool) and beat (the sweeper's clock)
 on this run's database, Redis prefix and mail lab, and the API served over real HTTP.
 
-Test modules import the fixtures they need from here (``from tests.workers.harness import api, worker``).
+Test modules import the fixtures they need from here (``from tests.workers.harness import live_api, worker``).
 Workers are module-scoped: a module that kills its worker owns it, and no other worker steals its tasks.
 Every process started here is stopped by its own PID.
 """
@@ -25,6 +25,7 @@ import requests
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from maillab import MailLab
+from services import broker
 from services.jobs import engine
 from settings import get_settings
 from tests.fixtures.db import create_test_app
@@ -63,12 +64,10 @@ def job_env(database_url: str, mail_lab: MailLab) -> Iterator[dict[str, str]]:
 
 
 def _forget_settings() -> None:
-    """Settings, the shared engine and the Celery app's broker options are read once per process."""
-    from workers.celery_app import app, celery_config  # noqa: PLC0415
-
+    """Settings, the shared engine and the publishing Celery app are built once per process."""
     get_settings.cache_clear()
     engine.shared_engine.cache_clear()
-    app.conf.update(celery_config(get_settings()))
+    broker.publisher.cache_clear()
 
 
 @dataclass
@@ -165,9 +164,9 @@ class Api:
 
 
 @pytest.fixture(scope="session")
-def api(job_env: dict[str, str]) -> Iterator[Api]:
+def live_api(job_env: dict[str, str]) -> Iterator[Api]:
     server: BaseWSGIServer = make_server("127.0.0.1", 0, create_test_app(), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, name="api", daemon=True)
+    thread = threading.Thread(target=server.serve_forever, name="live-api", daemon=True)
     thread.start()
     with requests.Session() as session:
         yield Api(f"http://127.0.0.1:{server.server_port}", session)
@@ -175,16 +174,16 @@ def api(job_env: dict[str, str]) -> Iterator[Api]:
     thread.join(10)
 
 
-def wait_for(api: Api, persona: Any, batch_id: str, timeout: float = 60.0) -> dict[str, Any]:
+def wait_for(live_api: Api, persona: Any, batch_id: str, timeout: float = 60.0) -> dict[str, Any]:
     """Poll the results URL until the job has finished; its body."""
-    return poll_until_finished(api, persona, f"/batches/{batch_id}/results?limit=1000", timeout)
+    return poll_until_finished(live_api, persona, f"/batches/{batch_id}/results?limit=1000", timeout)
 
 
-def poll_until_finished(api: Api, persona: Any, path: str, timeout: float) -> dict[str, Any]:
+def poll_until_finished(live_api: Api, persona: Any, path: str, timeout: float) -> dict[str, Any]:
     """GET ``path`` until the job it shows has finished (or ``timeout`` passed); the last body."""
     give_up = time.monotonic() + timeout
     while True:
-        body: dict[str, Any] = api.call("get", path, persona).json()
+        body: dict[str, Any] = live_api.call("get", path, persona).json()
         if body["status"] in ("completed", "cancelled", "failed") or time.monotonic() > give_up:
             return body
         time.sleep(0.2)

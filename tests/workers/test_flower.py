@@ -14,8 +14,8 @@ from collections.abc import Iterator
 import pytest
 import requests
 
+from services.broker import PLAN_JOB_TASK, PROBE_GROUP_TASK, publisher
 from tests.workers.harness import ROOT
-from workers.celery_app import app
 
 
 @pytest.fixture
@@ -45,8 +45,8 @@ def flower(job_env: dict[str, str]) -> Iterator[str]:
 
 def test_flower_shows_both_queues_with_their_waiting_messages(flower: str) -> None:
     # No worker runs in this module: the messages wait in the queues (they name no job, so are harmless).
-    app.send_task("tasks.jobs.probe_group", args=[-1])
-    app.send_task("tasks.jobs.sweep_jobs")
+    publisher().send_task(PROBE_GROUP_TASK, args=[-1])
+    publisher().send_task(PLAN_JOB_TASK, args=[-1])
 
     page = requests.get(f"{flower}/broker", timeout=10).text
 

@@ -25,11 +25,11 @@ EMAILS = ["alice@mailbox.test", "bob@mailbox.test"]
 
 
 def test_a_group_that_keeps_failing_settles_as_not_validated(
-    api: Api, worker: Worker, owner: Persona
+    live_api: Api, worker: Worker, owner: Persona
 ) -> None:
     public_id, job_id = _poisoned_batch(owner)
 
-    body = wait_for(api, owner, public_id, timeout=120)
+    body = wait_for(live_api, owner, public_id, timeout=120)
 
     assert body["status"] == "completed"
     assert [result["email"] for result in body["results"]] == EMAILS

@@ -34,10 +34,10 @@ def doomed(slow_env: dict[str, str], beat: Worker) -> Iterator[Worker]:
 
 
 def test_a_batch_survives_its_worker_being_killed(
-    api: Api, doomed: Worker, slow_env: dict[str, str], owner: Persona, lab: MailLab
+    live_api: Api, doomed: Worker, slow_env: dict[str, str], owner: Persona, lab: MailLab
 ) -> None:
     emails = SLOW + QUICK
-    accepted = api.call(
+    accepted = live_api.call(
         "post", "/validate/batch", owner, json={"emails": emails}, headers={"Prefer": "respond-async"}
     ).json()
     job_id = _job_id(accepted["batchId"])
@@ -46,7 +46,7 @@ def test_a_batch_survives_its_worker_being_killed(
     doomed.kill()
     rescuer = start_worker(slow_env, "rescuer")
     try:
-        body = wait_for(api, owner, accepted["batchId"], timeout=120)
+        body = wait_for(live_api, owner, accepted["batchId"], timeout=120)
     finally:
         rescuer.stop()
 

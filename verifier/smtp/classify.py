@@ -5,12 +5,17 @@ Order matters and is the core of our accuracy:
 1. no reply -> no-answer; 250/251 -> accepted;
 2. provider rules (Microsoft 365 ``550 5.4.1 Access denied`` is a definitive reject); a 530 (TLS or
    authentication required) is about our session, never a mailbox or a block list;
-3. the enhanced status code (RFC 3463) when present, because it is more precise than the basic code:
+3. the words of a permanent (5xx) refusal, whatever its enhanced code: one that names our sender, our IP or
+   host is about us (policy); otherwise, unless it names a block list or a policy, one that says the account
+   is suspended, disabled, inactive or deactivated is a disabled mailbox, and one that says the user is
+   unknown or does not exist is a rejected mailbox. Providers file such accounts under 5.7.x ("policy")
+   as often as under 5.1.x/5.2.1, so the code alone would call a gone mailbox "prober blocked";
+4. the enhanced status code (RFC 3463) when present, because it is more precise than the basic code:
    x.1.x addressing -> mailbox rejected (except 5.1.7/5.1.8, which are about *our* sender), x.2.1
    disabled, x.2.2 full, x.5.3 too many recipients, x.7.x policy;
-4. policy wording (Spamhaus, Proofpoint, "reverse hostname", block lists...) -> policy, never "no such
+5. policy wording (Spamhaus, Proofpoint, "reverse hostname", block lists...) -> policy, never "no such
    mailbox": a 550 from a block list says nothing about the mailbox;
-5. the basic code: 550/551/553 rejected, 452/552 full, 450/451 greylisting, 421 and other 4xx temporary.
+6. the basic code: 550/551/553 rejected, 452/552 full, 450/451 greylisting, 421 and other 4xx temporary.
 
 Replies to anything but RCPT (banner, EHLO, MAIL) can never prove anything about a mailbox: a 5xx there
 is the server refusing *us* (policy), whatever its wording.
@@ -49,6 +54,28 @@ MAILBOX_WORDS = re.compile(
     r"user unknown|unknown user|no such (user|mailbox|recipient)|does not exist|doesn't exist|not exist"
     r"|invalid (recipient|mailbox|address)|recipient (not found|unknown)|mailbox (unavailable|not found)"
     r"|address rejected|unrouteable|(doesn't|does not) have an? [\w.-]+ account",  # Yahoo's "554 ... dd"
+    re.IGNORECASE,
+)
+# A refusal about *us* whatever its code: Postfix defers sender checks to RCPT ("Sender address rejected:
+# User unknown"), Exim's "Sender verify failed", Microsoft's "banned sending IP", "Client host rejected".
+ABOUT_US = re.compile(
+    r"\bsender\b|\bclient host\b|\bsending ip\b|\byour (account|ip|host|server|domain|connection|client)",
+    re.IGNORECASE,
+)
+# The recipient's account exists but is switched off; a subject is required so that "inactive" or
+# "disabled" about something else (a feature, our session) does not count.
+ACCOUNT_OFF = re.compile(
+    r"\b(account|mailbox|user|recipient|address)\b[^.;:]{0,40}?\b(suspended|disabled|inactive|deactivated)\b"
+    r"|\b(suspended|disabled|inactive|deactivated) (e-?mail )?(account|mailbox|user|recipient|address)\b",
+    re.IGNORECASE,
+)
+# The recipient does not exist. Stricter than MAILBOX_WORDS (no "address rejected", which Postfix puts in
+# front of every kind of refusal), since it also overrides 5.7.x. RFC 5321's generic "mailbox unavailable"
+# is left out: the RFC itself lists policy reasons under it.
+ACCOUNT_GONE = re.compile(
+    r"user unknown|unknown (user|recipient|mailbox)|recipient unknown"
+    r"|no such (user|mailbox|recipient|account|address)|(does not|doesn't) exist"
+    r"|(mailbox|recipient|user|account) not found",
     re.IGNORECASE,
 )
 TOO_MANY = re.compile(r"too many recipients", re.IGNORECASE)
@@ -99,12 +126,28 @@ def _classify_reply(evidence: ReplyEvidence, rules: ProviderRules, greylist_defa
         return Classification(ProbeOutcome.REJECTED_MAILBOX, "mailbox_rejected")
     if code == 530:  # RFC 3207/4954: "STARTTLS first" or "authentication required", about us, not a block
         return Classification(ProbeOutcome.REJECTED_POLICY, "tls_or_auth_required")
+    by_words = _by_words(code, text) if code >= 500 else None
+    if by_words is not None:
+        return by_words
     by_enhanced = _by_enhanced(code, enhanced, text, greylist_default)
     if by_enhanced is not None:
         return by_enhanced
     if POLICY_WORDS.search(text):
         return _policy(code)
     return _by_basic(code, text, greylist_default)
+
+
+def _by_words(code: int, text: str) -> Classification | None:
+    """A permanent refusal whose words settle it, whatever its enhanced code (step 3 of the module doc)."""
+    if ABOUT_US.search(text):
+        return _policy(code)
+    if POLICY_WORDS.search(text):
+        return None  # a block list or a policy named: the codes decide, never the account words
+    if ACCOUNT_OFF.search(text):
+        return Classification(ProbeOutcome.DISABLED, "mailbox_disabled")
+    if ACCOUNT_GONE.search(text):
+        return Classification(ProbeOutcome.REJECTED_MAILBOX, "mailbox_rejected")
+    return None
 
 
 def _by_enhanced(code: int, enhanced: str, text: str, greylist_default: int) -> Classification | None:

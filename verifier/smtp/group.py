@@ -6,12 +6,17 @@ Rules, in the order they bite:
 - MX hosts in preference order, each host's addresses IPv4 first, at most ``SMTP_MAX_MX_ATTEMPTS``;
   the next one is tried when a connection is refused, times out, gets no banner or gets a 421. Once a
   host has answered, later sessions of the group go straight to it.
+- An MX address that is not public unicast (loopback, private, link-local, shared, reserved...; see
+  ``verifier/public_ip.py``) is never connected to, so a domain cannot aim the prober inside our network;
+  it is judged as the very IP the session would connect to. A group left with no address to try settles
+  as unknown (``mx_not_public``) without any banner, reply or connect error of such a host.
 - One session carries up to ``SMTP_MAX_RCPT_PER_SESSION`` recipients (1 for providers that refuse a
   second RCPT). A server that answers "too many recipients" lowers that limit for the group and the
   address is asked again on a fresh connection.
 - A refusal at greeting, EHLO/HELO or MAIL FROM is about *us*, applies to every address still waiting
   and stops the group; so does a timeout or hang-up in the middle of RCPTs (the server is not answering).
-- Each session holds a ``SessionLimiter`` lease on its MX host for as long as it is open.
+- Each session holds a ``SessionLimiter`` lease on its MX IP address for as long as it is open: names
+  pointing at one server share its limit.
 - Where the server offers RFC 2920 PIPELINING, a new session sends MAIL FROM together with the RCPTs it
   will carry (the next waiting addresses it can send, up to the limit) in one write; the replies are then
   read and judged one by one exactly as in lock-step, so every rule above applies unchanged. Not for
@@ -26,6 +31,7 @@ from collections.abc import Iterator
 
 from verifier.config import EngineConfig
 from verifier.dns.model import MailDomain
+from verifier.public_ip import text_refusal_reason
 from verifier.smtp.classify import Classification, ProbeOutcome, classify
 from verifier.smtp.deadline import Deadline
 from verifier.smtp.evidence import ReplyEvidence
@@ -35,6 +41,8 @@ from verifier.smtp.result import AddressProbe, judge
 from verifier.smtp.session import ProbeSession, Target
 
 NOT_SENT_UTF8 = Classification(ProbeOutcome.NOT_SENT, "smtputf8_unsupported")
+MX_NOT_PUBLIC = Classification(ProbeOutcome.NOT_SENT, "mx_not_public")
+NO_MX_ADDRESS = Classification(ProbeOutcome.NO_ANSWER, "no_mx_address")
 
 
 class GroupRun:
@@ -188,30 +196,38 @@ class GroupRun:
 
     def _fail(self, evidence: ReplyEvidence | None, *, rcpt: bool) -> None:
         if evidence is None:
-            self.failure = (Classification(ProbeOutcome.NO_ANSWER, "no_mx_address"), None)
+            refused = any(not self._may_connect(target) for target in self._every_target())
+            self.failure = (MX_NOT_PUBLIC if refused else NO_MX_ADDRESS), None
             return
         self.failure = (
             classify(evidence, self.rules, self.config.smtp_greylist_retry_after, rcpt=rcpt),
             evidence,
         )
 
+    def _every_target(self) -> list[Target]:
+        return [Target(r.host, ip) for r in self.domain.mx_records for ip in r.addresses]
+
     def _targets(self) -> Iterator[Target]:
-        candidates = [Target(r.host, ip) for r in self.domain.mx_records for ip in r.addresses]
+        candidates = [target for target in self._every_target() if self._may_connect(target)]
         if self._preferred in candidates:
             candidates.remove(self._preferred)
             candidates.insert(0, self._preferred)
         yield from candidates[: self.config.smtp_max_mx_attempts]
 
+    def _may_connect(self, target: Target) -> bool:
+        allow_loopback = self.config.smtp_allow_loopback_mx
+        return text_refusal_reason(target.ip, allow_loopback=allow_loopback) is None
+
     def _acquire(self, target: Target) -> str | None:
         if self._limiter is None:
             return ""
-        return self._limiter.acquire(target.mx_host, self.deadline.remaining())
+        return self._limiter.acquire(target.ip, self.deadline.remaining())
 
     def _release(self, session: ProbeSession) -> None:
         session.close()
         lease = self._leases.pop(id(session), None)
         if self._limiter is not None and lease is not None:
-            self._limiter.release(session.target.mx_host, lease)
+            self._limiter.release(session.target.ip, lease)
 
     def close_current(self) -> None:
         if self._current is not None:

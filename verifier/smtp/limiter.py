@@ -1,7 +1,8 @@
-"""``SessionLimiter``: at most N concurrent SMTP sessions against one MX host.
+"""``SessionLimiter``: at most N concurrent SMTP sessions against one MX server.
 
-Mail providers throttle or block senders that open many parallel connections; the limit is per MX host
-name across every probe of a process (``LocalSessionLimiter``) or of the whole fleet (the service's
+Mail providers throttle or block senders that open many parallel connections; the limit is per MX *IP
+address* (the server we actually connect to: many MX names, of many customer domains, often point at one
+machine) across every probe of a process (``LocalSessionLimiter``) or of the whole fleet (the service's
 Redis implementation of the same protocol). Leases carry a token so a shared implementation can release
 exactly the slot it granted, even after a worker restarts.
 """
@@ -15,12 +16,14 @@ from typing import Protocol
 
 
 class SessionLimiter(Protocol):
-    def acquire(self, mx_host: str, timeout: float) -> str | None:
-        """Wait up to ``timeout`` seconds for a slot on ``mx_host``; a lease token, or None if none came."""
+    """Positional-only, so an implementation may name the parameters as it likes."""
+
+    def acquire(self, mx_ip: str, timeout: float, /) -> str | None:
+        """Wait up to ``timeout`` seconds for a slot on ``mx_ip``; a lease token, or None if none came."""
         ...
 
-    def release(self, mx_host: str, lease: str) -> None:
-        """Give back the slot ``lease`` on ``mx_host``."""
+    def release(self, mx_ip: str, lease: str, /) -> None:
+        """Give back the slot ``lease`` on ``mx_ip``."""
         ...
 
 
@@ -35,21 +38,21 @@ class LocalSessionLimiter:
         self._condition = threading.Condition()
         self._tokens = itertools.count()
 
-    def acquire(self, mx_host: str, timeout: float) -> str | None:
+    def acquire(self, mx_ip: str, timeout: float) -> str | None:
         with self._condition:
-            granted = self._condition.wait_for(lambda: len(self._active[mx_host]) < self.per_host, timeout)
+            granted = self._condition.wait_for(lambda: len(self._active[mx_ip]) < self.per_host, timeout)
             if not granted:
                 return None
             lease = str(next(self._tokens))
-            self._active[mx_host].add(lease)
+            self._active[mx_ip].add(lease)
             return lease
 
-    def release(self, mx_host: str, lease: str) -> None:
+    def release(self, mx_ip: str, lease: str) -> None:
         with self._condition:
-            self._active[mx_host].discard(lease)
+            self._active[mx_ip].discard(lease)
             self._condition.notify_all()
 
-    def active(self, mx_host: str) -> int:
-        """Sessions currently held on ``mx_host``."""
+    def active(self, mx_ip: str) -> int:
+        """Sessions currently held on ``mx_ip``."""
         with self._condition:
-            return len(self._active[mx_host])
+            return len(self._active[mx_ip])

@@ -37,7 +37,7 @@ _FAILURES = (OSError, smtplib.SMTPException, DeadlineExceeded, UnicodeError)
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """An MX host name (for evidence, SNI and the limiter) and the address we connect to."""
+    """An MX host name (for evidence and SNI) and the address we connect to (checked public, limiter key)."""
 
     mx_host: str
     ip: str

@@ -1,4 +1,4 @@
-"""The API blueprints, one module per capability; later capabilities add theirs to ``BLUEPRINTS``."""
+"""The API blueprints, one module per capability, all registered from ``BLUEPRINTS``."""
 
 from __future__ import annotations
 

@@ -61,5 +61,5 @@ class BulkJobOut(Out):
             started_at=job.started_at,
             finished_at=job.finished_at,
             results_url=links.results_url(job.public_id, host),
-            download_url=links.bulk_download_url(job.public_id, host),
+            download_url=links.download_url(job.public_id, host),
         )

@@ -1,8 +1,8 @@
-"""Fixtures and helpers of the limits and usage tests, and a probe route using the limits as /validate will.
+"""Fixtures and helpers of the limits and usage tests: a frozen clock, real requests that validate, and
+reads of what landed in the database.
 
-``POST /probe/validate`` is rate limited like ``/validate``: ``@require_scope`` then ``@rate_limited``,
-then it charges ``count`` validations (a batch of N) under the ``Idempotency-Key`` header or the request
-id. ``GET /probe/boom`` fails with a bug, for a real 500 answer. Everything else is the real app.
+Validations are charged through the app's real routes with addresses that fail syntax: they are judged
+in the web process without DNS, SMTP or a worker, and charged like any other validation.
 """
 
 from __future__ import annotations
@@ -13,51 +13,35 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from flask import Blueprint, Flask, Response, g, jsonify, request
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
 from werkzeug.test import TestResponse
 
 from core import clock
 from models.accounts import Account
-from models.events import Event
 from models.session import transaction
 from models.usage import UsagePeriod
-from models.webhooks import WebhookEndpoint
-from services.errors import InvalidField
+from models.webhooks import Event, WebhookEndpoint
+from services.jobs.errors import BATCH_MAXIMUM
 from services.usage import charging
 from services.webhooks.events import EVENT_TYPES
-from tests.fixtures.db import create_test_app
-from web.auth import require_scope
-from web.limits import charge, rate_limited
 
-probe = Blueprint("probe", __name__, url_prefix="/probe")
+NOT_AN_ADDRESS = "not-an-address"  # no "@": syntax alone decides, nothing is looked up
 
 
-@probe.post("/validate")
-@require_scope("validate:write")
-@rate_limited
-def validate() -> Response:
-    count = (request.get_json(silent=True) or {}).get("count", 1)
-    if not isinstance(count, int) or not 1 <= count <= 10_000:
-        raise InvalidField("count", "count must be a whole number from 1 to 10000.")
-    charged = charge(count, request.headers.get("Idempotency-Key") or g.request_id)
-    return jsonify({"used": charged.status.used, "replayed": charged.replayed})
-
-
-@probe.get("/boom")
-@require_scope("validate:read")
-def boom() -> Response:
-    raise RuntimeError("the probe fails on purpose")
-
-
-def with_probe(app: Flask) -> Flask:
-    app.register_blueprint(probe)
-    return app
-
-
-def validate_n(client: FlaskClient, headers: dict[str, str], count: int = 1) -> TestResponse:
-    return client.post("/probe/validate", json={"count": count}, headers=headers)
+def validate(client: FlaskClient, headers: dict[str, str], count: int = 1) -> TestResponse:
+    """One request validating ``count`` syntax-invalid addresses: ``POST /validate`` (quickMode) for one,
+    ``POST /validate/batch`` up to 100, a bulk upload (``POST /bulk/jobs``) past that. Each is one request
+    against the rate limit and ``count`` validations against the quota. A single or a batch answers 200 with
+    its results (settled in the web process); a list answers 202 once charged (no worker plans it here)."""
+    if count == 1:
+        single = {"email": NOT_AN_ADDRESS, "options": {"quickMode": True}}
+        return client.post("/validate", json=single, headers=headers)
+    addresses = [f"{NOT_AN_ADDRESS}-{position}" for position in range(count)]
+    if count <= BATCH_MAXIMUM:
+        return client.post("/validate/batch", json={"emails": addresses}, headers=headers)
+    csv_list = {**headers, "Content-Type": "text/csv"}
+    return client.post("/bulk/jobs", data="\n".join(addresses), headers=csv_list)
 
 
 def body(response: TestResponse) -> dict[str, Any]:
@@ -106,16 +90,6 @@ def count_rows(model: type[Any], account_id: int) -> int:
 
 # Five seconds into a minute, far from midnight and from any real "now": windows are predictable.
 INSTANT = datetime(2031, 5, 14, 10, 0, 5, tzinfo=UTC)
-
-
-@pytest.fixture
-def probe_app(database_url: str) -> Flask:
-    return with_probe(create_test_app())
-
-
-@pytest.fixture
-def api(probe_app: Flask) -> FlaskClient:
-    return probe_app.test_client()
 
 
 @pytest.fixture
