@@ -3,6 +3,14 @@ commission rate; beyond the cap, creating a sub-user is a coded 403 naming the l
 
 from __future__ import annotations
 
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from services.errors import InvalidField, NotFound
+from services.resellers import terms
+from services.resellers.errors import PlanUpgradeRequired
 from tests.fixtures.db import Persona, open_persona
 from tests.resellers.conftest import create_sub_user, resellers_cli, set_terms
 from tests.workers.harness import Api
@@ -61,16 +69,32 @@ def test_unlimited_lifts_the_cap_and_the_rate_is_kept(live_api: Api, reseller: P
     assert live_api.call("get", "/api/commissions", reseller).json()["commissionRate"] == 12.5
 
 
-def test_the_cli_refuses_bad_values_and_accounts_that_are_not_resellers(reseller: Persona) -> None:
-    for options in (("--max-sub-users", "-1"), ("--max-sub-users", "lots"), ("--commission-rate", "120")):
-        result = resellers_cli("set", "--account", str(reseller.account_id), *options)
-        assert result.returncode != 0, options
-    too_precise = resellers_cli("set", "--account", str(reseller.account_id), "--commission-rate", "12.345")
-    assert "two decimals" in too_precise.stderr
+def test_the_cli_refuses_what_is_not_a_cap_and_accounts_that_are_not_resellers(reseller: Persona) -> None:
+    not_a_number = resellers_cli("set", "--account", str(reseller.account_id), "--max-sub-users", "lots")
+    assert not_a_number.returncode != 0
+    assert "unlimited" in not_a_number.stderr
     business = open_persona()
     not_reseller = resellers_cli("set", "--account", str(business.account_id), "--max-sub-users", "3")
     assert not_reseller.returncode != 0
     assert "Enterprise Plus" in not_reseller.stderr
-    missing = resellers_cli("set", "--account", "999999999", "--max-sub-users", "3")
-    assert missing.returncode != 0
-    assert "No account" in missing.stderr
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"max_sub_users": -1}, "0 or more"),
+        ({"commission_rate": Decimal("100.01")}, "from 0 to 100"),
+        ({"commission_rate": Decimal("12.345")}, "two decimals"),
+        ({"commission_rate": Decimal("NaN")}, "from 0 to 100"),
+    ],
+)
+def test_terms_out_of_range_are_refused(reseller: Persona, options: dict[str, Any], message: str) -> None:
+    with pytest.raises(InvalidField, match=message):
+        terms.set_terms(reseller.account_id, **options)
+
+
+def test_terms_of_accounts_that_are_not_resellers_are_refused(database_url: str) -> None:
+    with pytest.raises(PlanUpgradeRequired):
+        terms.set_terms(open_persona().account_id, max_sub_users=3)
+    with pytest.raises(NotFound):
+        terms.set_terms(999_999_999, max_sub_users=3)
