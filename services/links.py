@@ -10,6 +10,7 @@ verified domain, so a white-labelled customer's links keep pointing at its resel
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -53,8 +54,8 @@ def hostname_of(host_header: str) -> str | None:
 def verified_host(account: Account, host_header: str) -> str | None:
     """The request's host if it is a custom domain verified by ``account``'s reseller, else None."""
     reseller_id, hostname = reseller_of(account), hostname_of(host_header)
-    if reseller_id is None or hostname is None:
-        return None
+    if reseller_id is None or hostname is None or hostname == urlsplit(base_url()).hostname:
+        return None  # most requests: no custom domain is possible, no query
     stmt = select(CustomDomain.hostname).where(
         CustomDomain.reseller_id == reseller_id,
         CustomDomain.hostname == hostname,
