@@ -45,6 +45,7 @@ def test_the_sweepers_of_every_capability_are_scheduled() -> None:
     assert set(beat_schedule()) == {
         "tasks.jobs.sweep_jobs",
         "tasks.keys.sweep_key_rotation",
+        "tasks.resellers.close_commission_months",
         "tasks.retention.purge_expired",
         "tasks.usage.close_ended_periods",
         "tasks.webhooks.sweep_due_deliveries",
