@@ -16,6 +16,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from urllib.parse import urlsplit
 
 from verifier.config import EngineConfigError, parse_bool, parse_int
 
@@ -82,6 +83,45 @@ def parse_secret_key(raw: str | None, app_env: str) -> str:
     return text
 
 
+def parse_base_url(env: Mapping[str, str], default: str) -> str:
+    """PUBLIC_BASE_URL: an absolute http(s) URL, kept without its trailing slash."""
+    raw = env.get("PUBLIC_BASE_URL", default).strip().rstrip("/")
+    parts = urlsplit(raw)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        raise ConfigError(f"PUBLIC_BASE_URL must be an absolute http(s) URL, got {raw!r}")
+    return raw
+
+
+@dataclass(frozen=True)
+class ServiceBrand:
+    """The service's own ``provider``/``support``/``documentation`` in result metadata (spec 2.3), and the
+    sender of emails to white-labelled accounts, whose address must not name the service either."""
+
+    provider: str = "verimail"
+    support: str = "support@verimail.localhost"
+    documentation: str = "http://127.0.0.1:8000/openapi.json"
+    # WHITE_LABEL_MAIL_FROM: the address (on a domain that names nobody) that white-labelled emails come
+    # from; the display name is the reseller's provider name.
+    white_label_mail_from: str = "no-reply@notifications.localhost"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str], base_url: str) -> ServiceBrand:
+        d = cls()
+        return cls(
+            provider=_text(env, "SERVICE_PROVIDER", d.provider),
+            support=_text(env, "SERVICE_SUPPORT", d.support),
+            documentation=_text(env, "SERVICE_DOCUMENTATION", f"{base_url}/openapi.json"),
+            white_label_mail_from=_text(env, "WHITE_LABEL_MAIL_FROM", d.white_label_mail_from),
+        )
+
+
+def _text(env: Mapping[str, str], name: str, default: str) -> str:
+    value = env.get(name, default).strip()
+    if not value:
+        raise ConfigError(f"{name} must not be empty")
+    return value
+
+
 @dataclass(frozen=True)
 class JobSettings:
     """Validation jobs (``services.jobs``): waits, leases, deadlines, bulk limits. Seconds unless named."""
@@ -140,6 +180,8 @@ class Settings:
     max_body_bytes: int
     mail_smtp_url: str
     mail_from: str
+    # PUBLIC_BASE_URL: the base of every URL the service writes, unless the request came through a custom
+    # domain its caller's reseller verified (``services.links``); a client's Host header never is one.
     base_url: str
     redis_key_prefix: str
     # Where gunicorn listens (BIND_ADDRESS): loopback, so only a proxy on the same host reaches the app;
@@ -156,6 +198,8 @@ class Settings:
     key_sealing_key: bytes = field(default=_DEVELOPMENT_SEALING_KEY, repr=False)
     # Signs the dashboard's session cookie and CSRF tokens (web.dashboard).
     secret_key: str = field(default=_DEVELOPMENT_SECRET_KEY, repr=False)
+    # Who results name when no reseller's white-label applies (``services.branding``).
+    brand: ServiceBrand = field(default_factory=ServiceBrand)
 
     @property
     def is_production(self) -> bool:
@@ -171,6 +215,7 @@ class Settings:
         if allow_loopback and app_env == "production":
             raise ConfigError("WEBHOOK_ALLOW_LOOPBACK=true is refused when APP_ENV=production")
         port = parse_int("PORT", env.get("PORT", "8000"), minimum=1)
+        base_url = parse_base_url(env, f"http://127.0.0.1:{port}")
         return cls(
             database_url=env.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/verimail"),
             redis_url=env.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
@@ -184,7 +229,7 @@ class Settings:
             ),
             mail_smtp_url=env.get("MAIL_SMTP_URL", "smtp://127.0.0.1:1025"),
             mail_from=env.get("MAIL_FROM", "verimail <no-reply@verimail.localhost>"),
-            base_url=env.get("PUBLIC_BASE_URL", f"http://127.0.0.1:{port}").rstrip("/"),
+            base_url=base_url,
             redis_key_prefix=env.get("REDIS_KEY_PREFIX", "vm:"),
             webhook_ca_bundle=env.get("REQUESTS_CA_BUNDLE", "").strip() or None,
             mail_ca_bundle=parse_ca_bundle("MAIL_CA_BUNDLE", env.get("MAIL_CA_BUNDLE", "")),
@@ -194,6 +239,7 @@ class Settings:
                 "OUTBOX_RETENTION_DAYS", env.get("OUTBOX_RETENTION_DAYS", "30"), minimum=1
             ),
             jobs=JobSettings.from_env(env, production=app_env == "production"),
+            brand=ServiceBrand.from_env(env, base_url),
         )
 
 

@@ -39,6 +39,18 @@ class Zone:
             self._modes[owner] = spec.answer
             self._records.setdefault(owner, []).extend(_rrsets(owner, spec))
 
+    def publish(self, spec: DomainSpec) -> None:
+        """Serve ``spec`` from now on, replacing whatever its name had (a record a test publishes)."""
+        owner = dns.name.from_text(spec.name)
+        self._modes[owner] = spec.answer
+        self._records[owner] = _rrsets(owner, spec)
+
+    def withdraw(self, name: str) -> None:
+        """Forget ``name``: it answers NXDOMAIN again."""
+        owner = dns.name.from_text(name)
+        self._modes.pop(owner, None)
+        self._records.pop(owner, None)
+
     def answer(self, query: dns.message.Message) -> dns.message.Message | None:
         """The response to ``query``, or None to stay silent (a timeout for the client)."""
         response = dns.message.make_response(query)

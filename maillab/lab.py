@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
 from maillab.blackhole import Blackhole
 from maillab.dns_server import DnsServer, Zone
-from maillab.model import World
+from maillab.model import DomainSpec, World
 from maillab.smtp_server import LabSmtpServer
 from maillab.tls import server_context
 from maillab.world import standard_world
@@ -71,6 +72,32 @@ class MailLab:
         }
         values.update(overrides)
         return EngineConfig(**values)
+
+    def publish(self, *specs: DomainSpec) -> None:
+        """Add records while the lab runs (a TXT challenge a test publishes); a name's old records go."""
+
+        def change(zone: Zone) -> None:
+            for spec in specs:
+                zone.publish(spec)
+
+        self._on_loop(change)
+
+    def withdraw(self, *names: str) -> None:
+        def change(zone: Zone) -> None:
+            for name in names:
+                zone.withdraw(name)
+
+        self._on_loop(change)
+
+    def _on_loop(self, change: Callable[[Zone], None]) -> None:
+        """Change the zone on the lab's own thread, between two answers, never in the middle of one."""
+        assert self.dns is not None, "the lab is not started"
+        zone = self.dns.zone
+
+        async def apply() -> None:
+            change(zone)
+
+        asyncio.run_coroutine_threadsafe(apply(), self._loop).result(START_TIMEOUT)
 
     def reset(self) -> None:
         """Forget every server's sessions, commands and greylisting memory."""

@@ -43,5 +43,7 @@ class Account(Timestamped, Base):
     parent_account_id: Mapped[int | None] = mapped_column(
         BigInteger, ForeignKey("accounts.id", ondelete="RESTRICT"), index=True
     )
+    # Set while the account is suspended (by its reseller): its keys do not authenticate until it is cleared.
+    suspended_at: Mapped[datetime | None]
 
     keys: Mapped[list[ApiKey]] = relationship(back_populates="account", passive_deletes=True)

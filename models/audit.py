@@ -32,6 +32,14 @@ class AuditEvent(StrEnum):
     USER_SIGNED_OUT = "user.signed_out"
     USER_PASSWORD_RESET_REQUESTED = "user.password_reset_requested"  # noqa: S105 - an event name
     USER_PASSWORD_CHANGED = "user.password_changed"  # noqa: S105 - an event name
+    # A reseller's own log records what it does to its sub-users, brand and domains.
+    SUB_USER_CREATED = "sub_user.created"
+    SUB_USER_UPDATED = "sub_user.updated"
+    SUB_USER_DELETED = "sub_user.deleted"
+    WHITE_LABEL_UPDATED = "white_label.updated"
+    CUSTOM_DOMAIN_ADDED = "custom_domain.added"
+    CUSTOM_DOMAIN_VERIFIED = "custom_domain.verified"
+    CUSTOM_DOMAIN_DELETED = "custom_domain.deleted"
 
 
 class AuditEntry(Base):

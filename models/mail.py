@@ -37,6 +37,8 @@ class OutboundMail(Base):
         BigInteger, ForeignKey("accounts.id", ondelete="CASCADE"), index=True
     )
     recipient: Mapped[str] = mapped_column(String(254))
+    # The From header when it is not MAIL_FROM: a white-labelled account's mail names its reseller, not us.
+    sender: Mapped[str | None] = mapped_column(Text)
     subject: Mapped[str] = mapped_column(Text)
     text_body: Mapped[str] = mapped_column(Text)
     html_body: Mapped[str] = mapped_column(Text)

@@ -45,7 +45,7 @@ def authenticate(credential: str | None, origin: audit.Origin) -> AuthContext:
         raise MissingApiKey("No API key supplied. Send it in the X-API-Key header.")
     is_publishable = credential.startswith(secrets.PUBLISHABLE_PREFIX)
     key = _find_key(credential, is_publishable)
-    if key is None or not key.is_usable or _past_deactivation(key):
+    if key is None or not key.is_usable or _past_deactivation(key) or key.account.suspended_at is not None:
         _record_failure(key, origin)
         raise InvalidApiKey(INVALID_MESSAGE)
     if not allowlist.permits(key.allowed_ips, origin.ip):
@@ -66,11 +66,12 @@ def _past_deactivation(key: ApiKey) -> bool:
 
 
 def _record_failure(key: ApiKey | None, origin: audit.Origin) -> None:
-    """A revoked, deactivated or expired key is its account's business; an unknown key names nobody. Both
-    are folded per key, source IP and minute (``services.audit_folding``)."""
+    """A revoked, deactivated or expired key, or one of a suspended account, is its account's business; an
+    unknown key names nobody. Both are folded per key, source IP and minute (``services.audit_folding``)."""
     if key is not None:
         status = "expired" if key.is_usable else key.status
-        _record(AuditEvent.AUTH_FAILED, key, origin, reason=f"key {status}")
+        reason = "account suspended" if key.account.suspended_at is not None else f"key {status}"
+        _record(AuditEvent.AUTH_FAILED, key, origin, reason=reason)
     else:
         _record(AuditEvent.AUTH_FAILED, None, origin, reason="unknown key")
 

@@ -8,7 +8,7 @@ from flask.json.provider import DefaultJSONProvider
 from settings import Settings, get_settings
 from web import client_ip, config, dashboard, errors, limits, logs, pipeline, validation
 from web.api import register as register_blueprints
-from web.cli import accounts
+from web.cli import accounts, resellers
 
 
 def create_app(settings: Settings | None = None) -> Flask:
@@ -32,6 +32,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     register_blueprints(app)
     dashboard.install(app, settings)
     app.cli.add_command(accounts)
+    app.cli.add_command(resellers)
     return app
 
 

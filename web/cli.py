@@ -1,9 +1,11 @@
-"""Operator commands: ``flask --app web accounts create|issue-key``; each prints one JSON object."""
+"""Operator commands: ``flask --app web accounts create|issue-key`` and ``resellers set``; each prints one
+JSON object."""
 
 from __future__ import annotations
 
 import json
 import sys
+from decimal import Decimal, InvalidOperation
 
 import click
 from email_validator import EmailNotValidError, validate_email
@@ -11,6 +13,8 @@ from flask.cli import AppGroup
 
 from models.accounts import Tier
 from services import accounts as accounts_service
+from services.errors import ServiceError
+from services.resellers import terms as terms_service
 from services.users import passwords, signup
 from services.users.errors import WeakPassword
 
@@ -78,5 +82,54 @@ def issue_key(account_id: int) -> None:
                 "secretKey": issued.secret,
                 "publishableKey": issued.key.publishable_key,
             }
+        )
+    )
+
+
+resellers = AppGroup("resellers", help="Set Enterprise Plus resellers' terms.")
+UNLIMITED = "unlimited"
+
+
+def sub_user_cap(
+    _ctx: click.Context, _param: click.Parameter, value: str | None
+) -> int | terms_service.Keep | None:
+    if value is None:
+        return terms_service.Keep.KEEP
+    if value.strip().lower() == UNLIMITED:
+        return None
+    if not value.strip().isdigit():
+        raise click.BadParameter("a whole number (0 or more) or 'unlimited'")
+    return int(value)
+
+
+def percent(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Decimal | terms_service.Keep:
+    if value is None:
+        return terms_service.Keep.KEEP
+    try:
+        return Decimal(value.strip())
+    except InvalidOperation:
+        raise click.BadParameter("a percentage such as 20 or 17.5") from None
+
+
+@resellers.command("set")
+@click.option("--account", "account_id", required=True, type=int, help="The reseller's account id.")
+@click.option("--max-sub-users", callback=sub_user_cap, help="A whole number, or 'unlimited'.")
+@click.option("--commission-rate", callback=percent, help="Percent of sub-users' revenue (default 20).")
+def set_terms(
+    account_id: int,
+    max_sub_users: int | terms_service.Keep | None,
+    commission_rate: Decimal | terms_service.Keep,
+) -> None:
+    """Cap a reseller's sub-users and/or set its commission rate; prints the terms now in force."""
+    try:
+        terms = terms_service.set_terms(
+            account_id, max_sub_users=max_sub_users, commission_rate=commission_rate
+        )
+    except ServiceError as error:
+        raise click.ClickException(error.message) from None
+    cap = UNLIMITED if terms.max_sub_users is None else terms.max_sub_users
+    click.echo(
+        json.dumps(
+            {"accountId": account_id, "maxSubUsers": cap, "commissionRate": float(terms.commission_rate)}
         )
     )

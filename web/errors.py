@@ -28,6 +28,13 @@ from services.jobs.errors import (
     JobNotFinished,
 )
 from services.keys.errors import KeyInactive, KeyLimitReached
+from services.resellers.errors import (
+    DomainNotVerified,
+    DomainTaken,
+    EmailTaken,
+    PlanUpgradeRequired,
+    SubUserLimitReached,
+)
 from services.usage.errors import QuotaExhausted, RateLimited
 from services.webhooks.errors import EndpointLimitReached, NoTestTarget, SendsLimited
 
@@ -54,6 +61,11 @@ STATUS: dict[type[ServiceError], int] = {
     JobNotFinished: 409,
     IdempotencyKeyReused: 422,  # Stripe's answer to a key reused with other parameters
     IdempotentRequestInProgress: 409,
+    PlanUpgradeRequired: 403,
+    SubUserLimitReached: 403,
+    EmailTaken: 409,
+    DomainTaken: 409,
+    DomainNotVerified: 422,  # the request was understood; the DNS record is not there (yet)
 }
 # Spec 7.2 names the flat 429 "Rate Limit Exceeded" rather than the HTTP phrase "Too Many Requests".
 PHRASES: dict[int, str] = {429: "Rate Limit Exceeded"}

@@ -1,6 +1,7 @@
 """The request pipeline, in the order it runs, so one read shows everything a request goes through.
 
 before: request id -> body limit -> authentication (rate limit and quota: ``web.limits``, per validating view)
+on first use: the request's link host and brand (``web.branding``: a verified custom domain, white-label)
 after:  X-Request-Id -> X-API-Key-Warning/-Expires (grace keys) -> X-RateLimit-*/X-Quota-* headers
         -> error counts for /api/usage -> one JSON access line
 

@@ -20,7 +20,7 @@ import csv
 import io
 import itertools
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -129,12 +129,14 @@ def progress(job: ValidationJob) -> Progress:
     return Progress(job, round((job.total - job.processed) / rate))
 
 
-def download(job: ValidationJob, fmt: str) -> Iterator[str]:
-    """The results as CSV or JSON text chunks, read with a server-side cursor (flat memory)."""
+def download(job: ValidationJob, fmt: str, metadata: Mapping[str, str]) -> Iterator[str]:
+    """The results as CSV or JSON text chunks, read with a server-side cursor (flat memory).
+
+    Each JSON result carries ``metadata`` (the brand fields of spec 2.3, as single results do)."""
     if not JobStatus(job.status).finished:
         raise JobNotFinished("The list is still being validated; download it once it has finished.")
     rows = _rows(job.id)
-    return _as_csv(rows) if fmt == "csv" else _as_json(rows)
+    return _as_csv(rows) if fmt == "csv" else _as_json(rows, dict(metadata))
 
 
 CSV_COLUMNS = ("input", "email", "isValid", "score", "severity", "reason")
@@ -181,11 +183,12 @@ def _drain(buffer: io.StringIO) -> str:
     return text
 
 
-def _as_json(rows: Iterator[tuple[str, dict[str, Any] | None]]) -> Iterator[str]:
+def _as_json(rows: Iterator[tuple[str, dict[str, Any] | None]], metadata: dict[str, str]) -> Iterator[str]:
     """A JSON array, one object per submitted line: ``input`` plus the spec 2.1 result."""
     parts = ["["]
     for index, (raw, result) in enumerate(rows):
         item = result if result is not None else {"email": raw, "status": "not validated (cancelled)"}
+        item = {**item, "metadata": metadata}
         parts.append(("," if index else "") + json.dumps({"input": raw, **item}, ensure_ascii=False))
         if len(parts) >= DOWNLOAD_BATCH:
             yield "".join(parts)

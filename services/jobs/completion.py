@@ -1,7 +1,8 @@
 """What a finished job announces: its event (in the completing transaction) and the waiter's wake-up.
 
 A single validation emits ``validation.completed``; a batch or a bulk list ``batch.completed`` (spec 6.3,
-``resultsUrl`` from ``PUBLIC_BASE_URL``). Both payload shapes live in ``services.webhooks.payloads``.
+``resultsUrl`` from ``services.links``). Both payload shapes live in ``services.webhooks.payloads``; both
+carry the account's brand (``services.branding``), read only when some endpoint subscribes.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from core import clock
 from models.jobs import JobItem, JobKind, ValidationJob
+from services import branding, links
 from services.jobs.dispatch import signal_done
 from services.webhooks import events, payloads
 
@@ -31,19 +33,24 @@ def emit_completed(session: Session, job: ValidationJob) -> None:
             emit_validation_completed(session, job.account_id, job.key_id, result, elapsed)
         return
     counts = {"total": job.total, "valid": job.valid, "invalid": job.invalid, "warning": job.warning}
-    events.emit(
-        session,
-        job.account_id,
-        "batch.completed",
-        payloads.batch_completed(job.public_id, counts, elapsed),
-    )
+
+    def payload() -> dict[str, Any]:
+        url = links.results_url(job.public_id, links.account_host(session, job.account_id))
+        brand = branding.brand_of_id(session, job.account_id)
+        return payloads.batch_completed(job.public_id, counts, elapsed, url, brand.metadata())
+
+    events.emit(session, job.account_id, "batch.completed", payload)
 
 
 def emit_validation_completed(
     session: Session, account_id: int, key_id: int | None, result: Mapping[str, Any], elapsed_ms: int
 ) -> None:
     """``validation.completed`` from a result at hand (quickMode has it in memory: no read back)."""
-    payload = payloads.validation_completed(result, elapsed_ms, key_id)
+
+    def payload() -> dict[str, Any]:
+        brand = branding.brand_of_id(session, account_id)
+        return payloads.validation_completed(result, elapsed_ms, key_id, brand.metadata())
+
     events.emit(session, account_id, "validation.completed", payload)
 
 

@@ -34,7 +34,7 @@ from core import clock
 from models.accounts import Account
 from models.keys import ApiKey, KeyStatus, Milestone, RotationNotice
 from models.session import transaction
-from services import audit
+from services import audit, branding, links
 from services.keys import lifecycle, rotation_mail, rotation_policy, sealed
 from services.mail import outbox
 
@@ -145,5 +145,8 @@ def _email_owner(
     session: Session, key: ApiKey, milestone: Milestone, notice: RotationNotice, now: datetime
 ) -> None:
     account = session.get_one(Account, key.account_id)
-    draft = rotation_mail.draft(milestone, key, account.owner_email, now)
+    sender = rotation_mail.Sender(
+        branding.brand_in(session, account), links.base_url(links.account_host(session, account.id))
+    )
+    draft = rotation_mail.draft(milestone, key, account.owner_email, now, sender)
     notice.mail_id = outbox.queue(session, account.id, draft).id

@@ -9,7 +9,9 @@ shared screens, so the new secret waits sealed in Postgres for one authenticated
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from email.utils import formataddr
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -17,10 +19,11 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from models.keys import ApiKey, Milestone
-from services import links
+from services.branding import Brand
 from services.keys import rotation_policy
 from services.keys.sealed import REVEAL_WINDOW
 from services.mail.outbox import Draft
+from settings import get_settings
 
 TEMPLATES = Path(__file__).parent.parent / "mail" / "templates"
 SUBJECTS = {
@@ -50,14 +53,29 @@ def _environment() -> Environment:
     )
 
 
-def draft(milestone: Milestone, key: ApiKey, recipient: str, now: datetime) -> Draft:
+@dataclass(frozen=True)
+class Sender:
+    """Who the email speaks for and where its links point (``services.branding``, ``services.links``)."""
+
+    brand: Brand
+    base_url: str
+
+    @property
+    def from_header(self) -> str | None:
+        """The reseller's name on a neutral address under white-label; None: MAIL_FROM."""
+        if not self.brand.white_label:
+            return None
+        return formataddr((self.brand.provider, get_settings().brand.white_label_mail_from))
+
+
+def draft(milestone: Milestone, key: ApiKey, recipient: str, now: datetime, sender: Sender) -> Draft:
     """The email for ``milestone`` of ``key``, as of ``now`` (the sweep's instant).
 
     For a rotation ``key`` already carries its new secret's issue time; the other milestones read the
     generation that reached them.
     """
     name = TEMPLATE_OF[milestone]
-    context = _context(key, now)
+    context = _context(key, now, sender)
     subject_name = f"{name}-auto" if name == "warning" and key.auto_rotate else name
     subject = SUBJECTS[subject_name].format(
         name=key.name, days=context["days_left"], stops_at=context["stops_at"]
@@ -66,10 +84,10 @@ def draft(milestone: Milestone, key: ApiKey, recipient: str, now: datetime) -> D
     context["subject"] = subject
     text = env.get_template(f"{name}.txt").render(context)
     html = env.get_template(f"{name}.html").render(context)
-    return Draft(recipient=recipient, subject=subject, text=text, html=html)
+    return Draft(recipient=recipient, subject=subject, text=text, html=html, sender=sender.from_header)
 
 
-def _context(key: ApiKey, now: datetime) -> dict[str, Any]:
+def _context(key: ApiKey, now: datetime, sender: Sender) -> dict[str, Any]:
     due_at = rotation_policy.rotation_due_at(key)
     return {
         "key": {"id": key.id, "name": key.name, "last4": key.secret_last4},
@@ -81,7 +99,8 @@ def _context(key: ApiKey, now: datetime) -> dict[str, Any]:
         "deactivated_at": _readable(now),
         "reveal_until": _readable(now + REVEAL_WINDOW),
         "reveal_days": REVEAL_WINDOW.days,
-        "base_url": links.base_url(),
+        "base_url": sender.base_url,
+        "provider": sender.brand.provider,
     }
 
 

@@ -17,6 +17,9 @@ SCOPES: tuple[str, ...] = (
     "webhooks:write",
     "analytics:read",
     "keys:write",
+    # Enterprise Plus reseller routes (sub-users, commissions, white-label, custom domains); not in spec 5.3.
+    "resellers:read",
+    "resellers:write",
     ADMIN,
 )
 # Least privilege: a key created without ``scopes`` can validate and read results, nothing more.

@@ -44,12 +44,15 @@ ERROR_MAX = 1000
 
 @dataclass(frozen=True)
 class Draft:
-    """One email to one person, already rendered: plain text for every client, HTML for those that show it."""
+    """One email to one person, already rendered: plain text for every client, HTML for those that show it.
+
+    ``sender`` is the From header when it must not be MAIL_FROM (a white-labelled account's reseller)."""
 
     recipient: str
     subject: str
     text: str
     html: str
+    sender: str | None = None
 
 
 def queue(session: Session, account_id: int | None, draft: Draft) -> OutboundMail:
@@ -57,10 +60,11 @@ def queue(session: Session, account_id: int | None, draft: Draft) -> OutboundMai
     mail = OutboundMail(
         account_id=account_id,
         recipient=draft.recipient,
+        sender=draft.sender,
         subject=draft.subject,
         text_body=draft.text,
         html_body=draft.html,
-        message_id=make_msgid(domain=_sender_domain()),
+        message_id=make_msgid(domain=_sender_domain(draft.sender or get_settings().mail_from)),
         status=MailStatus.QUEUED.value,
         attempts=0,
         max_attempts=MAX_SEND_ATTEMPTS,
@@ -127,7 +131,7 @@ def _give_up(mail: OutboundMail, error: str) -> None:
 def build_message(mail: OutboundMail) -> EmailMessage:
     """The MIME message: multipart/alternative, text first (the fallback) and HTML second (preferred)."""
     message = EmailMessage()
-    message["From"] = get_settings().mail_from
+    message["From"] = mail.sender or get_settings().mail_from
     message["To"] = mail.recipient
     message["Subject"] = mail.subject
     message["Date"] = format_datetime(mail.queued_at)
@@ -137,6 +141,7 @@ def build_message(mail: OutboundMail) -> EmailMessage:
     return message
 
 
-def _sender_domain() -> str:
-    address = parseaddr(get_settings().mail_from)[1]
+def _sender_domain(sender: str) -> str:
+    """The Message-ID's domain is the sender's own, so it names whoever the From header names."""
+    address = parseaddr(sender)[1]
     return address.rpartition("@")[2] or "localhost"

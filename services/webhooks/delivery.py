@@ -30,7 +30,7 @@ from sqlalchemy import Select, func, select
 from core import clock
 from models.session import transaction
 from models.webhooks import DeliveryStatus, Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from services import lease_sets
+from services import branding, lease_sets
 from services.webhooks import outbound
 from services.webhooks.errors import DeliveryError
 from services.webhooks.events import envelope
@@ -58,6 +58,7 @@ class Claim:
     secret: str
     body: bytes
     slot: str
+    user_agent: str  # neutral for white-labelled accounts: nothing may name this service to their receivers
 
 
 def deliver_due(
@@ -109,7 +110,11 @@ def claim_next(*, event_id: str | None = None, delivery_id: int | None = None) -
             delivery.next_attempt_at = clock.now() + LEASE
             body = signed_body(session.get_one(Event, delivery.event_id))
             number = delivery.attempt_count + 1
-            return Claim(delivery.id, number, endpoint.account_id, endpoint.url, endpoint.secret, body, slot)
+            white_label = branding.brand_of_id(session, endpoint.account_id).white_label
+            agent = outbound.NEUTRAL_USER_AGENT if white_label else outbound.USER_AGENT
+            return Claim(
+                delivery.id, number, endpoint.account_id, endpoint.url, endpoint.secret, body, slot, agent
+            )
     return None
 
 
@@ -131,7 +136,9 @@ def send_and_record(claim: Claim) -> WebhookAttempt | None:
     result: PostResult | None = None
     error: str | None = None
     try:
-        result = outbound.post(claim.url, claim.body, signature_headers(claim.secret, claim.body))
+        result = outbound.post(
+            claim.url, claim.body, signature_headers(claim.secret, claim.body), user_agent=claim.user_agent
+        )
     except DeliveryError as failure:
         error = str(failure)
     with transaction() as session:

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from models.session import transaction
 from models.webhooks import Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from services import branding, links
 from services.auth import AuthContext
 from services.broker import DELIVER_ONE_TASK, send_after_commit
 from services.errors import NotFound
@@ -81,7 +82,8 @@ def send_test(actor: AuthContext, event_type: str, endpoint_id: int | None) -> D
         endpoint = _test_target(session, actor, endpoint_id)
     send_limits.admit(actor.account.id)
     with transaction() as session:
-        data = payloads.sample(event_type)
+        base = links.base_url(links.account_host(session, actor.account.id))
+        data = payloads.sample(event_type, base, branding.brand_in(session, actor.account).metadata())
         event = events.new_event(session, actor.account.id, event_type, data, is_test=True)
         new_id = _send_now(session, event, endpoint.id, max_attempts=1)
     return _first_attempt(new_id)

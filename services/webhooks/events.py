@@ -14,6 +14,7 @@ endpoint created later does not receive events from before it existed.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import Select, select
@@ -31,18 +32,22 @@ from services.webhooks.retry_schedule import MAX_ATTEMPTS
 EVENT_TYPES = verimail_webhooks.EVENT_TYPES
 
 
-def emit(session: Session, account_id: int, event_type: str, data: dict[str, Any]) -> Event | None:
+Data = dict[str, Any] | Callable[[], dict[str, Any]]
+
+
+def emit(session: Session, account_id: int, event_type: str, data: Data) -> Event | None:
     """Record ``event_type`` for ``account_id`` and schedule its deliveries; returns the event, if stored.
 
     Call it in the same transaction as the change it reports. ``data`` must be JSON-serialisable (strings,
-    numbers, booleans, lists, dicts; times as ISO 8601 strings, see ``iso``).
+    numbers, booleans, lists, dicts; times as ISO 8601 strings, see ``iso``); a function returning it is
+    called only when some endpoint subscribes, so a payload that costs a query costs nothing otherwise.
     """
     if event_type not in EVENT_TYPES:
         raise UnknownEventType(f"unknown event type {event_type!r}; spec 6.1 lists {EVENT_TYPES}")
     endpoint_ids = list(session.scalars(_subscribers(account_id, event_type)))
     if not endpoint_ids:
         return None
-    event = new_event(session, account_id, event_type, data)
+    event = new_event(session, account_id, event_type, data() if callable(data) else data)
     for endpoint_id in endpoint_ids:
         schedule_delivery(session, event, endpoint_id, MAX_ATTEMPTS)
     dispatch.nudge_after_commit(session, event.id)

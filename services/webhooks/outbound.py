@@ -39,6 +39,8 @@ from verifier.public_ip import IPAddress
 TIMEOUT_SECONDS = 30.0
 EXCERPT_BYTES = 1024
 USER_AGENT = "verimail-webhooks/1.0"
+# What white-labelled accounts' receivers see instead: it names nobody (services.branding).
+NEUTRAL_USER_AGENT = "webhook-delivery/1.0"
 
 
 @dataclass(frozen=True)
@@ -98,11 +100,11 @@ class _GuardedConnection(HTTPSConnection):
         return sock
 
 
-def post(url: str, body: bytes, headers: dict[str, str]) -> PostResult:
+def post(url: str, body: bytes, headers: dict[str, str], *, user_agent: str = USER_AGENT) -> PostResult:
     """POST ``body`` to ``url``: the answer whatever its status, or ``DeliveryError`` when there is none."""
     deadline = Deadline(TIMEOUT_SECONDS)
     try:
-        return _post(url, body, headers, deadline)
+        return _post(url, body, headers | {"User-Agent": user_agent}, deadline)
     finally:
         deadline.cancel()
 
@@ -120,7 +122,6 @@ def _post(url: str, body: bytes, headers: dict[str, str], deadline: Deadline) ->
     request_headers = {
         "Host": target.netloc.rpartition("@")[2],
         "Content-Type": "application/json",
-        "User-Agent": USER_AGENT,
         **headers,
     }
     started = time.monotonic()

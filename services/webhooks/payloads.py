@@ -6,6 +6,8 @@ receivers. The quota events' builders live with the quota rules (``services.usag
 - ``validation.completed`` carries the verdict (email, isValid, score, severity), which checks passed and
   the processing time, but not the check messages and metadata: receivers that want those call the API,
   and a webhook body stays small and stable.
+- ``validation.completed`` and ``batch.completed`` carry the result ``metadata`` brand fields (provider,
+  support, documentation; ``services.branding``), so a white-labelled payload names the reseller, not us.
 - ``key.created``/``key.disabled`` never carry the secret; they name the key (id, name, last four
   characters of the secret, publishable key) so a receiver can tell keys apart.
 """
@@ -18,10 +20,11 @@ from typing import Any
 
 from core.times import iso
 from models.keys import ApiKey
-from services import links
 
 
-def validation_completed(result: Mapping[str, Any], processing_ms: int, key_id: int | None) -> dict[str, Any]:
+def validation_completed(
+    result: Mapping[str, Any], processing_ms: int, key_id: int | None, metadata: Mapping[str, str]
+) -> dict[str, Any]:
     """From the spec 2.1 result object (``ValidationResult.to_dict()``) of one single validation."""
     checks: Mapping[str, Mapping[str, Any]] = result.get("checks", {})
     return {
@@ -32,10 +35,17 @@ def validation_completed(result: Mapping[str, Any], processing_ms: int, key_id: 
         "checks": {name: bool(check.get("passed")) for name, check in checks.items()},
         "processingTime": processing_ms,
         "keyId": key_id,
+        "metadata": dict(metadata),
     }
 
 
-def batch_completed(batch_id: str, counts: Mapping[str, int], processing_ms: int) -> dict[str, Any]:
+def batch_completed(
+    batch_id: str,
+    counts: Mapping[str, int],
+    processing_ms: int,
+    results_url: str,
+    metadata: Mapping[str, str],
+) -> dict[str, Any]:
     """Spec 6.3; ``counts`` holds total, valid, invalid and warning."""
     return {
         "batchId": batch_id,
@@ -44,7 +54,8 @@ def batch_completed(batch_id: str, counts: Mapping[str, int], processing_ms: int
         "invalid": counts["invalid"],
         "warning": counts["warning"],
         "processingTime": processing_ms,
-        "resultsUrl": links.results_url(batch_id),
+        "resultsUrl": results_url,
+        "metadata": dict(metadata),
     }
 
 
@@ -126,9 +137,14 @@ SAMPLES: dict[str, dict[str, Any]] = {
 }
 
 
-def sample(event_type: str) -> dict[str, Any]:
-    """A realistic payload of ``event_type`` for test sends (the base URL filled in)."""
+BRANDED = ("validation.completed", "batch.completed")
+
+
+def sample(event_type: str, base_url: str, metadata: Mapping[str, str]) -> dict[str, Any]:
+    """A realistic payload of ``event_type`` for test sends (the account's base URL and brand filled in)."""
     data = dict(SAMPLES[event_type])
     if "resultsUrl" in data:
-        data["resultsUrl"] = links.results_url(str(data["batchId"]))
+        data["resultsUrl"] = data["resultsUrl"].format(base_url=base_url)
+    if event_type in BRANDED:
+        data["metadata"] = dict(metadata)
     return data

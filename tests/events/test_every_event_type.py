@@ -12,6 +12,8 @@ from core import clock
 from models import Account
 from models import session as db_session
 from models.accounts import Tier
+from services import links
+from services.branding import service_brand
 from services.usage import charging, period_close
 from services.webhooks import delivery, events, payloads
 from services.webhooks.errors import UnknownEventType
@@ -97,12 +99,12 @@ def test_validation_completed_and_batch_completed_payloads(
             session,
             owner.account_id,
             "validation.completed",
-            payloads.validation_completed(result.to_dict(), 120, owner.key_id),
+            payloads.validation_completed(result.to_dict(), 120, owner.key_id, service_brand().metadata()),
         )
         counts = {"total": 3, "valid": 1, "invalid": 1, "warning": 1}
-        events.emit(
-            session, owner.account_id, "batch.completed", payloads.batch_completed("b_1", counts, 900)
-        )
+        url = links.results_url("b_1")
+        data = payloads.batch_completed("b_1", counts, 900, url, service_brand().metadata())
+        events.emit(session, owner.account_id, "batch.completed", data)
     validation, batch = delivered(receiver)
     assert validation["data"] == {
         "email": "jane@example.com",
@@ -112,6 +114,7 @@ def test_validation_completed_and_batch_completed_payloads(
         "checks": {"syntax": True},
         "processingTime": 120,
         "keyId": owner.key_id,
+        "metadata": service_brand().metadata(),
     }
     assert batch["data"]["resultsUrl"].endswith("/batches/b_1/results")
     assert {key: batch["data"][key] for key in counts} == counts

@@ -16,6 +16,7 @@ import dns.rcode
 import pytest
 
 from maillab import MailLab
+from maillab.model import DomainSpec
 from maillab.world import BLACKHOLE_IP, DEAD_IP, bench_domain, bench_world
 
 
@@ -48,6 +49,17 @@ def test_dns_unknown_name_is_nxdomain_with_soa(lab):
 
 def test_dns_scripted_servfail(lab):
     assert _ask(lab, "servfail.test", "MX").rcode() == dns.rcode.SERVFAIL
+
+
+def test_records_published_while_running_are_served_until_withdrawn(lab):
+    name = "_challenge.published.test"
+    assert _ask(lab, name, "TXT").rcode() == dns.rcode.NXDOMAIN
+    lab.publish(DomainSpec(name, txt=("token-1",)))
+    assert [rdata.to_text() for rdata in _ask(lab, name, "TXT").answer[0]] == ['"token-1"']
+    lab.publish(DomainSpec(name, txt=("token-2",)))  # a name's records are replaced, not added to
+    assert [rdata.to_text() for rdata in _ask(lab, name, "TXT", tcp=True).answer[0]] == ['"token-2"']
+    lab.withdraw(name)
+    assert _ask(lab, name, "TXT").rcode() == dns.rcode.NXDOMAIN
 
 
 def test_dead_ip_refuses_at_once_and_blackhole_ip_never_answers_the_connection(lab):

@@ -10,6 +10,8 @@ from __future__ import annotations
 MISSING_ID = 999_999_999
 MISSING_JOB = "job_000000000000000000000000"
 MISSING_BATCH = "bat_000000000000000000000000"
+MISSING_SUB_USER = "sub_000000000000000000000000"
+MISSING_DOMAIN = "dom_000000000000000000000000"
 
 ROUTES: tuple[tuple[str, str, str], ...] = (
     ("POST", "/api/keys", "keys:write"),
@@ -38,6 +40,20 @@ ROUTES: tuple[tuple[str, str, str], ...] = (
     ("POST", f"/webhooks/{MISSING_ID}/deliveries/{MISSING_ID}/redeliver", "webhooks:write"),
     ("POST", f"/webhooks/{MISSING_ID}/rotate-secret", "webhooks:write"),
     ("POST", "/webhooks/test", "webhooks:write"),
+    ("POST", "/api/sub-users", "resellers:write"),
+    ("GET", "/api/sub-users", "resellers:read"),
+    ("GET", f"/api/sub-users/{MISSING_SUB_USER}", "resellers:read"),
+    ("PATCH", f"/api/sub-users/{MISSING_SUB_USER}", "resellers:write"),
+    ("DELETE", f"/api/sub-users/{MISSING_SUB_USER}", "resellers:write"),
+    ("GET", f"/api/sub-users/{MISSING_SUB_USER}/usage", "resellers:read"),
+    ("GET", "/api/commissions", "resellers:read"),
+    ("GET", "/api/white-label", "resellers:read"),
+    ("PUT", "/api/white-label", "resellers:write"),
+    ("POST", "/api/custom-domains", "resellers:write"),
+    ("GET", "/api/custom-domains", "resellers:read"),
+    ("GET", f"/api/custom-domains/{MISSING_DOMAIN}", "resellers:read"),
+    ("DELETE", f"/api/custom-domains/{MISSING_DOMAIN}", "resellers:write"),
+    ("POST", f"/api/custom-domains/{MISSING_DOMAIN}/verify", "resellers:write"),
 )
 # Routes a second scope also opens (the view then checks the exact scope of what it found).
 ALTERNATIVES: dict[str, tuple[str, ...]] = {f"/batches/{MISSING_BATCH}/results": ("bulk:*",)}
@@ -69,4 +85,20 @@ PERMITTED: dict[tuple[str, str], int] = {
     ("POST", f"/webhooks/{MISSING_ID}/deliveries/{MISSING_ID}/redeliver"): 404,
     ("POST", f"/webhooks/{MISSING_ID}/rotate-secret"): 404,
     ("POST", "/webhooks/test"): 400,  # type is required
+    ("POST", "/api/sub-users"): 400,
+    ("GET", "/api/sub-users"): 200,
+    ("GET", f"/api/sub-users/{MISSING_SUB_USER}"): 404,
+    ("PATCH", f"/api/sub-users/{MISSING_SUB_USER}"): 400,  # the body is checked before the id is looked up
+    ("DELETE", f"/api/sub-users/{MISSING_SUB_USER}"): 404,
+    ("GET", f"/api/sub-users/{MISSING_SUB_USER}/usage"): 404,
+    ("GET", "/api/commissions"): 200,
+    ("GET", "/api/white-label"): 200,
+    ("PUT", "/api/white-label"): 400,  # enabled is required
+    ("POST", "/api/custom-domains"): 400,  # hostname is required
+    ("GET", "/api/custom-domains"): 200,
+    ("GET", f"/api/custom-domains/{MISSING_DOMAIN}"): 404,
+    ("DELETE", f"/api/custom-domains/{MISSING_DOMAIN}"): 404,
+    ("POST", f"/api/custom-domains/{MISSING_DOMAIN}/verify"): 404,
 }
+# Routes of the Enterprise Plus tier: every other plan is refused there whatever its scopes.
+RESELLER_PREFIXES = ("/api/sub-users", "/api/commissions", "/api/white-label", "/api/custom-domains")

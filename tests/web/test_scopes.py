@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from models.accounts import Tier
 from services.keys.scopes import SCOPES, grants
 from tests.fixtures.db import add_key, open_persona
 from tests.web.routes import ALTERNATIVES, PERMITTED, ROUTES
@@ -25,7 +26,8 @@ def test_the_registry_lists_every_authenticated_route(app) -> None:
 @pytest.mark.parametrize("scope", SCOPES)
 @pytest.mark.parametrize(("method", "path", "required"), ROUTES)
 def test_each_scope_reaches_exactly_the_routes_it_grants(client, scope, method, path, required) -> None:
-    holder = add_key(open_persona().account_id, f"holds {scope}", (scope,))
+    # Enterprise Plus reaches every route, so only the scope decides here (other plans: test_plan_gate).
+    holder = add_key(open_persona(Tier.ENTERPRISE_PLUS).account_id, f"holds {scope}", (scope,))
     # An invalid body: a permitted call stops at validation (400) or at the missing id (404), never
     # changing anything but revoke-all's keys, while a refused one stops at the scope check (403).
     response = client.open(path, method=method, headers=holder.headers, json={"bogus": True})
@@ -51,7 +53,8 @@ def test_area_wildcard_covers_every_action_of_its_area_only() -> None:
 
 @pytest.mark.parametrize(("method", "path", "required"), ROUTES)
 def test_a_publishable_key_reads_usage_and_nothing_else(client, method, path, required) -> None:
-    admin = open_persona()  # its publishable twin sits on a *:* key row: scopes alone would let it pass
+    # Its publishable twin sits on a *:* key row: scopes alone would let it pass.
+    admin = open_persona(Tier.ENTERPRISE_PLUS)
     response = client.open(path, method=method, headers={"X-API-Key": admin.publishable}, json={"bogus": 1})
     if path == "/api/usage":
         assert response.status_code == 200

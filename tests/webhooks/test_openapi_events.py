@@ -15,6 +15,8 @@ from services.webhooks import payloads
 from services.webhooks.events import EVENT_TYPES
 from verifier.results import CheckResult, Severity, ValidationResult
 
+BRAND = {"provider": "Acme", "support": "help@acme.example", "documentation": "https://docs.acme.example"}
+
 
 def built_payloads() -> dict[str, dict[str, Any]]:
     """Payloads from the builders the code paths call, beside the samples of test sends."""
@@ -37,8 +39,8 @@ def built_payloads() -> dict[str, dict[str, Any]]:
     )
     counts = {"total": 3, "valid": 1, "invalid": 1, "warning": 1}
     return {
-        "validation.completed": payloads.validation_completed(result.to_dict(), 120, 7),
-        "batch.completed": payloads.batch_completed("b_1", counts, 900),
+        "validation.completed": payloads.validation_completed(result.to_dict(), 120, 7, BRAND),
+        "batch.completed": payloads.batch_completed("b_1", counts, 900, "https://b.example/x", BRAND),
         "key.created": payloads.key_created(key),
         "key.disabled": payloads.key_disabled(key, "rotation-overdue", clock.now()),
     }
@@ -65,7 +67,7 @@ def test_every_event_type_is_described_with_its_signature_headers(client) -> Non
 @pytest.mark.parametrize("event_type", EVENT_TYPES)
 def test_sent_payloads_match_the_documented_schema_field_for_field(client, event_type: str) -> None:
     validator, data_schema = envelope_validator(client.get("/openapi.json").json, event_type)
-    examples = [payloads.sample(event_type)]
+    examples = [payloads.sample(event_type, "https://brand.example", BRAND)]
     if event_type in built_payloads():
         examples.append(built_payloads()[event_type])
     for data in examples:

@@ -4,7 +4,20 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask
 
-from web.api import audit, batches, bulk, keys, meta, usage, validate, webhooks
+from web.api import (
+    audit,
+    batches,
+    bulk,
+    commissions,
+    custom_domains,
+    keys,
+    meta,
+    sub_users,
+    usage,
+    validate,
+    webhooks,
+    white_label,
+)
 
 BLUEPRINTS: tuple[Blueprint, ...] = (
     meta.bp,
@@ -15,6 +28,10 @@ BLUEPRINTS: tuple[Blueprint, ...] = (
     validate.bp,
     batches.bp,
     bulk.bp,
+    sub_users.bp,
+    commissions.bp,
+    white_label.bp,
+    custom_domains.bp,
 )
 
 

@@ -9,6 +9,7 @@ from models.jobs import JobKind, JobStatus, ValidationJob
 from services.jobs import submit
 from settings import get_settings
 from web.auth import current_auth, require_scope
+from web.branding import brand, link_host
 from web.idempotency import idempotency_key, marked
 from web.limits import charge, rate_limited
 from web.openapi import document
@@ -53,8 +54,8 @@ def answer(job: ValidationJob) -> Response:
     if not prefers_async():
         job = submit.wait(job, get_settings().jobs.batch_wait)
     if job.status == JobStatus.COMPLETED.value:
-        return respond(BatchResultOut.of(submit.results(job), now()))
-    accepted = AcceptedOut.of(job)
+        return respond(BatchResultOut.of(submit.results(job), now(), brand()))
+    accepted = AcceptedOut.of(job, link_host())
     response = respond(accepted, 202)
     response.headers["Location"] = accepted.results_url
     if prefers_async():
@@ -73,7 +74,8 @@ def answer(job: ValidationJob) -> Response:
 def results(batch_id: str) -> Response:
     query = parse_query(ResultsQuery)
     job = submit.find_readable(current_auth(), batch_id)
-    return respond(ResultsOut.of(submit.results(job, after=query.starting_after, limit=query.limit)))
+    page = submit.results(job, after=query.starting_after, limit=query.limit)
+    return respond(ResultsOut.of(page, brand()))
 
 
 def prefers_async() -> bool:

@@ -14,6 +14,7 @@ from services.jobs import bulk, submit
 from settings import get_settings
 from web.auth import current_auth, require_scope
 from web.body_limits import body_limit
+from web.branding import brand, link_host
 from web.idempotency import idempotency_key, marked
 from web.limits import charge, rate_limited
 from web.openapi import document
@@ -71,14 +72,15 @@ def upload() -> Response:
     auth, key = current_auth(), idempotency_key()
     options = job_options(auth.account, query)
     submitted = bulk.upload(auth, request.stream, fmt, options, charge, idempotency_key=key)
-    return marked(respond(BulkJobOut.of(bulk.progress(submitted.job)), 202), submitted)
+    return marked(respond(BulkJobOut.of(bulk.progress(submitted.job), link_host()), 202), submitted)
 
 
 @bp.get("/<job_id>")
 @document("A list's status, progress, counts and estimated time left", responses={200: BulkJobOut})
 @require_scope("bulk:*")
 def status(job_id: str) -> Response:
-    return respond(BulkJobOut.of(bulk.progress(submit.find(current_auth(), job_id, [JobKind.BULK]))))
+    job = submit.find(current_auth(), job_id, [JobKind.BULK])
+    return respond(BulkJobOut.of(bulk.progress(job), link_host()))
 
 
 @bp.get("/<job_id>/download")
@@ -86,7 +88,7 @@ def status(job_id: str) -> Response:
 @require_scope("bulk:*")
 def download(job_id: str) -> Response:
     fmt = parse_query(DownloadQuery).format
-    chunks = bulk.download(submit.find(current_auth(), job_id, [JobKind.BULK]), fmt)
+    chunks = bulk.download(submit.find(current_auth(), job_id, [JobKind.BULK]), fmt, brand().metadata())
     response = Response(stream_with_context(chunks), mimetype=DOWNLOAD_TYPES[fmt])
     response.headers["Content-Disposition"] = f'attachment; filename="{job_id}.{fmt}"'
     return response
@@ -96,4 +98,5 @@ def download(job_id: str) -> Response:
 @document("Stop a list: groups not started are dropped, results so far are kept", responses={200: BulkJobOut})
 @require_scope("bulk:*")
 def cancel(job_id: str) -> Response:
-    return respond(BulkJobOut.of(bulk.progress(submit.cancel(current_auth(), job_id, [JobKind.BULK]))))
+    job = submit.cancel(current_auth(), job_id, [JobKind.BULK])
+    return respond(BulkJobOut.of(bulk.progress(job), link_host()))

@@ -13,6 +13,7 @@ from services.jobs import quick, submit
 from settings import get_settings
 from verifier.results import JsonValue
 from web.auth import current_auth, require_scope
+from web.branding import brand, link_host
 from web.client_ip import client_ip
 from web.geo import country_of
 from web.limits import charge, rate_limited
@@ -45,17 +46,18 @@ def validate() -> Response:
         submitted = submit.submit(auth, JobKind.SINGLE, [body.email], options, charge)
         job = submit.wait(submitted.job, get_settings().jobs.single_wait)
         if job.status != JobStatus.COMPLETED.value:
-            return respond(AcceptedOut.of(job), 202)
+            return respond(AcceptedOut.of(job, link_host()), 202)
         result = submit.results(job).results[0]
     return respond(SingleResultOut.model_validate({**result, "metadata": metadata(started)}))
 
 
 def metadata(started: float) -> dict[str, JsonValue]:
-    """Spec 2.3; ``country`` is null for private, loopback and unknown addresses."""
+    """Spec 2.3 with the brand fields; ``country`` is null for private, loopback and unknown addresses."""
     ip = client_ip()
     return {
         "processingTime": round((time.perf_counter() - started) * 1000),
         "timestamp": now().isoformat(),
         "ipAddress": ip,
         "country": country_of(ip),
+        **brand().metadata(),
     }

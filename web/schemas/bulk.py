@@ -46,7 +46,7 @@ class BulkJobOut(Out):
     download_url: str
 
     @classmethod
-    def of(cls, progress: Progress) -> BulkJobOut:
+    def of(cls, progress: Progress, host: str | None) -> BulkJobOut:
         job = progress.job
         return cls(
             id=job.public_id,
@@ -60,6 +60,6 @@ class BulkJobOut(Out):
             created_at=job.created_at,
             started_at=job.started_at,
             finished_at=job.finished_at,
-            results_url=links.results_url(job.public_id),
-            download_url=links.download_url(job.public_id),
+            results_url=links.results_url(job.public_id, host),
+            download_url=links.download_url(job.public_id, host),
         )

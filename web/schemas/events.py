@@ -11,6 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from web.schemas.base import Out
+from web.schemas.branding import BrandOut
 
 
 class ValidationCompletedData(Out):
@@ -23,6 +24,7 @@ class ValidationCompletedData(Out):
     checks: dict[str, bool] = Field(description="check name -> passed")
     processing_time: int = Field(description="milliseconds")
     key_id: int | None = Field(description="the key that asked for the validation")
+    metadata: BrandOut
 
 
 class BatchCompletedData(Out):
@@ -35,6 +37,7 @@ class BatchCompletedData(Out):
     warning: int
     processing_time: int = Field(description="milliseconds")
     results_url: str
+    metadata: BrandOut
 
 
 class QuotaWarningData(Out):

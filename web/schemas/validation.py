@@ -10,11 +10,13 @@ from pydantic import ConfigDict, Field, WithJsonSchema
 from models.accounts import Account
 from models.jobs import ValidationJob
 from services import links
+from services.branding import Brand
 from services.jobs.completion import processing_ms
 from services.jobs.errors import BATCH_MAXIMUM
 from services.jobs.options import JobOptions
 from services.jobs.submit import ResultsPage
 from web.schemas.base import Body, Out, Query
+from web.schemas.branding import BrandOut
 from web.schemas.inputs import INTEGER_MAX
 
 Email = Annotated[str, Field(max_length=254, description="at most 254 characters (spec 8.4)")]
@@ -71,7 +73,7 @@ class CheckOut(Out):
 
 
 class ResultOut(Out):
-    """A validation result (spec 2.1)."""
+    """A validation result (spec 2.1); in a batch its ``metadata`` holds the brand fields only."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -81,9 +83,16 @@ class ResultOut(Out):
     severity: str
     checks: dict[str, CheckOut]
     recommendations: list[str]
+    metadata: BrandOut
+
+    @classmethod
+    def branded(cls, result: dict[str, Any], brand: Brand) -> ResultOut:
+        return cls.model_validate({**result, "metadata": brand.metadata()})
 
 
-class MetadataOut(Out):
+class MetadataOut(BrandOut):
+    """Spec 2.3: the request's metadata and who provides the result (under white-label, the reseller)."""
+
     processing_time: int
     timestamp: datetime
     ip_address: str | None
@@ -113,7 +122,7 @@ class BatchResultOut(Out):
     )
 
     @classmethod
-    def of(cls, page: ResultsPage, now: datetime) -> BatchResultOut:
+    def of(cls, page: ResultsPage, now: datetime, brand: Brand) -> BatchResultOut:
         job = page.job
         return cls(
             batch_id=job.public_id,
@@ -122,7 +131,7 @@ class BatchResultOut(Out):
             valid=job.valid,
             invalid=job.invalid,
             warning=job.warning,
-            results=[ResultOut.model_validate(r) for r in page.results],
+            results=[ResultOut.branded(r, brand) for r in page.results],
             processing_time=processing_ms(job),
             timestamp=now,
             checker_degraded=job.checker_degraded,
@@ -138,8 +147,9 @@ class AcceptedOut(Out):
     results_url: str
 
     @classmethod
-    def of(cls, job: ValidationJob) -> AcceptedOut:
-        return cls(batch_id=job.public_id, status=job.status, total=job.total, results_url=results_url(job))
+    def of(cls, job: ValidationJob, host: str | None) -> AcceptedOut:
+        url = links.results_url(job.public_id, host)
+        return cls(batch_id=job.public_id, status=job.status, total=job.total, results_url=url)
 
 
 class ProgressOut(Out):
@@ -177,13 +187,13 @@ class ResultsOut(Out):
     )
 
     @classmethod
-    def of(cls, page: ResultsPage) -> ResultsOut:
+    def of(cls, page: ResultsPage, brand: Brand) -> ResultsOut:
         job = page.job
         return cls(
             batch_id=job.public_id,
             status=job.status,
             progress=ProgressOut.of(job),
-            results=[ResultOut.model_validate(r) for r in page.results],
+            results=[ResultOut.branded(r, brand) for r in page.results],
             has_more=page.next_after is not None,
             next_starting_after=page.next_after,
             created_at=job.created_at,
@@ -191,7 +201,3 @@ class ResultsOut(Out):
             processing_time=processing_ms(job),
             checker_degraded=job.checker_degraded,
         )
-
-
-def results_url(job: ValidationJob) -> str:
-    return links.results_url(job.public_id)

@@ -7,6 +7,7 @@ from flask import Response, jsonify, redirect, request, stream_with_context, url
 from werkzeug.wrappers import Response as BaseResponse
 
 from models.jobs import JobKind, JobStatus
+from services import branding
 from services.errors import InvalidField
 from services.jobs import bulk, history, submit
 from services.usage import rate_limits
@@ -69,7 +70,9 @@ def lists_job_progress(job_id: str) -> Response:
 @sign_in_required
 def lists_download(job_id: str) -> Response:
     fmt = parse_query(DownloadQuery).format
-    chunks = bulk.download(submit.find(session.actor(), job_id, BULK), fmt)
+    actor = session.actor()
+    metadata = branding.brand_of(actor.account, via_custom_domain=False).metadata()
+    chunks = bulk.download(submit.find(actor, job_id, BULK), fmt, metadata)
     response = Response(stream_with_context(chunks), mimetype=DOWNLOAD_TYPES[fmt])
     response.headers["Content-Disposition"] = f'attachment; filename="{job_id}.{fmt}"'
     return response
@@ -84,7 +87,8 @@ def lists_cancel(job_id: str) -> BaseResponse:
 
 def _progress(job_id: str) -> dict[str, object]:
     """The API's ``BulkJobOut`` plus what the page shows: percent, readable time left, finished."""
-    out = BulkJobOut.of(bulk.progress(submit.find(session.actor(), job_id, BULK)))
+    # The dashboard is served on the service's own host, so its links use PUBLIC_BASE_URL.
+    out = BulkJobOut.of(bulk.progress(submit.find(session.actor(), job_id, BULK)), None)
     body: dict[str, object] = out.model_dump(mode="json")
     body["percent"] = int(out.processed * 100 / out.total) if out.total else 0
     body["finished"] = JobStatus(out.status).finished

@@ -1,0 +1,22 @@
+"""Reseller tasks: the beat sweep that closes ended months' commission reports.
+
+Thin and idempotent: a month is closed at most once (unique per reseller and month, decided in Postgres by
+``services.resellers.commissions``), so a duplicated or late tick closes nothing twice.
+"""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from services.resellers import commissions
+from tasks.beat import Every
+
+
+@shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
+def close_commission_months() -> int:
+    return commissions.close_ended_months()
+
+
+# A month closes 10 minutes after it ends; hourly ticks close it within the hour (a reseller asking for it
+# earlier closes it on the spot).
+BEAT = [Every(close_commission_months, 3600.0)]

@@ -1,0 +1,64 @@
+"""The commission report (spec 2.9, 4.10); money in USD as numbers with at most two decimals."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from typing import Literal
+
+from pydantic import Field
+
+from services.resellers.commissions import Line, Report
+from web.schemas.base import Out, Query
+
+
+def usd(cents: int) -> float:
+    """Whole cents as dollars: the shortest float repr of n/100 prints exactly two decimals or fewer."""
+    return float(Decimal(cents) / 100)
+
+
+class CommissionQuery(Query):
+    period: str | None = Field(default=None, description="YYYY-MM; default: the current month")
+
+
+class CommissionLineOut(Out):
+    id: str = Field(description="the sub-user's id")
+    email: str
+    requests: int = Field(description="validations charged in the period")
+    revenue: float = Field(description="USD: the prorated monthly price plus billed overage")
+    commission: float = Field(description="USD: commissionRate percent of revenue, rounded half-up")
+
+    @classmethod
+    def of(cls, line: Line) -> CommissionLineOut:
+        return cls(
+            id=line.sub_user_id,
+            email=line.email,
+            requests=line.requests,
+            revenue=usd(line.revenue_cents),
+            commission=usd(line.commission_cents),
+        )
+
+
+class CommissionReportOut(Out):
+    """A month's commission report; totals are the sums of the rows, to the cent."""
+
+    period: str = Field(description="YYYY-MM")
+    total_revenue: float = Field(description="USD")
+    commission_rate: float = Field(description="percent")
+    commission_earned: float = Field(description="USD")
+    sub_users: list[CommissionLineOut]
+    currency: Literal["usd"] = "usd"
+    closed: bool = Field(description="true once the month is over and the report can no longer change")
+    closed_at: datetime | None
+
+    @classmethod
+    def of(cls, report: Report) -> CommissionReportOut:
+        return cls(
+            period=report.period,
+            total_revenue=usd(report.total_revenue_cents),
+            commission_rate=float(report.commission_rate),
+            commission_earned=usd(report.commission_cents),
+            sub_users=[CommissionLineOut.of(line) for line in report.lines],
+            closed=report.closed_at is not None,
+            closed_at=report.closed_at,
+        )
