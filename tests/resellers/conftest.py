@@ -25,10 +25,20 @@ from models.resellers import SubUser
 from models.session import transaction
 from tests.fixtures.db import Persona, open_persona
 from tests.mail.mailbox import mailbox
-from tests.webhooks.conftest import receiver, test_ca, webhook_env
+from tests.webhooks.conftest import ca_bundle, receiver, test_ca, webhook_env
 from tests.workers.harness import Api, beat, job_env, live_api, worker
 
-__all__ = ["beat", "job_env", "live_api", "mailbox", "receiver", "test_ca", "webhook_env", "worker"]
+__all__ = [
+    "beat",
+    "ca_bundle",
+    "job_env",
+    "live_api",
+    "mailbox",
+    "receiver",
+    "test_ca",
+    "webhook_env",
+    "worker",
+]
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -100,6 +100,6 @@ def test_updating_a_field_to_null_is_refused_rather_than_ignored(client, owner: 
     assert response.status_code == 400
     assert response.json == {
         "error": "Bad Request",
-        "message": f"{field} cannot be null; leave it out to keep it as is.",
+        "message": f"{field} cannot be null; leave it out instead.",
         "field": field,
     }
