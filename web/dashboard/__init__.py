@@ -16,7 +16,7 @@ from flask_wtf.csrf import CSRFProtect
 
 from settings import Settings
 from web.auth import PUBLIC
-from web.dashboard import errors, pages, session
+from web.dashboard import errors, pages, resellers, session
 from web.dashboard.blueprint import bp
 
 SESSION_LIFETIME = timedelta(hours=12)
@@ -27,6 +27,7 @@ csrf = CSRFProtect()
 pages.load()
 bp.before_request(csrf.protect)  # every POST form carries its token, or is refused with a readable page
 bp.context_processor(lambda: {"me": session.signed_in()})
+bp.context_processor(resellers.nav)
 errors.install(bp)
 
 
