@@ -10,11 +10,12 @@ from collections.abc import Callable
 from functools import wraps
 from typing import ParamSpec, TypeVar
 
+from flask import render_template
 from werkzeug.wrappers import Response
 
 from services.resellers.access import ensure_reseller, is_reseller
 from services.resellers.errors import PlanUpgradeRequired
-from web.dashboard import errors, session
+from web.dashboard import session
 from web.dashboard.session import sign_in_required
 
 P = ParamSpec("P")
@@ -28,7 +29,8 @@ def reseller_required(view: Callable[P, R]) -> Callable[P, R | Response | tuple[
         try:
             ensure_reseller(session.actor().account)
         except PlanUpgradeRequired as error:
-            return errors.page(403, error.message)
+            title = "Enterprise Plus plan required"
+            return render_template("dashboard/error.html", title=title, message=error.message), 403
         return view(*args, **kwargs)
 
     return guarded
