@@ -16,7 +16,7 @@ from maillab import MailLab
 from maillab.model import DomainSpec
 from tests.dashboard.browser import DESKTOP, check_and_shoot
 from tests.dashboard.service import TIME_LIMIT, Service
-from tests.dashboard.steps import sign_up
+from tests.dashboard.steps import create_key, sign_up
 
 pytestmark = TIME_LIMIT
 BRAND = {
@@ -167,6 +167,27 @@ def test_other_plans_see_no_reseller_entry_and_get_403_on_its_pages(page: Page) 
     assert "Enterprise Plus" in refused.text()
     assert unsigned.status == 400
     assert "security token is missing" in unsigned.text()
+
+
+def test_sub_users_are_listed_twenty_to_a_page_oldest_first(page: Page, service: Service) -> None:
+    sign_up(page, tier="enterprise_plus")
+    secret = create_key(page, "Reseller backend", scopes=("resellers:write",))
+    for number in range(21):
+        body = {"email": f"c{number:02d}@example.com", "name": f"Customer {number:02d}", "tier": "growth"}
+        created = requests.post(
+            f"{service.base_url}/api/sub-users", headers={"X-API-Key": secret}, json=body, timeout=20
+        )
+        assert created.status_code == 201, created.text
+
+    page.goto("/dashboard/reseller/sub-users")
+    rows = page.get_by_test_id("sub-user")
+    expect(rows).to_have_count(20)
+    expect(rows.first).to_contain_text("Customer 00")
+    page.get_by_role("link", name="Next page").click()
+    expect(rows).to_have_count(1)
+    expect(rows).to_contain_text("Customer 20")
+    page.get_by_role("link", name="First page").click()
+    expect(rows).to_have_count(20)
 
 
 def _another_reseller_gets_404(browser: Browser, service: Service, sub_url: str) -> None:

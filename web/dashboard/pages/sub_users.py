@@ -65,7 +65,7 @@ def reseller_sub_user(sub_id: str) -> Page:
         sub=sub,
         usage=UsageOut.of(report),
         gauge=present.Gauge.of(report.quota),
-        marks={80: present.Gauge.mark(80), 100: present.Gauge.mark(100)},
+        marks=present.GAUGE_MARKS,
         tiers=TIERS,
     )
 
