@@ -1,10 +1,11 @@
 """The dashboard: server-rendered pages for account owners, at ``/dashboard``.
 
 Pages call the same services as the API (``services.keys``, ``services.webhooks``, ``services.jobs``,
-``services.usage``, ``services.audit``) with the owner's ``AuthContext`` (``services.users.acting``); only
-sign-up, sign-in and password reset are the dashboard's own (``services.users``). Views are thin: parse the
-form, call one service, render. Sessions live in a signed cookie scoped to ``/dashboard`` (HttpOnly,
-SameSite=Lax, Secure in production); every POST needs its CSRF token (Flask-WTF).
+``services.usage``, ``services.audit``, and ``services.resellers`` for Enterprise Plus) with the owner's
+``AuthContext`` (``services.users.acting``); only sign-up, sign-in and password reset are the dashboard's own
+(``services.users``). Views are thin: parse the form, call one service, render. Sessions live in a signed
+cookie scoped to ``/dashboard`` (HttpOnly, SameSite=Lax, Secure in production); every POST needs its CSRF
+token (Flask-WTF).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from flask_wtf.csrf import CSRFProtect
 
 from settings import Settings
 from web.auth import PUBLIC
-from web.dashboard import errors, pages, session
+from web.dashboard import errors, pages, resellers, session
 from web.dashboard.blueprint import bp
 
 SESSION_LIFETIME = timedelta(hours=12)
@@ -27,6 +28,7 @@ csrf = CSRFProtect()
 pages.load()
 bp.before_request(csrf.protect)  # every POST form carries its token, or is refused with a readable page
 bp.context_processor(lambda: {"me": session.signed_in()})
+bp.context_processor(resellers.nav)
 errors.install(bp)
 
 

@@ -38,6 +38,9 @@ class Gauge:
         return round(percent_of_quota * 100 / HARD_LIMIT_PERCENT, 2)
 
 
+GAUGE_MARKS = {80: Gauge.mark(80), 100: Gauge.mark(100)}  # where the warning and grace lines sit on the bar
+
+
 @dataclass(frozen=True)
 class Bar:
     x: float

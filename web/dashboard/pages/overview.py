@@ -24,7 +24,7 @@ def overview() -> tuple[str, int, dict[str, str]]:
         "overview.html",
         usage=UsageOut.of(report),
         gauge=present.Gauge.of(report.quota),
-        marks={80: present.Gauge.mark(80), 100: present.Gauge.mark(100)},
+        marks=present.GAUGE_MARKS,
         bars=bars,
         peak=peak,
         total=sum(day.validations for day in days),
