@@ -76,7 +76,8 @@ def test_past_the_hard_limit_nothing_runs_and_nothing_is_charged(
     # A list (over 100 addresses) is refused while it streams in, before it is counted whole.
     assert error.pop("message") == (
         f"Monthly quota exhausted: the list holds at least {count} addresses and {6_000 - before} of 6000 "
-        f"validations (120% of 5000) remain. Nothing was stored or charged; the quota resets at {iso(PERIOD_END)}."
+        "validations (120% of 5000) remain. Nothing was stored or charged; the quota resets at "
+        f"{iso(PERIOD_END)}."
         if count > 100
         else f"Monthly quota exhausted: {before} of 6000 validations used (120% of 5000); this request "
         f"needs {count}, {6_000 - before} remain. The quota resets at {iso(PERIOD_END)}."
