@@ -118,6 +118,10 @@ class Stack:
     def worker_log(self) -> str:
         return self.worker.log.read_text(errors="replace")
 
+    def logs(self) -> str:
+        """What the web process and the worker have logged so far."""
+        return self.web.log.read_text(errors="replace") + self.worker_log()
+
     def stop(self) -> None:
         for process in (self.web, self.worker, self.beat):
             process.stop()
