@@ -1,10 +1,11 @@
-"""Postgres crashes and comes back in the middle of a bulk list: the list still completes with one result
-per address, the quota is charged once and ``batch.completed`` is delivered once.
+"""Postgres stops and comes back in the middle of a bulk list, and of a batch a client waits on: each
+still completes with one result per address, the quota is charged once and ``batch.completed`` is
+delivered once.
 
-The test runs its own Postgres cluster (the shared one on 5432 is never touched), migrated by the release
-step, and its own Redis; gunicorn, a Celery worker and beat run on them. It stops Postgres with
-``pg_ctl -m immediate`` (a crash: every connection cut, recovery at start) while groups are being claimed,
-probed and saved, waits until the worker has felt it, and starts Postgres again.
+Each test runs its own Postgres cluster (the shared one on 5432 is never touched), migrated by the release
+step, and its own Redis; gunicorn, a Celery worker and beat run on them. Postgres is stopped while groups
+are being claimed, probed and saved (``-m immediate`` is a crash: every connection cut, recovery at the
+next start; ``-m fast`` ends every session cleanly), and started again once the processes have felt it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import pytest
 from models import session as db_session
 from models.accounts import Tier
 from settings import get_settings
+from tests.faults.batches import EMAILS as BATCH_EMAILS
+from tests.faults.batches import WaitingClient, assert_batch_lost_nothing, in_the_middle, job_progress
 from tests.faults.checks import (
     assert_charged_once,
     assert_completed_event_delivered_once,
@@ -102,3 +105,27 @@ def _progress(stack: Stack, persona: Persona, public_id: str) -> dict[str, Any]:
 def _in_the_middle(progress: dict[str, Any]) -> bool:
     """Some groups saved (more than the syntax failure settled by planning), many still to come."""
     return bool(progress["status"] == "running" and 5 < progress["processed"] < progress["total"] // 2)
+
+
+def test_a_waited_batch_loses_nothing_when_postgres_restarts_in_the_middle(
+    own_postgres: OwnPostgres, stack: Stack, receiver: Receiver
+) -> None:
+    owner = open_persona(Tier.BUSINESS)
+    stack.subscribe(owner, receiver)
+    client = WaitingClient(stack, owner, BATCH_EMAILS)
+    progress = poll(lambda: job_progress(owner), in_the_middle, timeout=30, pause=0.05)
+    assert in_the_middle(progress), f"the fault must land mid-batch: {progress}"
+
+    own_postgres.stop("fast")
+    felt = poll(lambda: _outage_felt(stack, client), bool, timeout=20)
+    own_postgres.start()
+
+    assert felt, "the worker or the waiting request never met the outage"
+    assert_batch_lost_nothing(stack, owner, receiver, client.wait(timeout=90))
+
+
+def _outage_felt(stack: Stack, client: WaitingClient) -> bool:
+    """The worker met the outage, and so did the waiting request (or it was answered)."""
+    logs = stack.logs()
+    waiter_felt = "Postgres unreachable; still waiting" in logs or client.answer is not None
+    return "OperationalError" in logs and waiter_felt
