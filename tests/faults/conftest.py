@@ -28,15 +28,15 @@ FAULT_ENV = {
 }
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def fault_env(mail_lab: MailLab, ca_bundle: Path) -> dict[str, str]:
     """What the stack's processes run with, before the test names its Postgres and Redis."""
     return dict(os.environ) | JOB_ENV | mail_lab.env() | FAULT_ENV | {"REQUESTS_CA_BUNDLE": str(ca_bundle)}
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def private_redis() -> Iterator[OwnRedis]:
-    """A ``redis-server`` of this test alone (no persistence, like production's), on a free port."""
+    """A ``redis-server`` of this module alone (no persistence, like production's), on a free port."""
     server = OwnRedis()
     server.start()
     yield server

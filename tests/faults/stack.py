@@ -18,7 +18,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -101,6 +101,7 @@ class Stack:
     worker: Worker
     beat: Worker
     session: requests.Session
+    marks: dict[Path, int] = field(default_factory=dict)
 
     def call(self, method: str, path: str, persona: Any = None, **kwargs: Any) -> requests.Response:
         headers = {**(persona.headers if persona else {}), **kwargs.pop("headers", {})}
@@ -115,12 +116,23 @@ class Stack:
         assert made.status_code == 201, made.text
         receiver.secret = made.json()["secret"]
 
-    def worker_log(self) -> str:
-        return self.worker.log.read_text(errors="replace")
+    def mark(self) -> None:
+        """From here on, ``logs`` shows only what the processes log after this point (a module's tests
+        share one stack, and each looks for its own fault's traces)."""
+        self.marks = {path: path.stat().st_size for path in (self.web.log, self.worker.log)}
 
     def logs(self) -> str:
-        """What the web process and the worker have logged so far."""
-        return self.web.log.read_text(errors="replace") + self.worker_log()
+        """What the web process and the worker have logged since the last ``mark``."""
+        return self._since_mark(self.web.log) + self.worker_logs()
+
+    def worker_logs(self) -> str:
+        """What the worker has logged since the last ``mark``."""
+        return self._since_mark(self.worker.log)
+
+    def _since_mark(self, path: Path) -> str:
+        with path.open("rb") as log:
+            log.seek(self.marks.get(path, 0))
+            return log.read().decode(errors="replace")
 
     def stop(self) -> None:
         for process in (self.web, self.worker, self.beat):

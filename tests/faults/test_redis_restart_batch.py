@@ -10,7 +10,6 @@ it. Postgres is the run's database. The client sends ``POST /validate/batch`` an
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -21,12 +20,15 @@ from tests.limits.test_redis_restart import OwnRedis
 from tests.webhooks.receiver import Receiver
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def stack(
-    database_url: str, private_redis: OwnRedis, fault_env: dict[str, str], tmp_path: Path
+    database_url: str,
+    private_redis: OwnRedis,
+    fault_env: dict[str, str],
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Stack]:
     env = fault_env | {"DATABASE_URL": database_url, "REDIS_URL": private_redis.url}
-    started = start_stack(env, tmp_path, "redisfault")
+    started = start_stack(env, tmp_path_factory.mktemp("redisfault"), "redisfault")
     yield started
     started.stop()
 
@@ -39,6 +41,7 @@ def test_a_waited_batch_loses_nothing_when_redis_restarts_in_the_middle(
     progress = poll(lambda: job_progress(owner), in_the_middle, timeout=30, pause=0.05)
     assert in_the_middle(progress), f"the fault must land mid-batch: {progress}"
 
+    stack.mark()
     private_redis.stop()
     felt = poll(lambda: _outage_felt(stack, client), bool, timeout=20)
     private_redis.start()
@@ -49,6 +52,5 @@ def test_a_waited_batch_loses_nothing_when_redis_restarts_in_the_middle(
 
 def _outage_felt(stack: Stack, client: WaitingClient) -> bool:
     """The worker lost its broker, and the waiting request its wake-up list (or was answered)."""
-    logs = stack.logs()
-    waiter_felt = "Redis unreachable; reading Postgres" in logs or client.answer is not None
-    return "Connection to broker lost" in logs and waiter_felt
+    waiter_felt = "Redis unreachable; reading Postgres" in stack.logs() or client.answer is not None
+    return "Connection to broker lost" in stack.worker_logs() and waiter_felt
