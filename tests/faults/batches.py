@@ -7,6 +7,8 @@ test watches the job in Postgres meanwhile (the client holds no id until it is a
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import requests
@@ -20,7 +22,7 @@ from tests.faults.checks import (
     assert_one_result_each,
     results_of,
 )
-from tests.faults.stack import Stack
+from tests.faults.stack import Stack, poll
 from tests.fixtures.db import Persona
 from tests.webhooks.receiver import Receiver
 
@@ -45,6 +47,35 @@ class WaitingClient:
         self.thread.join(timeout)
         assert self.answer is not None, "the batch request got no answer"
         return self.answer
+
+
+@dataclass(frozen=True)
+class Outage:
+    """A store going away and coming back, and what the worker and the waiting request log on meeting it."""
+
+    stop: Callable[[], object]
+    start: Callable[[], object]
+    worker_sign: str
+    waiter_sign: str
+
+    def felt(self, stack: Stack, client: WaitingClient) -> bool:
+        """The worker met it, and so did the waiting request (or it was answered first)."""
+        waiter_felt = self.waiter_sign in stack.logs() or client.answer is not None
+        return self.worker_sign in stack.worker_logs() and waiter_felt
+
+
+def wait_through(stack: Stack, persona: Persona, outage: Outage) -> requests.Response:
+    """Send the batch and wait; once the job is in the middle, ``outage`` stops the store, and starts it
+    again when the worker and the waiting request have met it. The client's answer."""
+    client = WaitingClient(stack, persona, EMAILS)
+    progress = poll(lambda: job_progress(persona), in_the_middle, timeout=30, pause=0.05)
+    assert in_the_middle(progress), f"the fault must land mid-batch: {progress}"
+    stack.mark()
+    outage.stop()
+    felt = poll(lambda: outage.felt(stack, client), bool, timeout=20)
+    outage.start()
+    assert felt, "the worker or the waiting request never met the outage"
+    return client.wait(timeout=90)
 
 
 def job_progress(persona: Persona) -> dict[str, Any] | None:

@@ -18,8 +18,7 @@ import pytest
 from models import session as db_session
 from models.accounts import Tier
 from settings import get_settings
-from tests.faults.batches import EMAILS as BATCH_EMAILS
-from tests.faults.batches import WaitingClient, assert_batch_lost_nothing, in_the_middle, job_progress
+from tests.faults.batches import Outage, assert_batch_lost_nothing, in_the_middle, wait_through
 from tests.faults.checks import (
     assert_charged_once,
     assert_completed_event_delivered_once,
@@ -114,25 +113,16 @@ def _progress(stack: Stack, persona: Persona, public_id: str) -> dict[str, Any]:
     return body
 
 
-def test_a_waited_batch_loses_nothing_when_postgres_restartsin_the_middle(
+def test_a_waited_batch_loses_nothing_when_postgres_restarts_in_the_middle(
     own_postgres: OwnPostgres, stack: Stack, receiver: Receiver
 ) -> None:
     owner = open_persona(Tier.BUSINESS)
     stack.subscribe(owner, receiver)
-    client = WaitingClient(stack, owner, BATCH_EMAILS)
-    progress = poll(lambda: job_progress(owner), in_the_middle, timeout=30, pause=0.05)
-    assert in_the_middle(progress), f"the fault must land mid-batch: {progress}"
-
-    stack.mark()
-    own_postgres.stop("fast")
-    felt = poll(lambda: _outage_felt(stack, client), bool, timeout=20)
-    own_postgres.start()
-
-    assert felt, "the worker or the waiting request never met the outage"
-    assert_batch_lost_nothing(stack, owner, receiver, client.wait(timeout=90))
-
-
-def _outage_felt(stack: Stack, client: WaitingClient) -> bool:
-    """The worker met the outage, and so did the waiting request (or it was answered)."""
-    waiter_felt = "Postgres unreachable; still waiting" in stack.logs() or client.answer is not None
-    return "OperationalError" in stack.worker_logs() and waiter_felt
+    restart = Outage(
+        stop=lambda: own_postgres.stop("fast"),
+        start=own_postgres.start,
+        worker_sign="OperationalError",
+        waiter_sign="Postgres unreachable; still waiting",
+    )
+    answer = wait_through(stack, owner, restart)
+    assert_batch_lost_nothing(stack, owner, receiver, answer)

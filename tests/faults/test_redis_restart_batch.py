@@ -13,8 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.faults.batches import EMAILS, WaitingClient, assert_batch_lost_nothing, in_the_middle, job_progress
-from tests.faults.stack import Stack, poll, start_stack
+from tests.faults.batches import Outage, assert_batch_lost_nothing, wait_through
+from tests.faults.stack import Stack, start_stack
 from tests.fixtures.db import Persona
 from tests.limits.test_redis_restart import OwnRedis
 from tests.webhooks.receiver import Receiver
@@ -37,20 +37,11 @@ def test_a_waited_batch_loses_nothing_when_redis_restarts_in_the_middle(
     stack: Stack, private_redis: OwnRedis, owner: Persona, receiver: Receiver
 ) -> None:
     stack.subscribe(owner, receiver)
-    client = WaitingClient(stack, owner, EMAILS)
-    progress = poll(lambda: job_progress(owner), in_the_middle, timeout=30, pause=0.05)
-    assert in_the_middle(progress), f"the fault must land mid-batch: {progress}"
-
-    stack.mark()
-    private_redis.stop()
-    felt = poll(lambda: _outage_felt(stack, client), bool, timeout=20)
-    private_redis.start()
-
-    assert felt, "the worker or the waiting request never met the outage"
-    assert_batch_lost_nothing(stack, owner, receiver, client.wait(timeout=90))
-
-
-def _outage_felt(stack: Stack, client: WaitingClient) -> bool:
-    """The worker lost its broker, and the waiting request its wake-up list (or was answered)."""
-    waiter_felt = "Redis unreachable; reading Postgres" in stack.logs() or client.answer is not None
-    return "Connection to broker lost" in stack.worker_logs() and waiter_felt
+    restart = Outage(
+        stop=private_redis.stop,
+        start=private_redis.start,
+        worker_sign="Connection to broker lost",
+        waiter_sign="Redis unreachable; reading Postgres",
+    )
+    answer = wait_through(stack, owner, restart)
+    assert_batch_lost_nothing(stack, owner, receiver, answer)
