@@ -10,7 +10,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 
+import psycopg2
 from sqlalchemy import URL, Engine, create_engine, make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from settings import get_settings
@@ -44,6 +46,16 @@ def transaction() -> Iterator[Session]:
     """A session that commits when the block ends normally and rolls back when it raises."""
     with _session_factory().begin() as session:
         yield session
+
+
+def unreachable(error: BaseException) -> bool:
+    """Postgres could not be reached or dropped the connection (a restart, a failover), as opposed to a
+    statement it refused: SQLAlchemy flags a dropped connection, and libpq's own connect errors carry no
+    SQLSTATE where every error the server raises has one."""
+    if not isinstance(error, DBAPIError):
+        return False
+    refused = isinstance(error.orig, psycopg2.OperationalError) and error.orig.pgcode is None
+    return error.connection_invalidated or refused
 
 
 def reset() -> None:

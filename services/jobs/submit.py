@@ -12,6 +12,7 @@ milliseconds, less than a broker round trip); bulk lists are planned by a worker
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -20,10 +21,11 @@ from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import delete, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
 from core import clock
+from models import session as database
 from models.jobs import GroupState, ItemState, JobGroup, JobItem, JobKind, JobStatus, ValidationJob
 from models.session import transaction
 from services.auth import AuthContext, authorize
@@ -33,6 +35,7 @@ from services.jobs.errors import BATCH_MAXIMUM, BatchEmpty, BatchTooLarge, Idemp
 from services.jobs.options import JobOptions, storable
 from settings import get_settings
 
+log = logging.getLogger(__name__)
 PREFIXES = {JobKind.SINGLE: "val_", JobKind.BATCH: "bat_", JobKind.BULK: "blk_"}
 # Charges (count, idempotency key) to the caller's quota: the web tier passes its limits-aware charge.
 Charger = Callable[[int, str], object]
@@ -166,8 +169,21 @@ def wait(job: ValidationJob, seconds: float) -> ValidationJob:
     give_up = time.monotonic() + seconds
     while not JobStatus(job.status).finished and (left := give_up - time.monotonic()) > 0:
         dispatch.wait_done(job.public_id, left)
-        job = reload(job.id)
+        job = reload_if_reachable(job)
     return job
+
+
+def reload_if_reachable(job: ValidationJob) -> ValidationJob:
+    """The job as Postgres has it now, or as last seen while Postgres is unreachable (a restart): the job
+    is charged and the workers carry it on, so the waiter keeps waiting rather than answering 503 to a
+    client who would retry and pay twice."""
+    try:
+        return reload(job.id)
+    except DBAPIError as error:
+        if not database.unreachable(error):
+            raise
+        log.warning("%s not re-read: Postgres unreachable; still waiting", job.public_id)
+        return job
 
 
 def reload(job_id: int) -> ValidationJob:
