@@ -94,12 +94,15 @@ def test_a_bulk_list_loses_nothing_when_postgres_crashesin_the_middle(
     stack.mark()
     own_postgres.stop("immediate")
     during = stack.call("get", f"/bulk/jobs/{public_id}", owner)
+    page_during = stack.call("get", "/dashboard/reset-password/an-emailed-token")
     felt = poll(stack.worker_logs, lambda logs: "OperationalError" in logs, timeout=20)
     own_postgres.start()
 
     assert "OperationalError" in felt, "the worker never met the outage"
     assert during.status_code == 503, during.text  # a client may retry; it is not a bug of the request
     assert during.headers["Retry-After"] == "10"
+    assert page_during.status_code == 503, page_during.text  # a page for people says so too, never a 500
+    assert "briefly unavailable" in page_during.text
     body = results_of(stack, owner, public_id, timeout=60)
     assert_one_result_each(body, public_id, EMAILS)
     assert_charged_once(stack, owner, public_id, len(EMAILS))
