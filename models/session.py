@@ -35,6 +35,13 @@ def get_engine() -> Engine:
 
 
 @lru_cache(maxsize=1)
+def autocommit_engine() -> Engine:
+    """The same pool, each statement its own transaction: for a write that is one statement, so no row
+    lock it takes outlives the statement while the client sends COMMIT."""
+    return get_engine().execution_options(isolation_level="AUTOCOMMIT")
+
+
+@lru_cache(maxsize=1)
 def _session_factory() -> sessionmaker[Session]:
     return sessionmaker(get_engine(), expire_on_commit=False)
 
@@ -51,4 +58,5 @@ def reset() -> None:
     if get_engine.cache_info().currsize:
         get_engine().dispose()
     get_engine.cache_clear()
+    autocommit_engine.cache_clear()
     _session_factory.cache_clear()
