@@ -5,7 +5,7 @@ process now keeps them in memory, and a change reaches every process within a se
 revoked or rotated key is refused everywhere within 1 s). How:
 
 - **A generation in Redis.** Any committed ORM write to ``api_keys``, ``accounts`` or ``white_labels``
-  (a flush or a bulk UPDATE/DELETE, from any process: web, worker, CLI) clears this process's snapshots
+  (a flush or an ORM-enabled INSERT/UPDATE/DELETE, from any process: web, worker, CLI) clears this process's snapshots
   and increments ``snapshots:generation`` after the commit (``_after_commit``). Each authenticated
   request reads the generation once (``sync``, one GET) before using a snapshot, and a changed value
   drops them all: the next request after a revocation commits is refused, in every process.
@@ -131,7 +131,9 @@ def _after_flush(session: Session, _flush: UOWTransaction) -> None:
 
 @event.listens_for(Session, "do_orm_execute")
 def _on_execute(state: ORMExecuteState) -> None:
-    if (state.is_update or state.is_delete) and not state.execution_options.get(KEEPS_SNAPSHOTS):
+    # Inserts too: an upsert (``ON CONFLICT DO UPDATE``, the white-label settings) changes a row.
+    writes = state.is_insert or state.is_update or state.is_delete
+    if writes and not state.execution_options.get(KEEPS_SNAPSHOTS):
         mapper = state.bind_mapper
         if mapper is not None and issubclass(mapper.class_, WATCHED):
             state.session.info[_DIRTY] = True
