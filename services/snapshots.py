@@ -5,10 +5,11 @@ process now keeps them in memory, and a change reaches every process within a se
 revoked or rotated key is refused everywhere within 1 s). How:
 
 - **A generation in Redis.** Any committed ORM write to ``api_keys``, ``accounts`` or ``white_labels``
-  (a flush or an ORM-enabled INSERT/UPDATE/DELETE, from any process: web, worker, CLI) clears this process's snapshots
-  and increments ``snapshots:generation`` after the commit (``_after_commit``). Each authenticated
-  request reads the generation once (``sync``, one GET) before using a snapshot, and a changed value
-  drops them all: the next request after a revocation commits is refused, in every process.
+  (a flush or an ORM-enabled INSERT/UPDATE/DELETE, from any process: web, worker, CLI) clears this
+  process's snapshots and increments ``snapshots:generation`` after the commit (``_after_commit``).
+  Each authenticated request reads the generation once (``sync``, one GET) before using a snapshot,
+  and a changed value drops them all: the next request after a revocation commits is refused, in
+  every process.
 - **A short life.** A snapshot is used for at most ``TTL_SECONDS``, whatever the generation says: a write
   the hook cannot see (SQL typed by hand, an increment lost with Redis) is still picked up within that.
 - **Redis down**: ``sync`` cannot read the generation, and snapshots are not used until it can (every
