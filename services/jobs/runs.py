@@ -76,6 +76,7 @@ def run_group(group_id: int) -> bool:
     verdicts = given_up(claim.emails, claim.attempt - 1) if claim.attempt > MAX_CLAIMS else _probe(claim)
     with transaction() as session:
         save(session, claim, verdicts)
+    settling.wake_if_answered(claim.job_id, claim.kind)  # interim answers may have completed the set
     return True
 
 
@@ -144,7 +145,6 @@ def save(session: Session, claim: Claim, verdicts: GroupVerdicts) -> None:
     session.execute(update(JobGroup).where(claim.mine).values(**changes))
     if not complete_if_done(session, claim.job_id):
         fill_window(session, claim.job_id)
-        settling.wake_if_answered(session, claim.job_id, claim.kind)
 
 
 def add_counts(session: Session, job_id: int, counts: Mapping[str, int]) -> None:

@@ -8,8 +8,7 @@ synchronous answer, replaced when the retry settles it (``runs._SETTLE`` takes `
 So a job is *answered* once none of its items waits for a first answer, and *completed* (counters,
 ``batch.completed``, the download) only once the retries have ended. A batch or single validation whose
 every item is answered wakes its waiting request (``dispatch.signal_done``), which then answers 200 with
-the interim results instead of waiting out the retries. The check locks the job row first, so of two
-groups saving at once the second one sees the first one's rows (no wake-up lost to the race).
+the interim results instead of waiting out the retries.
 """
 
 from __future__ import annotations
@@ -41,16 +40,21 @@ def record_interim(session: Session, job_id: int, interim: dict[str, ValidationR
         session.execute(_INTERIM, {"job": job_id, "rows": json.dumps(rows)})
 
 
-def wake_if_answered(session: Session, job_id: int, kind: str) -> None:
-    """After an interim answer: wake the request waiting for a batch or single validation if every item
-    now has an answer. Bulk lists have no waiting request (and may hold millions of rows): skipped."""
+def wake_if_answered(job_id: int, kind: str) -> None:
+    """After a group's answers are committed: wake the request waiting for a batch or single validation
+    if every item now has an answer (some interim). Run after commit, in its own transaction, so of two
+    groups saving at once the later commit sees both (no wake-up lost, and no lock taken for it). Bulk
+    lists have no waiting request (and may hold millions of rows): skipped."""
     if kind == JobKind.BULK.value:
         return
-    public_id = session.scalar(
-        select(ValidationJob.public_id).where(ValidationJob.id == job_id).with_for_update()
-    )
-    if public_id is not None and _unanswered(session, job_id) == 0:
-        signal_done(session, public_id)
+    with transaction() as session:
+        running = session.scalar(
+            select(ValidationJob.public_id).where(
+                ValidationJob.id == job_id, ValidationJob.status == JobStatus.RUNNING.value
+            )
+        )
+        if running is not None and _unanswered(session, job_id) == 0:
+            signal_done(session, running)
 
 
 @dataclass(frozen=True)
