@@ -42,19 +42,16 @@ def record_interim(session: Session, job_id: int, interim: dict[str, ValidationR
 
 def wake_if_answered(job_id: int, kind: str) -> None:
     """After a group's answers are committed: wake the request waiting for a batch or single validation
-    if every item now has an answer (some interim). Run after commit, in its own transaction, so of two
-    groups saving at once the later commit sees both (no wake-up lost, and no lock taken for it). Bulk
-    lists have no waiting request (and may hold millions of rows): skipped."""
+    if every item now has an answer, some of them interim (completion wakes it otherwise). Run after
+    commit, in its own transaction, so of two groups saving at once the later commit sees both (no
+    wake-up lost, and no lock taken for it). Bulk lists have no waiting request (and may hold millions
+    of rows): skipped."""
     if kind == JobKind.BULK.value:
         return
     with transaction() as session:
-        running = session.scalar(
-            select(ValidationJob.public_id).where(
-                ValidationJob.id == job_id, ValidationJob.status == JobStatus.RUNNING.value
-            )
-        )
-        if running is not None and _unanswered(session, job_id) == 0:
-            signal_done(session, running)
+        job = session.get(ValidationJob, job_id)
+        if job is not None and standing(job).answered:
+            signal_done(session, job.public_id)
 
 
 @dataclass(frozen=True)
@@ -66,7 +63,8 @@ class Standing:
 
 
 def standing(job: ValidationJob) -> Standing:
-    """A completed job is answered; a running one once none of its items waits for a first answer."""
+    """A completed job is answered; a running one once none of its items waits for a first answer and
+    some answers are interim (a running job without any is merely between its last save and completion)."""
     status = JobStatus(job.status)
     if status is JobStatus.COMPLETED:
         return Standing(answered=True)
@@ -75,7 +73,8 @@ def standing(job: ValidationJob) -> Standing:
     with transaction() as session:
         if _unanswered(session, job.id):
             return Standing(answered=False)
-        return Standing(True, session.scalar(_count(job.id, (ItemState.INTERIM.value,))) or 0)
+        interim = session.scalar(_count(job.id, (ItemState.INTERIM.value,))) or 0
+    return Standing(interim > 0, interim)
 
 
 def retrying(job: ValidationJob) -> int:
