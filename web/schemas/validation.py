@@ -88,7 +88,11 @@ class CheckOut(Out):
     passed: bool
     check: str | None = None
     message: str
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(
+        default_factory=dict,
+        description="the check's findings; for `smtp`: verdict, reason, smtpResponse, and retryAfter "
+        "(seconds; null unless the failure is temporary: greylisting, 421, timeout)",
+    )
 
 
 class ResultOut(Out):
