@@ -160,7 +160,7 @@ def report(
     slowest = max(healthy, key=lambda domain: healthy[domain])
     target = healthy[slowest] + 2.0
     temporary = sorted(domain for domain, (_, flagged) in sessions.items() if flagged)
-    print(f"lab latency {latency * 1000:.0f} ms per SMTP reply; {len(emails)} addresses over ")
+    print(f"lab latency {latency * 1000:.0f} ms per SMTP reply; {len(emails)} addresses over", end=" ")
     print(f"{len(CORPUS)} domains; temporarily failing: {', '.join(temporary)}\n")
     print("| run | answer | wall time (s) | / slowest healthy session | unknown with retryAfter |")
     print("|---|---|---:|---:|---:|")
