@@ -103,6 +103,22 @@ def test_a_single_validation_answers_a_421_at_once_with_its_retry_time(
     assert (body["retrying"], body["resultsUrl"]) == (False, None)
 
 
+def test_a_single_validation_with_retry_temporary_answers_for_now_and_settles_on_its_results_url(
+    service: Gunicorn, owner: Persona, lab: MailLab
+) -> None:
+    request = {"email": GREYLISTED, "options": {"retryTemporary": True}}
+    response = call(service, "post", "/validate", owner, json=request)
+
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert_unknown_with_retry(body["checks"]["smtp"], "greylisted", "450 4.2.0")
+    assert body["retrying"] is True
+    settled = poll_results(service, owner, body["resultsUrl"].rsplit("/", 2)[-2])
+    assert settled["status"] == "completed"
+    assert settled["results"][0]["checks"]["smtp"]["passed"] is True
+    assert rcpts_for(lab, "greylist", "carol") == 2
+
+
 @pytest.fixture
 def subscribed(owner: Persona, receiver: Receiver) -> Iterator[Receiver]:
     """The owner's endpoint on the live receiver for batch.completed (set up as an operator would)."""
