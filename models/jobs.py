@@ -51,6 +51,7 @@ class JobStatus(StrEnum):
 class ItemState(StrEnum):
     NEW = "new"  # stored, not parsed yet (bulk lists are parsed by a worker)
     PENDING = "pending"  # parsed, waiting for its domain group
+    INTERIM = "interim"  # answered for now (a temporary failure, unknown) and retried in the background
     DONE = "done"  # result written
 
 

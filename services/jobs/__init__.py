@@ -5,6 +5,7 @@ Public API, by module:
 - ``quick``: ``validate_quick`` (quickMode in the web process)
 - ``bulk``: ``upload``, ``progress``, ``download``; ``bulk_readers`` streams an uploaded list
 - ``plan`` (parse and group), ``runs`` (claim, probe, save, complete), ``probe`` (one domain group through
-  the engine), ``sweep`` (the beat sweeper), ``engine`` (the fleet-wide engine caches and limits)
+  the engine), ``sweep`` (the beat sweeper), ``engine`` (the fleet-wide engine caches and limits),
+  ``settling`` (temporary failures: interim answers, when a job counts as answered)
 - ``errors``: what a caller may be refused
 """

@@ -30,7 +30,7 @@ from models.jobs import GroupState, ItemState, JobGroup, JobItem, JobKind, JobSt
 from models.session import transaction
 from services.auth import AuthContext, authorize
 from services.errors import NotFound
-from services.jobs import dispatch, idempotency, plan
+from services.jobs import dispatch, idempotency, plan, settling
 from services.jobs.errors import BATCH_MAXIMUM, BatchEmpty, BatchTooLarge, IdempotentRequestInProgress
 from services.jobs.options import JobOptions, storable
 from settings import get_settings
@@ -164,10 +164,12 @@ def check_batch_size(count: int) -> None:
 
 
 def wait(job: ValidationJob, seconds: float) -> ValidationJob:
-    """The job once finished, or as it stands after ``seconds``. Postgres is read after every signal
-    slice, so a second waiter (a replayed request) is not left waiting for a signal the first consumed."""
+    """The job once finished or answered (every address has an answer, some of them interim while they
+    are retried: ``settling.standing`` tells), or as it stands after ``seconds``. Postgres is read after
+    every signal slice, so a second waiter (a replayed request) is not left waiting for a signal the
+    first consumed."""
     give_up = time.monotonic() + seconds
-    while not JobStatus(job.status).finished and (left := give_up - time.monotonic()) > 0:
+    while not _answered(job) and (left := give_up - time.monotonic()) > 0:
         dispatch.wait_done(job.public_id, left)
         job = reload_if_reachable(job)
     return job
@@ -184,6 +186,18 @@ def reload_if_reachable(job: ValidationJob) -> ValidationJob:
             raise
         log.warning("%s not re-read: Postgres unreachable; still waiting", job.public_id)
         return job
+
+
+def _answered(job: ValidationJob) -> bool:
+    """Finished, or every address answered; while Postgres is unreachable, not yet (keep waiting)."""
+    if JobStatus(job.status).finished:
+        return True
+    try:
+        return settling.standing(job).answered
+    except DBAPIError as error:
+        if not database.unreachable(error):
+            raise
+        return False
 
 
 def reload(job_id: int) -> ValidationJob:
@@ -216,10 +230,12 @@ def find_readable(auth: AuthContext, public_id: str) -> ValidationJob:
 
 
 def results(job: ValidationJob, *, after: int | None = None, limit: int | None = None) -> ResultsPage:
-    """Settled results in submission order (unsettled positions are left out until they settle)."""
+    """Answered results in submission order, interim ones included (positions not answered yet are left
+    out until they are)."""
+    answered = (ItemState.DONE.value, ItemState.INTERIM.value)
     stmt = (
         select(JobItem.position, JobItem.result)
-        .where(JobItem.job_id == job.id, JobItem.state == ItemState.DONE.value)
+        .where(JobItem.job_id == job.id, JobItem.state.in_(answered))
         .where(JobItem.position > (after if after is not None else -1))
         .order_by(JobItem.position)
     )

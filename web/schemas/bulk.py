@@ -11,11 +11,13 @@ from services import links
 from services.jobs.bulk import Progress
 from services.jobs.completion import processing_ms
 from web.schemas.base import Out, Query
+from web.schemas.validation import RETRY_TEMPORARY
 
 
 class UploadQuery(Query):
     quick_mode: bool = Field(default=False, description="skip the SMTP and catch-all checks")
     skip_catch_all: bool = Field(default=False, description="skip catch-all detection")
+    retry_temporary: bool = Field(default=True, description=RETRY_TEMPORARY)
 
 
 class DownloadQuery(Query):
