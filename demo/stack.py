@@ -17,6 +17,7 @@ from pathlib import Path
 
 import psycopg2
 import redis
+from sqlalchemy import URL, make_url
 
 from demo.sample import BENCH_DOMAINS
 from maillab import MailLab
@@ -66,13 +67,13 @@ WORKER_ARGS = ("--queues", "default,probes", "--pool", "gevent", "--concurrency"
 @contextmanager
 def _own_storage(lab: MailLab) -> Iterator[dict[str, str]]:
     name = f"verimail_demo_{secrets.token_hex(4)}"
-    base = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/verimail")
-    server = base.rsplit("/", 1)[0]
+    base = make_url(os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/verimail"))
+    server = base.set(drivername="postgresql")  # libpq's own form: psycopg2 reads no SQLAlchemy driver names
     env = {
         **os.environ,
         **DEMO_SETTINGS,
         **lab.env(),
-        "DATABASE_URL": f"{server}/{name}",
+        "DATABASE_URL": _dsn(server, name),
         "REDIS_KEY_PREFIX": f"vmdemo_{secrets.token_hex(4)}:",
         "PORT": str(_free_port()),
     }
@@ -150,8 +151,12 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _sql(server: str, statement: str) -> None:
-    conn = psycopg2.connect(f"{server}/postgres")
+def _dsn(server: URL, database: str) -> str:
+    return server.set(database=database).render_as_string(hide_password=False)
+
+
+def _sql(server: URL, statement: str) -> None:
+    conn = psycopg2.connect(_dsn(server, "postgres"))
     try:
         conn.autocommit = True
         conn.cursor().execute(statement)
