@@ -20,6 +20,10 @@ import ijson
 from services.jobs import upload_guards
 from services.jobs.errors import BadUpload
 
+# 64 + "@" + 255, the longest an address can be written; /openapi.json states it as maxLength. Within the
+# 4 KiB item bound however the text is escaped (320 characters as \uXXXX pairs are 3,840 bytes).
+MAX_JSON_ADDRESS = 320
+
 
 def addresses(stream: IO[bytes], fmt: str) -> Iterator[str]:
     """The addresses of ``stream`` in file order; ``BadUpload`` names what could not be read."""
@@ -64,5 +68,9 @@ def _json_address(index: int, item: Any) -> str:
     if not isinstance(item, str):
         raise BadUpload(
             f"[{index}]", "Each entry must be an address string or an object with an email string."
+        )
+    if len(item) > MAX_JSON_ADDRESS:
+        raise BadUpload(
+            f"[{index}]", f"Entry {index} is longer than {MAX_JSON_ADDRESS} characters; no address is."
         )
     return item

@@ -21,6 +21,7 @@ from tests.workers.harness import Gunicorn, Worker, beat, job_env, start_gunicor
 
 __all__ = ["beat", "job_env", "worker"]
 ROOT = Path(__file__).resolve().parents[2]
+CONFIG = Path(__file__).with_name("contract.toml")
 EXAMPLES_PER_OPERATION = 8
 RUN_SECONDS = 240
 
@@ -52,6 +53,8 @@ def test_schemathesis_finds_no_failure_against_the_running_service(service: Guni
         sys.executable,
         "-m",
         "schemathesis.cli",
+        "--config-file",
+        str(CONFIG),
         "run",
         f"{service.base_url}/openapi.json",
         "--checks",
