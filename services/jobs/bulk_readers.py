@@ -5,7 +5,8 @@ Lines, columns and items are bounded before they are parsed (``services.jobs.upl
 - CSV (``text/csv``): the column headed ``email`` (any case) when the first row has one, else the first
   column with the first row as data. Blank rows and blank cells are skipped; bytes that are not UTF-8
   are replaced (the address then fails syntax, which is the honest verdict).
-- JSON (``application/json``): an array of strings, or of objects with an ``email`` string, parsed
+- JSON (``application/json``): an array of strings, or of objects with an ``email`` string and nothing else
+  (at most ``MAX_JSON_ADDRESS`` characters either way), parsed
   incrementally with ``ijson``.
 """
 
@@ -64,6 +65,9 @@ def _json(stream: IO[bytes]) -> Iterator[str]:
 
 def _json_address(index: int, item: Any) -> str:
     if isinstance(item, dict):
+        others = sorted(str(name) for name in item if name != "email")
+        if others:  # unknown fields are refused, as in every JSON body of the API (typos fail loudly)
+            raise BadUpload(f"[{index}]", f"Entry {index} has fields other than email: {', '.join(others)}.")
         item = item.get("email")
     if not isinstance(item, str):
         raise BadUpload(

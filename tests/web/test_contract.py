@@ -41,11 +41,6 @@ def service(
     served.stop()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="not yet exact: schema-valid requests still refused (webhook URL, allowedIps, CSV rows need "
-    "formats the document can state) and undocumented statuses remain; see docs/decisions-hardening.md",
-)
 def test_schemathesis_finds_no_failure_against_the_running_service(service: Gunicorn, tmp_path: Path) -> None:
     persona = open_persona(Tier.ENTERPRISE_PLUS)
     # revoke-all and refresh would end the run's own key; they are covered by the API tests.

@@ -56,11 +56,11 @@ UPLOAD_BODIES = {
                     "type": "object",
                     "required": ["email"],
                     "properties": {"email": {"type": "string", "maxLength": MAX_JSON_ADDRESS}},
+                    "additionalProperties": False,
                 },
             ]
         },
-        "description": "Addresses, or objects with an `email` string (other fields are ignored); items of at "
-        "most 4 KiB as sent and 4 levels deep.",
+        "description": "Addresses, or objects with an `email` string and no other field.",
     },
 }
 DOWNLOAD_TYPES = {"csv": "text/csv; charset=utf-8", "json": "application/json"}
