@@ -101,3 +101,16 @@ def test_test_send_with_an_endpoint_id_past_bigint_is_a_400(client, owner: Perso
         "/webhooks/test", json={"type": "quota.reset", "endpointId": 2**63}, headers=owner.headers
     )
     assert (response.status_code, response.json["field"]) == (400, "endpointId")
+
+
+def test_an_id_written_as_an_integral_json_number_is_that_integer(client, owner: Persona) -> None:
+    """JSON Schema calls 1001.0 an integer, as /openapi.json's clients may; 1001.5 is not one."""
+    whole = client.post(
+        "/webhooks/test", json={"type": "quota.reset", "endpointId": 1001.0}, headers=owner.headers
+    )
+    assert whole.status_code == 404  # no endpoint 1001 in this account, but a well-formed request
+    assert "1001" in whole.json["message"]
+    fraction = client.post(
+        "/webhooks/test", json={"type": "quota.reset", "endpointId": 1001.5}, headers=owner.headers
+    )
+    assert (fraction.status_code, fraction.json["field"]) == (400, "endpointId")
