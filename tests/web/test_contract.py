@@ -1,8 +1,9 @@
 """/openapi.json is the contract: schemathesis (every check, stateful phase on) finds no failure against
 the real service (gunicorn, a Celery worker, Postgres, Redis), run with a real account's key.
 
-About 1,600-1,800 generated cases (at most 8 per operation and phase, fixed seed) in under a minute; webhook URLs it generates are pointed at
-loopback (``tests.web.contract_hooks``) and the service may deliver to loopback only in this run.
+About 1,600-1,800 generated cases (at most 8 per operation and phase, fixed seed) in under a minute;
+webhook URLs it generates are pointed at loopback (``tests.web.contract_hooks``) and the service may
+deliver to loopback only in this run.
 """
 
 from __future__ import annotations
