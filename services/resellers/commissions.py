@@ -64,9 +64,7 @@ def report(actor: AuthContext, period: str | None) -> Report:
     now = clock.now()
     month = Month.parse(period) if period is not None else Month.containing(now)
     if month.start > now:
-        raise NotFound(
-            f"No report for {month.label}: it has not begun; ask for the current month or an earlier one."
-        )
+        raise NotFound(f"{month.label} has not begun; ask for the current month or an earlier one.")
     if now >= month.end + CLOSE_AFTER:
         return close_month(actor.account.id, month)
     with transaction() as session:
