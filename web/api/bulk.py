@@ -11,6 +11,7 @@ from werkzeug.exceptions import UnsupportedMediaType
 
 from models.jobs import JobKind
 from services.jobs import bulk, submit
+from services.jobs.bulk_readers import MAX_JSON_ADDRESS
 from settings import get_settings
 from web.auth import current_auth, require_scope
 from web.body_limits import body_limit
@@ -20,35 +21,70 @@ from web.limits import charge, rate_limited
 from web.openapi import document
 from web.schemas.base import respond
 from web.schemas.bulk import BulkJobOut, DownloadQuery, UploadQuery
+from web.schemas.errors import FlatError
 from web.schemas.validation import job_options
 from web.validation import parse_query
 
 bp = Blueprint("bulk", __name__, url_prefix="/bulk/jobs")
 MEDIA_TYPES = {"text/csv": "csv", "application/json": "json"}
+# The plain CSV: an optional ``email`` header, a first address (a visible ASCII character first, an "@" in
+# it, so it cannot read as the header), then lines with no comma, quote, NUL or lone CR. The reader takes
+# more (quoted cells, more columns); no pattern can say which CSV holds an address, so the document states
+# this form (docs/decisions.md).
+CSV_PATTERN = (
+    r"^(?:[Ee][Mm][Aa][Ii][Ll]\r?\n)?"  # the header
+    r'[ \t]*[!#-+\--~][^\x00\n\r",]{0,126}@[^\x00\n\r",]{0,126}'  # the first address
+    r'(?:\r?\n[^\x00\n\r",]{0,254})*$'  # more lines
+)
 # What the readers of ``services.jobs.bulk_readers`` accept (limits in ``services.jobs.upload_guards``).
 UPLOAD_BODIES = {
     "text/csv": {
         "type": "string",
+        "pattern": CSV_PATTERN,
         "description": "One address per line; the column headed `email` if the first row has one, else the "
-        "first column. Lines of at most 8 KiB and 64 columns.",
+        "first column. The pattern is the plain form (an optional `email` header, then one address per "
+        "line); the reader takes any CSV whose lines are at most 8 KiB and 64 columns and that holds an "
+        "address.",
     },
     "application/json": {
         "type": "array",
         "minItems": 1,
         "items": {
             "anyOf": [
-                {"type": "string", "maxLength": 1024},
+                {"type": "string", "maxLength": MAX_JSON_ADDRESS},
                 {
                     "type": "object",
                     "required": ["email"],
-                    "properties": {"email": {"type": "string", "maxLength": 1024}},
+                    "properties": {"email": {"type": "string", "maxLength": MAX_JSON_ADDRESS}},
+                    "additionalProperties": False,
                 },
             ]
         },
-        "description": "Addresses, or objects with an `email` string; items of at most 4 KiB, 4 levels deep.",
+        "description": "Addresses, or objects with an `email` string and no other field.",
     },
 }
 DOWNLOAD_TYPES = {"csv": "text/csv; charset=utf-8", "json": "application/json"}
+DOWNLOADS = {
+    "text/csv": {
+        "type": "string",
+        "description": "A header row (input, email, isValid, score, severity, reason), then one row per "
+        "line of the list; cells a spreadsheet would run as a formula are escaped.",
+    },
+    "application/json": {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "required": ["input", "email", "metadata"],
+            "properties": {
+                "input": {"type": "string"},
+                "email": {"type": "string"},
+                "metadata": {"type": "object"},
+            },
+        },
+        "description": "One object per line of the list: `input` and the single-validation result, or "
+        "`status: not validated (cancelled)`.",
+    },
+}
 
 
 @bp.post("")
@@ -84,7 +120,13 @@ def status(job_id: str) -> Response:
 
 
 @bp.get("/<job_id>/download")
-@document("Download a finished list's results (CSV or JSON, streamed)", query=DownloadQuery, responses={})
+@document(
+    "Download a finished list's results (CSV or JSON, streamed)",
+    query=DownloadQuery,
+    responses={409: FlatError},
+    raw_responses={200: DOWNLOADS},
+    description="409 while the list is still being validated.",
+)
 @require_scope("bulk:*")
 def download(job_id: str) -> Response:
     fmt = parse_query(DownloadQuery).format
