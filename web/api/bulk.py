@@ -10,7 +10,7 @@ from flask import Blueprint, Response, request, stream_with_context
 from werkzeug.exceptions import UnsupportedMediaType
 
 from models.jobs import JobKind
-from services.jobs import bulk, submit
+from services.jobs import bulk, bulk_dry_run, submit
 from settings import get_settings
 from web.auth import current_auth, require_scope
 from web.body_limits import body_limit
@@ -19,7 +19,7 @@ from web.idempotency import idempotency_key, marked
 from web.limits import charge, rate_limited
 from web.openapi import document
 from web.schemas.base import respond
-from web.schemas.bulk import BulkJobOut, DownloadQuery, UploadQuery
+from web.schemas.bulk import BulkJobOut, DownloadQuery, DryRunOut, UploadQuery
 from web.schemas.validation import job_options
 from web.validation import parse_query
 
@@ -30,7 +30,8 @@ UPLOAD_BODIES = {
     "text/csv": {
         "type": "string",
         "description": "One address per line; the column headed `email` if the first row has one, else the "
-        "first column. Lines of at most 8 KiB and 64 columns.",
+        "first column. Lines of at most 8 KiB and 64 columns. Every row comes back in the CSV download with "
+        "its own cells; a row without an address is kept there, not validated or charged.",
     },
     "application/json": {
         "type": "array",
@@ -55,11 +56,14 @@ DOWNLOAD_TYPES = {"csv": "text/csv; charset=utf-8", "json": "application/json"}
 @document(
     "Upload a list (CSV or JSON body) to validate",
     query=UploadQuery,
-    responses={202: BulkJobOut},
+    responses={202: BulkJobOut, 200: DryRunOut},
     raw_body=UPLOAD_BODIES,
-    description="Each address counts one validation against the monthly quota (all or nothing); the upload "
-    "counts one request against the rate limit. Bodies up to BULK_MAX_BODY_BYTES. An `Idempotency-Key` "
-    "sent again within 24 h with the same list answers for the same job (`Idempotent-Replayed: true`).",
+    description="Each distinct address counts one validation against the monthly quota (all or nothing; "
+    "a duplicate row is answered with its first row's verdict, free); the upload counts one request "
+    "against the rate limit. Bodies up to BULK_MAX_BODY_BYTES. An `Idempotency-Key` sent again within "
+    "24 h with the same list answers for the same job (`Idempotent-Replayed: true`). With `dryRun=true`, "
+    "200 with the list's rows, duplicates, syntax failures, distinct domains and cost; nothing is stored "
+    "or charged.",
 )
 @body_limit(lambda: get_settings().jobs.bulk_max_body_bytes)
 @require_scope("bulk:*")
@@ -71,6 +75,8 @@ def upload() -> Response:
         raise UnsupportedMediaType("Send the list as text/csv or application/json.")
     auth, key = current_auth(), idempotency_key()
     options = job_options(auth.account, query)
+    if query.dry_run:
+        return respond(DryRunOut.of(bulk_dry_run.dry_run(auth, request.stream, fmt, options)))
     submitted = bulk.upload(auth, request.stream, fmt, options, charge, idempotency_key=key)
     return marked(respond(BulkJobOut.of(bulk.progress(submitted.job), link_host()), 202), submitted)
 
