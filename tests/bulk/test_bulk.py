@@ -82,9 +82,7 @@ def test_a_json_list_downloads_as_json(live_api: Api, worker: Worker, owner: Per
     assert all("smtp" not in item["checks"] for item in results)  # quickMode
 
 
-def test_the_list_is_charged_once_per_distinct_address(
-    live_api: Api, worker: Worker, owner: Persona
-) -> None:
+def test_the_list_is_charged_once_per_distinct_address(live_api: Api, worker: Worker, owner: Persona) -> None:
     rows = ["alice@mailbox.test"] * 5 + [" ALICE@mailbox.test", "bob@mailbox.test"]
     job = upload_csv(live_api, owner, rows, quickMode="true").json()
     wait_finished(live_api, owner, job["id"])
