@@ -3,9 +3,11 @@
 Upload in three steps, so that nobody pays for a list that was never stored and nothing runs unpaid:
 
 1. the list is streamed from the request into ``job_items`` with ``COPY`` in chunks of
-   ``COPY_CHUNK`` rows (memory stays flat whatever the size) under a job in state ``uploading``;
-2. the quota is charged N validations under the job's id (all or nothing, as for a batch); refused,
-   the job and its rows are deleted and the client gets the quota error;
+   ``COPY_CHUNK`` rows (memory stays flat whatever the size) under a job in state ``uploading``: every
+   row, with its duplicate key and, for a CSV, its own cells (blank rows too, for the download);
+2. the quota is charged one validation per distinct address (``services.jobs.list_rows``) under the
+   job's id (all or nothing, as for a batch); refused, the job and its rows are deleted and the client
+   gets the quota error;
 3. the job becomes ``queued`` and a worker plans it (``tasks.jobs.plan_job``).
 
 A process that dies between 1 and 3 leaves an ``uploading`` job nobody sees (``find`` hides them); the
