@@ -52,11 +52,27 @@ def test_the_answer_and_the_results_url_echo_every_entry_in_order(
     assert answered["results"][6]["checks"]["syntax"]["passed"] is False
 
 
-def test_a_batch_is_charged_once_per_distinct_address(
-    live_api: Api, worker: Worker, owner: Persona
-) -> None:
+def test_a_batch_is_charged_once_per_distinct_address(live_api: Api, worker: Worker, owner: Persona) -> None:
     live_api.call("post", "/validate/batch", owner, json={"emails": ENTRIES, "options": {"quickMode": True}})
 
     with transaction() as session:
         used = session.scalar(select(UsagePeriod.used).where(UsagePeriod.account_id == owner.account_id))
     assert used == 5  # bob, john.doe, alice, jörg@münchen, and the empty entry
+
+
+def test_a_single_validation_echoes_the_same_way_through_the_workers_and_quick_mode(
+    live_api: Api, worker: Worker, owner: Persona
+) -> None:
+    full = live_api.call("post", "/validate", owner, json={"email": "\u00a0Carol@MailBox.test "}).json()
+    quick = live_api.call(
+        "post",
+        "/validate",
+        owner,
+        json={"email": "\u00a0Carol@MailBox.test ", "options": {"quickMode": True}},
+    ).json()
+
+    for body in (full, quick):
+        assert (body["input"], body["email"]) == ("\u00a0Carol@MailBox.test ", "Carol@MailBox.test")
+        assert "index" not in body
+        assert "duplicateOf" not in body
+    assert full["checks"]["smtp"]["passed"] is True
