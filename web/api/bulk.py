@@ -90,7 +90,15 @@ def status(job_id: str) -> Response:
 
 
 @bp.get("/<job_id>/download")
-@document("Download a finished list's results (CSV or JSON, streamed)", query=DownloadQuery, responses={})
+@document(
+    "Download a finished list's results (CSV or JSON, streamed)",
+    query=DownloadQuery,
+    responses={},
+    description="One row per uploaded row, in order. CSV: the file's own header and cells (padded to the "
+    "widest row), then result_email, result_isValid, result_score, result_severity, result_reason, "
+    "result_duplicateOf; cells starting with =, +, -, @, tab or CR get a leading ' (CSV injection). JSON: "
+    "one object per row with index, input, email, duplicateOf and the result, values unescaped.",
+)
 @require_scope("bulk:*")
 def download(job_id: str) -> Response:
     fmt = parse_query(DownloadQuery).format
