@@ -52,7 +52,8 @@ class Cost:
 
     @property
     def within_quota(self) -> int:
-        return min(self.validations, self.quota.remaining)
+        """0 when refused: a list runs whole or not at all."""
+        return min(self.validations, self.quota.remaining) if not self.refused else 0
 
     @property
     def overage(self) -> int:

@@ -198,20 +198,21 @@ def test_a_dry_run_counts_the_list_and_prices_it_without_storing_or_charging(
 
 
 @pytest.mark.parametrize(
-    ("used_before", "within", "overage", "refused"),
-    [(4_998, 2, 3, False), (5_998, 0, 0, True)],  # Growth: quota 5,000, hard limit 6,000
+    ("used_before", "count", "within", "overage", "refused"),
+    # Growth: quota 5,000, hard limit 6,000; a refused list runs whole or not at all
+    [(4_998, 5, 2, 3, False), (5_998, 5, 0, 0, True), (4_990, 1_020, 0, 0, True)],
 )
 def test_a_dry_run_says_how_much_would_run_as_overage_or_be_refused(
-    live_api: Api, used_before: int, within: int, overage: int, refused: bool
+    live_api: Api, used_before: int, count: int, within: int, overage: int, refused: bool
 ) -> None:
     growth = open_persona(Tier.GROWTH)
     fill(growth.account_id, used_before)
-    addresses = [[f"person{i}@example.com"] for i in range(5)]
+    addresses = [[f"person{i}@example.com"] for i in range(count)]
 
     cost = upload(live_api, growth, as_csv([["email"], *addresses]), dryRun="true").json()["cost"]
     upload_for_real = upload(live_api, growth, as_csv([["email"], *addresses]))
 
-    assert (cost["validations"], cost["withinQuota"], cost["overage"]) == (5, within, overage)
+    assert (cost["validations"], cost["withinQuota"], cost["overage"]) == (count, within, overage)
     assert cost["wouldBeRefused"] is refused
     assert upload_for_real.status_code == (429 if refused else 202)
 

@@ -81,7 +81,7 @@ class CostOut(Out):
     """What the upload would be charged: one validation per distinct address (duplicates are free)."""
 
     validations: int
-    within_quota: int
+    within_quota: int = Field(description="validations within the quota (0 when the list would be refused)")
     overage: int = Field(description="validations past the quota, run in grace and billed at period end")
     would_be_refused: bool = Field(description="the upload would pass the hard limit and be refused (429)")
     quota: QuotaNowOut
