@@ -88,7 +88,8 @@ def dry_run(auth: AuthContext, stream: IO[bytes], fmt: str, options: JobOptions)
     limit = allowance.UploadLimit(get_settings().jobs.bulk_max_addresses, status, room_checked=False)
     with _rolled_back() as session:
         job = open_job(session, auth, JobKind.BULK, options, idempotency_key=None, digest=None)
-        bulk.copy_rows(session, job.id, bulk_readers.UploadedList(stream, fmt), limit)
+        uploaded = bulk_readers.UploadedList(bulk_readers.buffered(stream), fmt)
+        bulk.copy_rows(session, job.id, uploaded, limit)
         rows, blank, distinct = session.execute(_COUNTS, {"job": job.id}).one()
         failures, domains = _syntax_and_domains(session, job.id)
     duplicates = rows - blank - distinct

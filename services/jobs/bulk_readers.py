@@ -15,6 +15,7 @@ Lines, columns and items are bounded before they are parsed (``services.jobs.upl
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
@@ -62,6 +63,25 @@ class UploadedList:
                 continue
             self.width = max(self.width, len(row))
             yield _entry(row, column)
+
+
+def buffered(stream: IO[bytes]) -> IO[bytes]:
+    """``stream`` behind a buffer: a request body answers ``readline`` a byte per read call otherwise
+    (measured: 540,000 calls for a 10,000-row list)."""
+    return io.BufferedReader(_Raw(stream))
+
+
+class _Raw(io.RawIOBase):
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self._stream.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
 
 
 def _entry(row: list[str], column: int) -> Entry:
