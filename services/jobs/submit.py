@@ -30,7 +30,7 @@ from models.jobs import GroupState, ItemState, JobGroup, JobItem, JobKind, JobSt
 from models.session import transaction
 from services.auth import AuthContext, authorize
 from services.errors import NotFound
-from services.jobs import dispatch, idempotency, plan, settling
+from services.jobs import dispatch, idempotency, list_rows, plan, settling
 from services.jobs.errors import BATCH_MAXIMUM, BatchEmpty, BatchTooLarge, IdempotentRequestInProgress
 from services.jobs.options import JobOptions, storable
 from settings import get_settings
@@ -78,16 +78,25 @@ def submit(
         with transaction() as session:
             job = open_job(session, auth, kind, options, idempotency_key=idempotency_key, digest=digest)
             job.total = len(inputs)
-            items = [
-                {"job_id": job.id, "position": i, "input": storable(raw), "state": ItemState.NEW.value}
-                for i, raw in enumerate(inputs)
-            ]
-            session.execute(insert(JobItem), items)
+            distinct = _store_items(session, job.id, inputs)
     except IntegrityError as error:
         return replay_of_concurrent(error, auth, idempotency_key, digest)
-    job = admit(job.id, job.public_id, len(inputs), charge)
+    job = admit(job.id, job.public_id, distinct, charge)
     plan.plan(job.id)
     return Submitted(job)
+
+
+def _store_items(session: Session, job_id: int, inputs: Sequence[str]) -> int:
+    """One row per input, duplicates marked (``services.jobs.list_rows``); the distinct addresses."""
+    stored = [storable(raw) for raw in inputs]
+    keys, firsts = list_rows.first_rows(stored)
+    items = [
+        {"job_id": job_id, "position": i, "input": raw, "state": ItemState.NEW.value}
+        | {"key": keys[i], "duplicate_of": firsts[i]}
+        for i, raw in enumerate(stored)
+    ]
+    session.execute(insert(JobItem), items)
+    return len(set(keys))
 
 
 def open_job(
@@ -231,10 +240,11 @@ def find_readable(auth: AuthContext, public_id: str) -> ValidationJob:
 
 def results(job: ValidationJob, *, after: int | None = None, limit: int | None = None) -> ResultsPage:
     """Answered results in submission order, interim ones included (positions not answered yet are left
-    out until they are)."""
+    out until they are), each as its own row is answered (``list_rows.answer``: index, input, email,
+    duplicateOf)."""
     answered = (ItemState.DONE.value, ItemState.INTERIM.value)
     stmt = (
-        select(JobItem.position, JobItem.result)
+        select(JobItem.position, JobItem.input, JobItem.duplicate_of, JobItem.result)
         .where(JobItem.job_id == job.id, JobItem.state.in_(answered))
         .where(JobItem.position > (after if after is not None else -1))
         .order_by(JobItem.position)
@@ -243,7 +253,11 @@ def results(job: ValidationJob, *, after: int | None = None, limit: int | None =
         rows = session.execute(stmt.limit(limit + 1) if limit else stmt).all()
     more = limit is not None and len(rows) > limit
     rows = rows[:limit] if limit else rows
-    return ResultsPage(job, [row.result for row in rows], rows[-1].position if more and rows else None)
+    answers = [
+        list_rows.answer(job.kind, row.position, row.input, row.duplicate_of, row.result or {})
+        for row in rows
+    ]
+    return ResultsPage(job, answers, rows[-1].position if more and rows else None)
 
 
 def cancel(auth: AuthContext, public_id: str, kinds: Sequence[JobKind]) -> ValidationJob:

@@ -128,7 +128,8 @@ def test_an_account_that_cannot_afford_a_list_is_refused_and_nothing_is_stored(
 ) -> None:
     persona = open_persona(Tier.BUSINESS)
     fill(persona.account_id, HARD_LIMIT_BUSINESS - room)
-    response = upload(web, persona, b"email\n" + b"someone@example.com\n" * addresses, "text/csv")
+    rows = "".join(f"someone{i}@example.com\n" for i in range(addresses))  # distinct: each is charged
+    response = upload(web, persona, f"email\n{rows}".encode(), "text/csv")
     assert response.status_code == 429, response.text
     error = response.json()["error"]
     assert error["code"] == "RATE_LIMIT_EXCEEDED"

@@ -101,7 +101,7 @@ def assert_batch_lost_nothing(
     assert answer.status_code in (200, 202), answer.text
     batch_id = answer.json()["batchId"]
     if answer.status_code == 200:
-        assert [result["email"] for result in answer.json()["results"]] == [email.lower() for email in EMAILS]
+        assert [result["email"] for result in answer.json()["results"]] == EMAILS
     assert_one_result_each(results_of(stack, persona, batch_id, timeout=60), batch_id, EMAILS)
     assert_charged_once(stack, persona, batch_id, len(EMAILS))
     assert_completed_event_delivered_once(receiver, persona, batch_id)

@@ -105,7 +105,8 @@ def test_a_bulk_list_loses_nothing_when_postgres_crashesin_the_middle(
     assert "briefly unavailable" in page_during.text
     body = results_of(stack, owner, public_id, timeout=60)
     assert_one_result_each(body, public_id, EMAILS)
-    assert_charged_once(stack, owner, public_id, len(EMAILS))
+    distinct = len(EMAILS) - 1  # User07@bench-003.test is user07@bench-003.test again: one validation
+    assert_charged_once(stack, owner, public_id, distinct)
     assert_completed_event_delivered_once(receiver, owner, public_id)
 
 

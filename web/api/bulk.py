@@ -10,7 +10,7 @@ from flask import Blueprint, Response, request, stream_with_context
 from werkzeug.exceptions import UnsupportedMediaType
 
 from models.jobs import JobKind
-from services.jobs import bulk, submit
+from services.jobs import bulk, bulk_dry_run, submit
 from services.jobs.bulk_readers import MAX_JSON_ADDRESS
 from settings import get_settings
 from web.auth import current_auth, require_scope
@@ -20,7 +20,7 @@ from web.idempotency import idempotency_key, marked
 from web.limits import charge, rate_limited
 from web.openapi import document
 from web.schemas.base import respond
-from web.schemas.bulk import BulkJobOut, DownloadQuery, UploadQuery
+from web.schemas.bulk import BulkJobOut, DownloadQuery, DryRunOut, UploadQuery
 from web.schemas.errors import FlatError
 from web.schemas.validation import job_options
 from web.validation import parse_query
@@ -42,9 +42,10 @@ UPLOAD_BODIES = {
         "type": "string",
         "pattern": CSV_PATTERN,
         "description": "One address per line; the column headed `email` if the first row has one, else the "
-        "first column. The pattern is the plain form (an optional `email` header, then one address per "
-        "line); the reader takes any CSV whose lines are at most 8 KiB and 64 columns and that holds an "
-        "address.",
+        "first column. Every row comes back in the CSV download with its own cells; a row without an "
+        "address is kept there, not validated or charged. The pattern is the plain form (an optional `email` "
+        "header, then one address per line); the reader takes any CSV whose lines are at most 8 KiB and 64 "
+        "columns.",
     },
     "application/json": {
         "type": "array",
@@ -91,11 +92,14 @@ DOWNLOADS = {
 @document(
     "Upload a list (CSV or JSON body) to validate",
     query=UploadQuery,
-    responses={202: BulkJobOut},
+    responses={202: BulkJobOut, 200: DryRunOut},
     raw_body=UPLOAD_BODIES,
-    description="Each address counts one validation against the monthly quota (all or nothing); the upload "
-    "counts one request against the rate limit. Bodies up to BULK_MAX_BODY_BYTES. An `Idempotency-Key` "
-    "sent again within 24 h with the same list answers for the same job (`Idempotent-Replayed: true`).",
+    description="Each distinct address counts one validation against the monthly quota (all or nothing; "
+    "a duplicate row is answered with its first row's verdict, free); the upload counts one request "
+    "against the rate limit. Bodies up to BULK_MAX_BODY_BYTES. An `Idempotency-Key` sent again within "
+    "24 h with the same list answers for the same job (`Idempotent-Replayed: true`). With `dryRun=true`, "
+    "200 with the list's rows, duplicates, syntax failures, distinct domains and cost; nothing is stored "
+    "or charged.",
 )
 @body_limit(lambda: get_settings().jobs.bulk_max_body_bytes)
 @require_scope("bulk:*")
@@ -107,6 +111,8 @@ def upload() -> Response:
         raise UnsupportedMediaType("Send the list as text/csv or application/json.")
     auth, key = current_auth(), idempotency_key()
     options = job_options(auth.account, query)
+    if query.dry_run:
+        return respond(DryRunOut.of(bulk_dry_run.dry_run(auth, request.stream, fmt, options)))
     submitted = bulk.upload(auth, request.stream, fmt, options, charge, idempotency_key=key)
     return marked(respond(BulkJobOut.of(bulk.progress(submitted.job), link_host()), 202), submitted)
 
@@ -125,7 +131,11 @@ def status(job_id: str) -> Response:
     query=DownloadQuery,
     responses={409: FlatError},
     raw_responses={200: DOWNLOADS},
-    description="409 while the list is still being validated.",
+    description="409 while the list is still being validated. One row per uploaded row, in order. CSV: "
+    "the file's own header and cells (padded to the widest row), then result_email, result_isValid, "
+    "result_score, result_severity, result_reason, result_duplicateOf; cells starting with =, +, -, @, "
+    "tab or CR get a leading ' (CSV injection). JSON: one object per row with index, input, email, "
+    "duplicateOf and the result, values unescaped.",
 )
 @require_scope("bulk:*")
 def download(job_id: str) -> Response:

@@ -113,6 +113,21 @@ class ResultOut(Out):
         return cls.model_validate({**result, "metadata": brand.metadata()})
 
 
+class ListResultOut(ResultOut):
+    """A result in a batch or a list: which submitted entry it answers, and whether an earlier one holds
+    the same address (``services.jobs.list_rows``)."""
+
+    index: int = Field(0, description="0-based position of the entry in the submitted list")
+    input: str = Field(description="the entry exactly as submitted; `email` is it without surrounding blanks")
+    duplicate_of: int | None = Field(
+        None, description="index of the first entry with the same address (answered alike, charged once)"
+    )
+
+    @classmethod
+    def branded(cls, result: dict[str, Any], brand: Brand) -> ListResultOut:
+        return cls.model_validate({**result, "metadata": brand.metadata()})
+
+
 class MetadataOut(BrandOut):
     """Spec 2.3: the request's metadata and who provides the result (under white-label, the reseller)."""
 
@@ -142,7 +157,7 @@ class BatchResultOut(Out):
     valid: int
     invalid: int
     warning: int
-    results: list[ResultOut]
+    results: list[ListResultOut] = Field(description="one per submitted address, in submission order")
     processing_time: int
     timestamp: datetime
     checker_degraded: bool = Field(
@@ -168,7 +183,7 @@ class BatchResultOut(Out):
             valid=counts["valid"],
             invalid=counts["invalid"],
             warning=counts["warning"],
-            results=[ResultOut.branded(r, brand) for r in page.results],
+            results=[ListResultOut.branded(r, brand) for r in page.results],
             processing_time=processing_ms(job),
             timestamp=now,
             checker_degraded=job.checker_degraded,
@@ -220,7 +235,7 @@ class ResultsOut(Out):
     batch_id: str
     status: str
     progress: ProgressOut
-    results: list[ResultOut]
+    results: list[ListResultOut] = Field(description="settled results, in submission order")
     has_more: bool
     next_starting_after: int | None
     created_at: datetime
@@ -238,7 +253,7 @@ class ResultsOut(Out):
             batch_id=job.public_id,
             status=job.status,
             progress=ProgressOut.of(job),
-            results=[ResultOut.branded(r, brand) for r in page.results],
+            results=[ListResultOut.branded(r, brand) for r in page.results],
             has_more=page.next_after is not None,
             next_starting_after=page.next_after,
             created_at=job.created_at,
