@@ -83,7 +83,7 @@ def test_a_month_with_a_mid_month_join_an_overage_and_a_deletion_to_the_cent(
         "post",
         "/bulk/jobs?quickMode=true",
         over,
-        data="email\n" + "someone@nodata.test\n" * 5300,
+        data="email\n" + "".join(f"x{n}@nodata.test\n" for n in range(5300)),  # distinct: charged each
         headers={"Content-Type": "text/csv"},
     )
     assert upload.status_code == 202, upload.text
