@@ -5,6 +5,7 @@ Entry point: ``probe_domain_group(mail_domain, addresses, config=..., limiter=..
 
 from verifier.smtp.classify import Classification, ProbeOutcome, classify
 from verifier.smtp.evidence import ReplyEvidence
+from verifier.smtp.keeper import SessionKeeper
 from verifier.smtp.limiter import LocalSessionLimiter, SessionLimiter
 from verifier.smtp.prober import probe_domain_group
 from verifier.smtp.providers import Provider, ProviderRules, rules_for
@@ -19,6 +20,7 @@ __all__ = [
     "Provider",
     "ProviderRules",
     "ReplyEvidence",
+    "SessionKeeper",
     "SessionLimiter",
     "SmtpVerdict",
     "classify",
