@@ -135,6 +135,8 @@ class JobSettings:
     bulk_deadline: int = 86_400  # BULK_DEADLINE_SECONDS: the same for bulk lists
     window: int = 50  # JOB_WINDOW: groups of one job sent to the broker at once (fairness, small queues)
     sessions_per_mx_host: int = 3  # SMTP_SESSIONS_PER_MX_HOST: across all workers (Redis leases)
+    lanes: bool = True  # PROBE_LANES: groups of one domain share sessions across jobs (services.jobs.lanes)
+    lane_turn: int = 5  # LANE_TURN_SECONDS: a worker drains one lane this long, then lets others have a turn
     catch_all_ttl: int = 21_600  # CATCH_ALL_TTL_SECONDS: a domain's catch-all verdict is reused this long
     bulk_max_body_bytes: int = 256 * 1024 * 1024  # BULK_MAX_BODY_BYTES: bulk uploads only
     bulk_max_addresses: int = 2_000_000  # BULK_MAX_ADDRESSES
@@ -160,6 +162,8 @@ class JobSettings:
             bulk_deadline=number("BULK_DEADLINE_SECONDS", d.bulk_deadline),
             window=number("JOB_WINDOW", d.window),
             sessions_per_mx_host=number("SMTP_SESSIONS_PER_MX_HOST", d.sessions_per_mx_host),
+            lanes=parse_bool("PROBE_LANES", env.get("PROBE_LANES", "true")),
+            lane_turn=number("LANE_TURN_SECONDS", d.lane_turn),
             catch_all_ttl=number("CATCH_ALL_TTL_SECONDS", d.catch_all_ttl, 0),
             bulk_max_body_bytes=number("BULK_MAX_BODY_BYTES", d.bulk_max_body_bytes),
             bulk_max_addresses=number("BULK_MAX_ADDRESSES", d.bulk_max_addresses),

@@ -21,6 +21,7 @@ from services.redis_client import get_redis, key
 from settings import get_settings
 from verifier.config import EngineConfig
 from verifier.engine import Engine
+from verifier.smtp import SessionKeeper
 from verifier.syntax import SyntaxPolicy
 
 LEASE_MARGIN_SECONDS = 30
@@ -94,4 +95,6 @@ def shared_engine() -> Engine:
         resolver=MailResolver(config, RedisTtlCache("dns")),
         limiter=RedisSessionLimiter(jobs.sessions_per_mx_host, config.smtp_deadline + LEASE_MARGIN_SECONDS),
         policy=SyntaxPolicy(test_domains=jobs.allow_test_domains),
+        # sessions outlive their group for the next one of the same MX host (a lane's next round)
+        keeper=SessionKeeper(config.smtp_session_idle),
     )

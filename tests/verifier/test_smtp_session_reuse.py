@@ -85,3 +85,19 @@ def test_without_the_budget_the_strict_server_cuts_the_session_and_costs_the_res
 
     assert any("too many errors" in (item.text or "") for item in result.transcript)
     assert [item.outcome for item in result.results].count(ProbeOutcome.REJECTED_MAILBOX) == 5
+
+
+def test_a_kept_session_the_server_closed_is_replaced_not_taken_for_an_answer(lab: MailLab) -> None:
+    config = lab.engine_config()
+    domain = MailResolver(config).resolve(bench_domain(5))
+    keeper = SessionKeeper(idle_seconds=30.0)
+    probe_domain_group(domain, [f"user00@{domain.domain}"], config=config, keeper=keeper)
+    lab.reset()  # hangs up on every connected client, as an MTA restarting would
+
+    result = probe_domain_group(
+        domain, [f"user01@{domain.domain}", f"zed@{domain.domain}"], config=config, keeper=keeper
+    )
+
+    assert [item.verdict for item in result.results] == [SmtpVerdict.DELIVERABLE, SmtpVerdict.UNDELIVERABLE]
+    assert result.sessions_opened == lab.servers["bench0"].sessions_opened == 1
+    keeper.close_idle(everything=True)

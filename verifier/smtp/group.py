@@ -101,7 +101,11 @@ class GroupRun:
             return self._settle(address, found, evidence)
         if not _sendable(address, self._current):
             return self._settle(address, NOT_SENT_UTF8, None)
+        adopted = self._current.reused and self._current.transcript == []
         found, evidence = self.rcpt(address)
+        if adopted and evidence.code is None and self.failure is not None:
+            self.failure = None  # a kept session the server closed while idle: ask again on a new one
+            return False
         if found.too_many_recipients and self._sent_in_current > 1:
             self.limit = self._sent_in_current - 1  # what this server took before refusing
             self.close_current()

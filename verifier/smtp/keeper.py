@@ -11,9 +11,10 @@ Trade-offs accepted:
 
 - A kept session is closed after ``SMTP_SESSION_IDLE_SECONDS`` without use (a reaper thread, a greenlet
   under gevent). The idle time is well under any MTA's command timeout (Postfix: 300 s), so the server
-  never hangs up on us first in the usual case; if it did, the adopting group's first RCPT fails as a
-  dead session would and that group opens a new one (one lost round trip, no wrong verdict: a dead
-  session's addresses are never judged on a reply that did not come).
+  never hangs up on us first in the usual case. A session the server closed while idle is seen before
+  it is handed out (its socket is readable); one closed in that very moment fails its first RCPT with no
+  reply, and the group asks that address again on a new session (``GroupRun._step``): a lost round trip,
+  never a verdict from a reply that did not come.
 - Only one idle session per MX host is kept: a second group finishing at the same moment closes its own.
 """
 
@@ -54,7 +55,8 @@ class SessionKeeper:
             kept = self._idle.pop(target, None)
         if kept is None:
             return None
-        if kept.session.alive and (kept.session.mail_utf8 or not utf8) and not self._stale(kept):
+        session = kept.session
+        if (session.mail_utf8 or not utf8) and not self._stale(kept) and session.still_open():
             return kept
         kept.release()
         return None
@@ -74,7 +76,7 @@ class SessionKeeper:
     def close_idle(self, *, everything: bool = False) -> int:
         """Close sessions idle too long (or all of them); how many were closed."""
         with self._lock:
-            due = [t for t, kept in self._idle.items() if everything or self._stale(kept)]
+            due = [t for t, kept in self._idle.items() if everything or not self._usable(kept)]
             closing = [self._idle.pop(target) for target in due]
         for kept in closing:
             kept.release()
@@ -83,6 +85,10 @@ class SessionKeeper:
     def held(self) -> int:
         with self._lock:
             return len(self._idle)
+
+    def _usable(self, kept: KeptSession) -> bool:
+        """Fresh enough, and not hung up on by the server (whose lease would be held for nothing)."""
+        return not self._stale(kept) and kept.session.still_open()
 
     def _stale(self, kept: KeptSession) -> bool:
         return time.monotonic() - kept.idle_since >= self.idle_seconds
@@ -95,5 +101,5 @@ class SessionKeeper:
 
     def _reap(self) -> None:
         while True:
-            time.sleep(max(self.idle_seconds / 2, 0.05))
+            time.sleep(min(max(self.idle_seconds / 2, 0.05), 0.5))
             self.close_idle()

@@ -19,6 +19,7 @@ cooperative, so a tarpit costs a greenlet its timeout, not the worker its life.
 
 from __future__ import annotations
 
+import select
 import smtplib
 import socket
 import ssl
@@ -206,6 +207,18 @@ class ProbeSession:
         self._deadline = deadline
         self.transcript = []
         self.reused = True
+
+    def still_open(self) -> bool:
+        """An idle session the server has not closed: nothing to read on it yet (a hang-up or a 421 sent
+        while we were idle makes the socket readable). Checked without blocking."""
+        sock = self._client.sock
+        if not self.alive or sock is None:
+            return False
+        try:
+            readable, _, _ = select.select([sock], [], [], 0)
+        except (OSError, ValueError):
+            return False
+        return not readable
 
     @property
     def owes_replies(self) -> bool:

@@ -1,0 +1,146 @@
+"""Lanes under load: batches and bulk lists of several accounts share SMTP sessions per domain, every
+address still ends with exactly one result, sessions stay under a server's error limits, and a small
+batch is not held up behind another account's big list. Real worker, real HTTP, the mail lab."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+
+from maillab import MailLab
+from models.jobs import JobItem, ValidationJob
+from models.session import transaction
+from tests.fixtures.db import Persona, open_persona
+from tests.workers.harness import Api, Worker, poll_until_finished, start_worker
+
+BENCH = [f"bench-{i:03d}.test" for i in range(10)]  # two domains per lab server (bench0-bench4)
+# A session may collect 4 refusals; the lab's "strict" server drops a client at its 6th.
+LANE_ENV = {"SMTP_SESSION_MAX_REJECTIONS": "4", "SMTP_SESSION_IDLE_SECONDS": "3"}
+
+
+@pytest.fixture(scope="module")
+def worker(job_env: dict[str, str], beat: Worker) -> Iterator[Worker]:
+    started = start_worker(job_env | LANE_ENV, f"lanes{os.getpid()}", concurrency=50)
+    yield started
+    started.stop()
+
+
+def _batch(api: Api, persona: Persona, emails: list[str]) -> dict[str, Any]:
+    response = api.call("post", "/validate/batch", persona, json={"emails": emails})
+    assert response.status_code in (200, 202), response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def _bulk(api: Api, persona: Persona, emails: list[str]) -> str:
+    text = "email\n" + "\n".join(emails) + "\n"
+    headers = {"Content-Type": "text/csv"}
+    response = api.call("post", "/bulk/jobs", persona, data=text.encode(), headers=headers)
+    assert response.status_code == 202, response.text
+    job_id: str = response.json()["id"]
+    return job_id
+
+
+def _addresses(prefix: str, count: int, offset: int = 0) -> list[str]:
+    """``count`` addresses over the bench domains; user00-49 exist, the ``prefix`` ones do not."""
+    return [
+        f"user{(i + offset) % 50:02d}@{BENCH[i % 10]}" if i % 5 else f"{prefix}{i}@{BENCH[i % 10]}"
+        for i in range(count)
+    ]
+
+
+def _rows_per_job(public_ids: list[str]) -> dict[str, tuple[int, int, int, int]]:
+    """public id -> (total, processed, items done, items with a result)."""
+    with transaction() as session:
+        rows = session.execute(
+            select(
+                ValidationJob.public_id,
+                ValidationJob.total,
+                ValidationJob.processed,
+                func.count().filter(JobItem.state == "done"),
+                func.count(JobItem.result),
+            )
+            .join(JobItem, JobItem.job_id == ValidationJob.id)
+            .where(ValidationJob.public_id.in_(public_ids))
+            .group_by(ValidationJob.public_id, ValidationJob.total, ValidationJob.processed)
+        ).all()
+    return {row[0]: tuple(row[1:]) for row in rows}  # type: ignore[misc]
+
+
+def test_concurrent_batches_and_lists_of_three_accounts_each_get_exactly_one_result_per_address(
+    live_api: Api, worker: Worker, lab: MailLab
+) -> None:
+    accounts = [open_persona() for _ in range(3)]
+    lists = [_bulk(live_api, persona, _addresses(f"bulk{n}x", 300, n)) for n, persona in enumerate(accounts)]
+    work = [
+        (persona, _addresses(f"b{n}x", 40, 7 * n + k)) for k in range(3) for n, persona in enumerate(accounts)
+    ]
+
+    with ThreadPoolExecutor(len(work)) as pool:
+        batches = list(pool.map(lambda item: _batch(live_api, *item), work))
+
+    for persona, body in zip([p for p, _ in work], batches, strict=True):
+        done = poll_until_finished(live_api, persona, f"/batches/{body['batchId']}/results?limit=1000", 60)
+        assert done["status"] == "completed"
+        assert len(done["results"]) == 40
+        assert all(r["checks"]["smtp"]["passed"] == r["email"].startswith("user") for r in done["results"])
+    for persona, job_id in zip(accounts, lists, strict=True):
+        assert poll_until_finished(live_api, persona, f"/bulk/jobs/{job_id}", 90)["status"] == "completed"
+    ids = [body["batchId"] for body in batches] + lists
+    counts = _rows_per_job(ids)
+    assert set(counts) == set(ids)
+    for total, processed, done_items, with_result in counts.values():
+        assert total == processed == done_items == with_result  # one result each, none counted twice
+    # 9 batches and 3 lists make 120 domain groups here; they shared a few sessions per server
+    opened = sum(lab.servers[f"bench{i}"].sessions_opened for i in range(5))
+    assert opened <= 5 * 3, opened
+
+
+def test_sessions_stay_under_a_servers_error_limit(live_api: Api, worker: Worker, lab: MailLab) -> None:
+    persona = open_persona()
+    emails = [f"nobody{i}@strict.test" for i in range(22)] + ["alice@strict.test"]
+
+    body = _batch(live_api, persona, emails)
+
+    done = poll_until_finished(live_api, persona, f"/batches/{body['batchId']}/results?limit=100", 60)
+    by_email = {result["email"]: result for result in done["results"]}
+    assert by_email["alice@strict.test"]["checks"]["smtp"]["passed"] is True
+    for i in range(22):  # every unknown mailbox was answered by the server, none cut off by its limit
+        smtp = by_email[f"nobody{i}@strict.test"]["checks"]["smtp"]
+        assert smtp["passed"] is False, smtp
+        assert smtp["metadata"]["reason"] == "mailbox_rejected", smtp
+    sessions = lab.servers["strict"].transcripts()
+    refused = [sum(c.startswith("RCPT") and "alice" not in c for c in session) for session in sessions]
+    assert max(refused) <= 4, refused  # the server would have dropped us at the 6th
+
+
+def test_a_batch_of_10_is_answered_while_another_accounts_big_list_is_still_running(
+    live_api: Api, worker: Worker, lab: MailLab
+) -> None:
+    """Bound stated: the batch of 10 answers synchronously (under ``BATCH_SYNC_WAIT_SECONDS``, 20 s here)
+    and before the 5,000-address list on the same ten domains is half done."""
+    big, small = open_persona(), open_persona()
+    job_id = _bulk(live_api, big, _addresses("big", 5_000))
+    give_up = time.monotonic() + 30
+    while _progress(live_api, big, job_id)["processed"] < 200 and time.monotonic() < give_up:
+        time.sleep(0.1)
+
+    response = live_api.call("post", "/validate/batch", small, json={"emails": _addresses("s", 10, 3)})
+    progress = _progress(live_api, big, job_id)
+
+    assert response.status_code == 200, response.text
+    assert response.json()["status"] == "completed"
+    assert progress["status"] == "running", progress
+    assert progress["processed"] < 2_500, progress
+    assert poll_until_finished(live_api, big, f"/bulk/jobs/{job_id}", 120)["status"] == "completed"
+
+
+def _progress(api: Api, persona: Persona, job_id: str) -> dict[str, Any]:
+    body: dict[str, Any] = api.call("get", f"/bulk/jobs/{job_id}", persona).json()
+    return body
