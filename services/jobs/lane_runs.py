@@ -35,18 +35,16 @@ from services.jobs.probe import MAX_CLAIMS, GroupVerdicts, given_up, probe_group
 from settings import get_settings
 
 log = logging.getLogger(__name__)
-LEASE_MARGIN = 30.0
 
 
 def drain(domain: str) -> int:
     """One turn on lane ``domain`` if nobody else holds it; the number of groups run."""
-    config = shared_engine().config
-    token = lanes.take(domain, get_settings().jobs.lane_turn + config.smtp_deadline + LEASE_MARGIN)
+    token = lanes.take(domain)
     if token is None:
         return 0  # its holder looks at the lane again before it lets go
     done = 0
     try:
-        done = _turn(domain, config.smtp_max_rcpt_per_session)
+        done = _turn(domain, token, shared_engine().config.smtp_max_rcpt_per_session)
     finally:
         lanes.clear_sent(domain)
         lanes.give_back(domain, token)
@@ -55,9 +53,9 @@ def drain(domain: str) -> int:
     return done
 
 
-def _turn(domain: str, round_size: int) -> int:
+def _turn(domain: str, token: str, round_size: int) -> int:
     ends, done = time.monotonic() + get_settings().jobs.lane_turn, 0
-    while time.monotonic() < ends:
+    while time.monotonic() < ends and lanes.keep(domain, token):
         group_ids = lanes.pop_round(domain, round_size)
         if not group_ids:
             break

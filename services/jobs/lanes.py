@@ -9,7 +9,10 @@ under the service's Redis prefix:
   in turn, so one account's million-address list never starves another's batch of 10;
 - ``lane:<domain>:sent`` set while a drain message is on its way or a worker drains the lane, so a busy
   lane costs one broker message, not one per group;
-- ``lane-owner`` lease set (``services.lease_sets``, one slot per lane): the worker draining it.
+- ``lane-owner`` lease set (``services.lease_sets``, one slot per lane): the worker draining it, renewed
+  every round and lasting ``JOB_LEASE_SECONDS`` like a group's claim: a worker that dies holding a lane
+  delays it by that long (then the sweeper's re-sent groups wake it), and a round that outlasts it may
+  see a second worker drain the lane beside it (the claims keep every result single).
 
 Postgres stays the record: a ref is only a hint (the claim in ``services.jobs.runs`` decides), so a ref
 lost with Redis costs a delay (the sweeper re-sends groups left ``queued``), and a ref pushed twice costs
@@ -24,6 +27,7 @@ from redis.commands.core import Script
 
 from services import lease_sets
 from services.redis_client import get_redis, key
+from settings import get_settings
 
 OWNERS = "lane-owner"
 LANE_TTL = 86_400  # a lane nobody drains for a day is dropped; its groups come back through the sweeper
@@ -89,19 +93,25 @@ def waiting(domain: str) -> bool:
     return bool(get_redis().exists(_ring(domain)))
 
 
-def mark_sent(domain: str, ttl: int = 60) -> bool:
-    """True if no drain message was on its way (the caller sends one). The mark expires so a message lost
-    with a crashed worker blocks nothing for long."""
-    return bool(get_redis().set(_sent(domain), "1", nx=True, ex=ttl))
+def mark_sent(domain: str) -> bool:
+    """True if no drain message was on its way (the caller sends one). The mark expires with a lane's
+    lease (``JOB_LEASE_SECONDS``), so a worker that died draining blocks the lane no longer than it would
+    hold one of its groups."""
+    return bool(get_redis().set(_sent(domain), "1", nx=True, ex=get_settings().jobs.lease))
 
 
 def clear_sent(domain: str) -> None:
     get_redis().delete(_sent(domain))
 
 
-def take(domain: str, lease_seconds: float) -> str | None:
-    """The lane's lease if nobody drains it now."""
-    return lease_sets.try_acquire(OWNERS, domain, 1, lease_seconds)
+def take(domain: str) -> str | None:
+    """The lane's lease if nobody drains it now; it lasts as long as a group's (``JOB_LEASE_SECONDS``)."""
+    return lease_sets.try_acquire(OWNERS, domain, 1, get_settings().jobs.lease)
+
+
+def keep(domain: str, token: str) -> bool:
+    """Renew the lease before a round; False if it was lost (another worker may drain the lane now)."""
+    return lease_sets.renew(OWNERS, domain, token, get_settings().jobs.lease)
 
 
 def give_back(domain: str, token: str) -> None:
