@@ -6,7 +6,7 @@ Entry point: ``probe_domain_group(mail_domain, addresses, config=..., limiter=..
 from verifier.smtp.classify import Classification, ProbeOutcome, classify
 from verifier.smtp.evidence import ReplyEvidence
 from verifier.smtp.keeper import SessionKeeper
-from verifier.smtp.limiter import LocalSessionLimiter, SessionLimiter
+from verifier.smtp.limiter import LocalSessionLimiter, SessionLimiter, SessionObserver
 from verifier.smtp.prober import probe_domain_group
 from verifier.smtp.providers import Provider, ProviderRules, rules_for
 from verifier.smtp.result import AddressProbe, DomainProbeResult, SmtpVerdict
@@ -22,6 +22,7 @@ __all__ = [
     "ReplyEvidence",
     "SessionKeeper",
     "SessionLimiter",
+    "SessionObserver",
     "SmtpVerdict",
     "classify",
     "probe_domain_group",

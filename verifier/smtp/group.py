@@ -42,7 +42,7 @@ from verifier.smtp.classify import Classification, ProbeOutcome, classify
 from verifier.smtp.deadline import Deadline
 from verifier.smtp.evidence import ReplyEvidence
 from verifier.smtp.keeper import KeptSession, SessionKeeper
-from verifier.smtp.limiter import SessionLimiter
+from verifier.smtp.limiter import SessionLimiter, SessionObserver
 from verifier.smtp.providers import ProviderRules
 from verifier.smtp.result import AddressProbe, judge
 from verifier.smtp.session import ProbeSession, Target
@@ -200,6 +200,7 @@ class GroupRun:
             current.close()
             if limiter is not None and lease:
                 limiter.release(current.target.ip, lease)
+            _observe(limiter, current)
 
         kept = KeptSession(current, self._sent_in_current, self._rejected_in_current, lease, release)
         self._current, self._sent_in_current, self._rejected_in_current = None, 0, 0
@@ -300,6 +301,7 @@ class GroupRun:
         lease = self._leases.pop(id(session), None)
         if self._limiter is not None and lease is not None:
             self._limiter.release(session.target.ip, lease)
+            _observe(self._limiter, session)
 
     def close_current(self) -> None:
         if self._current is not None:
@@ -324,6 +326,12 @@ class GroupRun:
         """Connections were attempted and no MX host said a single word."""
         replies = [item for session in self.sessions for item in session.transcript if item.code is not None]
         return bool(self.sessions) and not replies
+
+
+def _observe(limiter: SessionLimiter | None, session: ProbeSession) -> None:
+    """Tell a limiter that listens how the session went (its politeness may back off from the server)."""
+    if isinstance(limiter, SessionObserver) and session.connected:
+        limiter.session_ended(session.target.ip, session.transcript)
 
 
 def _local(address: str) -> str:
