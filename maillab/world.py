@@ -94,6 +94,8 @@ SERVERS: tuple[SmtpServerSpec, ...] = (
     SmtpServerSpec("policy", "127.0.0.38", Behaviour(mailboxes=MAILBOXES, rcpt_reply=POLICY)),
     # Low error limits (Postfix's are 10 and 20): the 5th refused RCPT of a session is the last one.
     SmtpServerSpec("strict", "127.0.0.39", Behaviour(mailboxes=MAILBOXES, error_limit=5)),
+    # A distant server (300 ms per reply) taking every address: a long list there keeps its lane busy.
+    SmtpServerSpec("sluggish", "127.0.0.40", Behaviour(catch_all=True, reply_delay=0.3)),
 )
 
 

@@ -50,6 +50,7 @@ from verifier.smtp.session import ProbeSession, Target
 NOT_SENT_UTF8 = Classification(ProbeOutcome.NOT_SENT, "smtputf8_unsupported")
 MX_NOT_PUBLIC = Classification(ProbeOutcome.NOT_SENT, "mx_not_public")
 NO_MX_ADDRESS = Classification(ProbeOutcome.NO_ANSWER, "no_mx_address")
+KEEPER_POLL = 0.2  # seconds of waiting for a slot between looks at the keeper's idle sessions
 
 
 class GroupRun:
@@ -294,7 +295,13 @@ class GroupRun:
     def _acquire(self, target: Target) -> str | None:
         if self._limiter is None:
             return ""
-        return self._limiter.acquire(target.ip, self.deadline.remaining())
+        if self._keeper is None:
+            return self._limiter.acquire(target.ip, self.deadline.remaining())
+        while True:  # an idle kept session to this IP gives its slot up rather than make us wait
+            lease = self._limiter.acquire(target.ip, min(KEEPER_POLL, self.deadline.remaining()))
+            if lease is not None or self.deadline.expired:
+                return lease
+            self._keeper.close_idle_to(target.ip)
 
     def _release(self, session: ProbeSession) -> None:
         session.close()

@@ -82,6 +82,16 @@ class SessionKeeper:
             kept.release()
         return len(closing)
 
+    def close_idle_to(self, ip: str) -> int:
+        """Close the idle sessions to ``ip`` (any MX name): a group that needs a new session there and
+        finds the per-IP limit full would otherwise wait for them to time out."""
+        with self._lock:
+            due = [target for target in self._idle if target.ip == ip]
+            closing = [self._idle.pop(target) for target in due]
+        for kept in closing:
+            kept.release()
+        return len(closing)
+
     def held(self) -> int:
         with self._lock:
             return len(self._idle)
