@@ -23,6 +23,7 @@ Run: ``.venv/bin/python -m bench.throughput`` (prints Markdown for docs/benchmar
 from __future__ import annotations
 
 import argparse
+import functools
 import signal
 import sys
 import time
@@ -44,7 +45,7 @@ from bench.validation_workers import (
 from maillab import MailLab
 from maillab.world import bench_domain, bench_world
 from verifier.config import EngineConfig
-from verifier.dns import MailResolver
+from verifier.dns import MailDomain, MailResolver
 from verifier.smtp import probe_domain_group
 
 WINDOW = 60.0
@@ -61,8 +62,9 @@ class Row:
 
     def markdown(self) -> str:
         return (
-            f"| {self.name} | {self.addresses / self.seconds:,.0f} | {self.seconds:.1f} s | {self.sessions:,} | "
-            f"{self.per_domain_minute} | {self.cpu_seconds * 1000 / self.addresses:.2f} ms |"
+            f"| {self.name} | {self.addresses / self.seconds:,.0f} | {self.seconds:.1f} s | "
+            f"{self.sessions:,} | {self.per_domain_minute} | "
+            f"{self.cpu_seconds * 1000 / self.addresses:.2f} ms |"
         )
 
 
@@ -85,10 +87,12 @@ def main() -> None:
     emails = the_list(args.domains)
     with MailLab(bench_world(args.domains, servers=args.domains), latency=args.latency) as lab:
         print(
-            f"lab: {args.domains} domains, one MX each, {args.latency * 1000:.0f} ms per reply; {len(emails):,} addresses\n"
+            f"lab: {args.domains} domains, one MX each, {args.latency * 1000:.0f} ms per reply; "
+            f"{len(emails):,} addresses\n"
         )
         print(
-            "| configuration, path | addresses/s | wall | SMTP sessions | max per domain per minute | CPU per address (web + worker) |"
+            "| configuration, path | addresses/s | wall | SMTP sessions | max per domain per minute "
+            "| CPU per address (web + worker) |"
         )
         print("|---|---:|---:|---:|---:|---:|")
         # the reference runs as before this change: no spacing between new sessions either
@@ -225,13 +229,16 @@ def reference_rows(lab: MailLab, domains: int) -> list[Row]:
             replace(config, smtp_pipelining=False),
         ),
     ):
-        rows.append(_measure(lab, name, [], count, lambda cfg=cfg: _probe_all(groups, cfg)))
+        rows.append(_measure(lab, name, [], count, functools.partial(_probe_all, groups, cfg)))
     return rows
 
 
-def _probe_all(groups: list, config: EngineConfig) -> None:  # type: ignore[type-arg]
+def _probe_all(groups: list[tuple[MailDomain, list[str]]], config: EngineConfig) -> None:
+    def probe(group: tuple[MailDomain, list[str]]) -> None:
+        probe_domain_group(group[0], group[1], config=config)
+
     with ThreadPoolExecutor(len(groups)) as pool:
-        list(pool.map(lambda group: probe_domain_group(group[0], group[1], config=config), groups))
+        list(pool.map(probe, groups))
 
 
 if __name__ == "__main__":

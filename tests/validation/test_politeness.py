@@ -21,8 +21,8 @@ def _ip() -> str:
 
 
 def _rules(**changes: float) -> Politeness:
-    values = {"per_host": 3, "lease_seconds": 30, "interval_seconds": 0, "backoff_seconds": 30}
-    values |= {"backoff_max_seconds": 600, "slow_reply_seconds": 5} | changes
+    values: dict[str, float] = {"per_host": 3, "lease_seconds": 30, "interval_seconds": 0}
+    values |= {"backoff_seconds": 30, "backoff_max_seconds": 600, "slow_reply_seconds": 5} | changes
     return Politeness(**values)  # type: ignore[arg-type]
 
 
