@@ -89,11 +89,15 @@ def run_round(group_ids: list[int]) -> int:
         _let_go(live)
         raise
     settled = [(claim, verdicts[claim.group_id]) for claim in claims if not verdicts[claim.group_id].deferred]
-    with transaction() as session:
-        saving.save_round(session, settled)
-        for claim in claims:
-            if verdicts[claim.group_id].deferred:
-                runs.save(session, claim, verdicts[claim.group_id])
+    try:
+        with transaction() as session:
+            saving.save_round(session, settled)
+            for claim in claims:
+                if verdicts[claim.group_id].deferred:
+                    runs.save(session, claim, verdicts[claim.group_id])
+    except Exception:
+        _let_go(claims)  # nothing was saved: the next sweep sends them again
+        raise
     return len(claims)
 
 

@@ -57,11 +57,19 @@ def save_round(session: Session, done: Sequence[tuple[runs.Claim, GroupVerdicts]
     """Save claims whose verdicts settle every address (none deferred), in one transaction."""
     if not done:
         return
+    job_ids = sorted({claim.job_id for claim, _ in done})
+    # Rounds of different lanes share jobs (a batch spans 80 domains): lock the jobs' rows first, in id
+    # order, so two rounds serialise on them instead of deadlocking on the counters in another order.
+    session.execute(
+        select(ValidationJob.id)
+        .where(ValidationJob.id.in_(job_ids))
+        .order_by(ValidationJob.id)
+        .with_for_update()
+    )
     _settle(session, done)
     session.execute(
         _GROUPS_DONE, {"now": clock.now(), "claims": json.dumps([_group_row(c, v) for c, v in done])}
     )
-    job_ids = sorted({claim.job_id for claim, _ in done})
     completed = _complete(session, job_ids)
     for job_id in _waiting(session, [job for job in job_ids if job not in completed]):
         runs.fill_window(session, job_id)
