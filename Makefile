@@ -23,7 +23,8 @@ migrate:  ## apply Alembic migrations to DATABASE_URL
 	.venv/bin/alembic -c models/alembic.ini upgrade head
 
 bench:  ## run the benchmarks under bench/ (figures go to docs/benchmarks.md)
-	.venv/bin/python -m bench.smtp_sessions && .venv/bin/python -m bench.validation_workers
+	.venv/bin/python -m bench.smtp_sessions && .venv/bin/python -m bench.validation_workers \
+		&& .venv/bin/python -m bench.tricky_batch
 
 lab:  ## start the mail lab (DNS + SMTP servers on loopback) in the foreground
 	.venv/bin/python -m maillab

@@ -15,6 +15,10 @@ bind = f"{get_settings().bind_address}:{get_settings().port}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 worker_class = "gthread"
 threads = int(os.environ.get("WEB_THREADS", "8"))
+# One listening socket per worker (SO_REUSEPORT): the kernel spreads new connections over the workers.
+# With one shared socket the first worker to wake accepted every keep-alive connection of a burst and
+# served them all while the others idled (measured: 16 clients, 2 workers, one did 98% of the requests).
+reuse_port = True
 timeout = 60
 graceful_timeout = 20
 accesslog = "-"

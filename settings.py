@@ -131,7 +131,7 @@ class JobSettings:
     lease: int = 120  # JOB_LEASE_SECONDS: a claimed group is taken over after this (worker died)
     requeue_after: int = 300  # JOB_REQUEUE_SECONDS: a sent but unclaimed group is sent again after this
     sweep_interval: int = 15  # JOB_SWEEP_SECONDS: beat period of the job sweeper
-    batch_deadline: int = 900  # JOB_DEADLINE_SECONDS: greylisted retries of a batch stop here
+    batch_deadline: int = 900  # JOB_DEADLINE_SECONDS: retryTemporary retries stop here
     bulk_deadline: int = 86_400  # BULK_DEADLINE_SECONDS: the same for bulk lists
     window: int = 50  # JOB_WINDOW: groups of one job sent to the broker at once (fairness, small queues)
     sessions_per_mx_host: int = 3  # SMTP_SESSIONS_PER_MX_HOST: across all workers (Redis leases)

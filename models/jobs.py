@@ -3,8 +3,9 @@
 Three tables, one per grain of work:
 
 - ``validation_jobs``: what the client asked for and how far it got (counters the workers add to).
-- ``job_items``: one row per submitted address, in submission order; its result once settled. A duplicate
-  address keeps its own row but is probed once: settling an email settles every pending row holding it.
+- ``job_items``: one row per submitted entry (a CSV list's blank rows too), in submission order; its result
+  once settled. A duplicate address keeps its own row (``duplicate_of`` names the first) but is probed and
+  charged once: settling an email settles every pending row holding it.
 - ``job_groups``: the unit of work the workers claim: up to one SMTP session's worth of distinct addresses
   of one domain, with a lease (``lease_until``) so a killed worker's group is taken over by the sweeper,
   and ``next_attempt_at`` for greylisted addresses retried later.
@@ -51,7 +52,9 @@ class JobStatus(StrEnum):
 class ItemState(StrEnum):
     NEW = "new"  # stored, not parsed yet (bulk lists are parsed by a worker)
     PENDING = "pending"  # parsed, waiting for its domain group
+    INTERIM = "interim"  # answered for now (a temporary failure, unknown) and retried in the background
     DONE = "done"  # result written
+    BLANK = "blank"  # a CSV row without an address: kept for the download, never validated or charged
 
 
 class GroupState(StrEnum):
@@ -101,6 +104,8 @@ class ValidationJob(Base):
     request_digest: Mapped[str | None] = mapped_column(String(64))
     # Enough groups probed and not one MX answered: our outbound SMTP is down, not the domains.
     checker_degraded: Mapped[bool] = mapped_column(default=False)
+    # A CSV list's header as uploaded (None: no header row, or a JSON list), widened to its widest row.
+    columns: Mapped[list[str] | None] = mapped_column(JSONB)
 
 
 class JobItem(Base):
@@ -118,6 +123,10 @@ class JobItem(Base):
     score: Mapped[int | None] = mapped_column(SmallInteger)
     severity: Mapped[str | None] = mapped_column(String(8))
     result: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    # ``verifier.dedupe.address_key`` of the input; rows sharing it are one address, charged once.
+    key: Mapped[str | None] = mapped_column(Text)
+    duplicate_of: Mapped[int | None] = mapped_column(Integer)  # position of the first row with this key
+    cells: Mapped[list[str] | None] = mapped_column(JSONB)  # a CSV row's cells (None: just the address)
 
 
 class JobGroup(Base):

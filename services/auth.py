@@ -18,11 +18,14 @@ from models.accounts import Account
 from models.audit import AuditEvent
 from models.keys import ApiKey
 from models.session import transaction
-from services import audit, audit_folding
+from services import audit, audit_folding, snapshots
 from services.errors import InsufficientPermissions, InvalidApiKey, IpNotAllowed, MissingApiKey
 from services.keys import allowlist, last_used, rotation_policy, scopes, secrets
 
 INVALID_MESSAGE = "The API key is not valid: it may be mistyped, revoked or deactivated."
+# Found keys with their account, by (publishable?, SHA-256 of the credential): ``services.snapshots`` says
+# how a revocation, a rotation or a suspension reaches every process at once (at most TTL_SECONDS).
+_KEYS: snapshots.Snapshots[tuple[bool, str], ApiKey] = snapshots.Snapshots()
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,9 @@ def authenticate(credential: str | None, origin: audit.Origin) -> AuthContext:
     if not credential:
         raise MissingApiKey("No API key supplied. Send it in the X-API-Key header.")
     is_publishable = credential.startswith(secrets.PUBLISHABLE_PREFIX)
-    key = _find_key(credential, is_publishable)
+    snapshots.sync()
+    cache_key = (is_publishable, secrets.hash_secret(credential))
+    key = _KEYS.get(cache_key, lambda: _find_key(credential, is_publishable))
     if key is None or not key.is_usable or _past_deactivation(key) or key.account.suspended_at is not None:
         _record_failure(key, origin)
         raise InvalidApiKey(INVALID_MESSAGE)
@@ -77,7 +82,8 @@ def _record_failure(key: ApiKey | None, origin: audit.Origin) -> None:
 
 
 def _find_key(credential: str, is_publishable: bool) -> ApiKey | None:
-    """One indexed lookup: by plaintext for publishable keys, by SHA-256 for secret keys."""
+    """One indexed lookup: by plaintext for publishable keys, by SHA-256 for secret keys. The row is a
+    detached snapshot shared by concurrent requests of this process: read it, never change it."""
     stmt = select(ApiKey).options(joinedload(ApiKey.account))
     if is_publishable:
         stmt = stmt.where(ApiKey.publishable_key == credential)

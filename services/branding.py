@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from models.accounts import Account, Tier
 from models.resellers import WhiteLabel
 from models.session import transaction
+from services import snapshots
 from settings import get_settings
 
 
@@ -53,12 +54,22 @@ def brand_in(session: Session, account: Account, *, via_custom_domain: bool = Fa
     return Brand(row.provider, row.support, row.documentation, white_label=True)
 
 
+# By (reseller, via a custom domain): the web tier's per-request read, kept like the API keys it goes with.
+_BRANDS: snapshots.Snapshots[tuple[int, bool], Brand] = snapshots.Snapshots()
+
+
 def brand_of(account: Account, *, via_custom_domain: bool = False) -> Brand:
-    """``account``'s brand in a transaction of its own (the web tier's per-request read)."""
-    if reseller_of(account) is None:
+    """``account``'s brand in a transaction of its own (the web tier's per-request read; a snapshot,
+    ``services.snapshots``)."""
+    reseller_id = reseller_of(account)
+    if reseller_id is None:
         return service_brand()
-    with transaction() as session:
-        return brand_in(session, account, via_custom_domain=via_custom_domain)
+
+    def load() -> Brand:
+        with transaction() as session:
+            return brand_in(session, account, via_custom_domain=via_custom_domain)
+
+    return _BRANDS.get((reseller_id, via_custom_domain), load) or service_brand()
 
 
 def brand_of_id(session: Session, account_id: int) -> Brand:

@@ -4,6 +4,10 @@ Configuration comes from the environment like the service's (``verifier/config.p
 ``SMTP_HELO_HOST``, ...); ``--nameserver`` overrides ``DNS_NAMESERVERS``. Exit status: 0 when every address
 is valid (warnings included), 1 when at least one is invalid, 2 on a usage or configuration error.
 
+Each address is trimmed of the blanks around it before it is judged, as in every entry point of the
+service; results come in argument order, ``input`` echoing the argument exactly and ``email`` the trimmed
+address as typed (``--json`` adds ``index``, the argument's 0-based position).
+
 Against the offline mail lab: ``python -m maillab`` prints ``DNS_NAMESERVERS=... SMTP_PROBE_PORT=...``;
 with those in the environment, ``python -m verifier --test-domains alice@mailbox.test zed@mailbox.test``.
 """
@@ -33,8 +37,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     options = Options(quick_mode=args.quick, skip_catch_all=args.skip_catch_all)
     results = engine.verify_many(args.addresses, options)
-    for result in results:
-        print(json.dumps(result.to_dict(), ensure_ascii=False) if args.json else _human(result))
+    for index, result in enumerate(results):
+        print(_json(index, result) if args.json else _human(result))
     return EXIT_ALL_VALID if all(result.is_valid for result in results) else EXIT_SOME_INVALID
 
 
@@ -58,6 +62,11 @@ def _engine(args: argparse.Namespace) -> Engine:
     if args.nameserver:
         config = dataclasses.replace(config, dns_nameservers=parse_nameservers(",".join(args.nameserver)))
     return Engine(config, policy=SyntaxPolicy(test_domains=args.test_domains))
+
+
+def _json(index: int, result: ValidationResult) -> str:
+    """The spec 2.1 result with ``index``, as in a batch's results: the argument's 0-based position."""
+    return json.dumps({"index": index, **result.to_dict()}, ensure_ascii=False)
 
 
 def _human(result: ValidationResult) -> str:

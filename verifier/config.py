@@ -25,7 +25,8 @@ Variables (defaults in brackets):
 - ``SMTP_SESSION_IDLE_SECONDS`` [2.0]: how long a finished group's session stays open for the next group of
   the same MX host in this process (``verifier/smtp/keeper.py``); 0 closes every session after its group.
 - ``SMTP_MAX_MX_ATTEMPTS`` [3]: MX addresses tried, in preference order, before a group is unreachable.
-- ``SMTP_GREYLIST_RETRY_AFTER`` [300]: retry-after (seconds) for a greylisted reply naming no delay.
+- ``SMTP_GREYLIST_RETRY_AFTER`` [300]: retry-after (seconds) of a temporary failure naming no delay
+  (greylisting, 421 and other 4xx, a timeout or hang-up).
 
 Not from the environment: ``smtp_allow_loopback_mx`` [False]. The prober never connects to an MX address
 that is not public unicast (``verifier/public_ip.py``); this lets it reach loopback ones, and nothing else

@@ -3,7 +3,7 @@
 Coded shape ``{"error": {"code", "message", ...extra}}`` for errors that have a spec 7.1 code (or one of
 ours in the same style): authentication, permissions, plan limits. Flat shape ``{"error", "message",
 ...extra}`` for protocol-level failures: 400 validation (with ``field``), 404, 405, 413, 415, 500 (with
-``requestId``), 503 (Redis unreachable: ``retryAfter``, ``requestId``, ``Retry-After``).
+``requestId``), 503 (Redis or Postgres unreachable: ``retryAfter``, ``requestId``, ``Retry-After``).
 docs/decisions.md lists which status each code answers with.
 """
 
@@ -15,8 +15,10 @@ from http import HTTPStatus
 from flask import Flask, Response, g, jsonify
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from sqlalchemy.exc import DBAPIError
 from werkzeug.exceptions import HTTPException
 
+from models import session as database
 from services import errors as service
 from services.errors import CodedError, ServiceError
 from services.jobs.errors import (
@@ -119,7 +121,7 @@ UNAVAILABLE_RETRY_SECONDS = 10
 
 
 def on_unavailable(error: Exception) -> Response:
-    """Redis unreachable (rate-limit admission, the job broker): a 503 the client can retry, not a 500.
+    """Redis or Postgres unreachable (a restart, a failover): a 503 the client can retry, not a 500.
 
     It is not a bug of ours nor of the request, and nothing about the request was wrong: saying so, with
     ``Retry-After``, lets well-behaved clients back off and retry instead of reporting a crash.
@@ -137,8 +139,14 @@ def on_unavailable(error: Exception) -> Response:
     return response
 
 
+def on_database_error(error: DBAPIError) -> Response:
+    """Postgres gone for a moment is the same answer as Redis gone; a statement it refused is our bug."""
+    return on_unavailable(error) if database.unreachable(error) else on_unexpected(error)
+
+
 def install(app: Flask) -> None:
     app.register_error_handler(RedisConnectionError, on_unavailable)
+    app.register_error_handler(DBAPIError, on_database_error)
     app.register_error_handler(RedisTimeoutError, on_unavailable)
     app.register_error_handler(ServiceError, on_service_error)
     app.register_error_handler(HTTPException, on_http_error)

@@ -54,11 +54,19 @@ def rate_limited(view: Callable[P, R]) -> Callable[P, R]:
     return admitted
 
 
-def charge(count: int, idempotency_key: str, *, then: charging.Then | None = None) -> Charged:
+def charge(
+    count: int,
+    idempotency_key: str,
+    *,
+    then: charging.Then | None = None,
+    at_once: charging.AtOnce | None = None,
+) -> Charged:
     """Charge this request's validations to the caller's quota (``services.usage.charging``; ``then``
-    commits with the charge)."""
+    commits with the charge, ``at_once`` is the same as one statement)."""
     auth: AuthContext = g.auth
-    charged = charging.charge_validations(auth.account, count, idempotency_key, by=auth, then=then)
+    charged = charging.charge_validations(
+        auth.account, count, idempotency_key, by=auth, then=then, at_once=at_once
+    )
     g.quota_status = charged.status
     return charged
 

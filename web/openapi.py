@@ -24,7 +24,7 @@ from web.limits import RATE_LIMITED
 from web.openapi_webhooks import models as event_models
 from web.openapi_webhooks import webhooks as event_webhooks
 from web.schemas.errors import CodedError, FlatError
-from web.schemas.inputs import BIGINT_MAX
+from web.schemas.inputs import BIGINT_MAX, NUL_FREE
 
 F = TypeVar("F", bound=Callable[..., Any])
 OPERATION = "verimail_operation"
@@ -43,6 +43,7 @@ class Operation:
     description: str = ""
     raw_body: Mapping[str, Any] | None = None  # media type -> schema, for bodies no model reads
     coded_400: bool = False  # some 400s carry a spec 7.1 code (BATCH_EMPTY, BATCH_TOO_LARGE)
+    raw_responses: Mapping[int, Mapping[str, Any]] | None = None  # status -> media type -> schema (streams)
 
     def models(self) -> list[tuple[type[BaseModel], Mode]]:
         pairs: list[tuple[type[BaseModel], Mode]] = [
@@ -61,11 +62,14 @@ def document(
     description: str = "",
     raw_body: Mapping[str, Any] | None = None,
     coded_400: bool = False,
+    raw_responses: Mapping[int, Mapping[str, Any]] | None = None,
 ) -> Callable[[F], F]:
     """Describe a view for /openapi.json (put it under the route decorator, above ``@require_scope``)."""
 
     def decorate(view: F) -> F:
-        operation = Operation(summary, responses, request, query, description, raw_body, coded_400)
+        operation = Operation(
+            summary, responses, request, query, description, raw_body, coded_400, raw_responses
+        )
         setattr(view, OPERATION, operation)
         return view
 
@@ -146,6 +150,14 @@ class InputsWithoutNull(GenerateJsonSchema):
             return self.generate_inner(schema["schema"])
         return super().nullable_schema(schema)
 
+    def str_schema(self, schema: core_schema.StringSchema) -> JsonSchemaValue:
+        """Every string input refuses NUL (``web.validation.refuse_unstorable_text``); a field with a
+        pattern of its own excludes it there."""
+        generated = super().str_schema(schema)
+        if self.mode == "validation":
+            generated.setdefault("pattern", NUL_FREE)
+        return generated
+
     def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
         generated = super().default_schema(schema)
         if self.mode == "validation" and generated.get("default", 0) is None:
@@ -223,6 +235,11 @@ def responses(
     rule: Rule, view: Callable[..., Any], op: Operation, refs: Refs, *, authenticated: bool
 ) -> dict[str, Any]:
     out = {str(status): response(model, refs) for status, model in op.responses.items()}
+    for status, media in (op.raw_responses or {}).items():
+        out[str(status)] = {
+            "description": "The results, streamed",
+            "content": {name: {"schema": schema} for name, schema in media.items()},
+        }
     errors: dict[int, type[BaseModel]] = {500: FlatError, 503: FlatError}
     if authenticated:
         errors |= {401: CodedError, 403: CodedError}

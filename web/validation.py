@@ -88,9 +88,29 @@ def _is_valid_unicode(text: str) -> bool:
 
 class DatabaseIdConverter(IntegerConverter):
     """``<int:...>`` in routes: an id past Postgres ``bigint`` matches no route (404) instead of overflowing
-    in the query; non-negative only, as werkzeug's own."""
+    in the query; non-negative only, as werkzeug's own.
+
+    The bound is in the regex, not only in ``to_python``: werkzeug picks a rule by regex and runs the
+    converter afterwards, so a number the converter refused after a rule of another method matched the
+    path answered 405 (``DELETE /api/keys/9223372036854775808``) instead of 404.
+    """
 
     def __init__(
         self, url_map: Map, fixed_digits: int = 0, min: int | None = None, max: int | None = None
     ) -> None:
         super().__init__(url_map, fixed_digits, min, BIGINT_MAX if max is None else max)
+        if not fixed_digits and max is None:
+            self.regex = digits_at_most(BIGINT_MAX)
+
+
+def digits_at_most(limit: int) -> str:
+    """A regex of the decimal numbers from 0 to ``limit`` (leading zeros allowed, as ``int()`` reads them)."""
+    text = str(limit)
+    shorter = rf"\d{{1,{len(text) - 1}}}" if len(text) > 1 else ""
+    same_length = [
+        text[:at] + (f"[0-{int(digit) - 1}]" if digit != "1" else "0") + rf"\d{{{len(text) - at - 1}}}"
+        for at, digit in enumerate(text)
+        if digit != "0"
+    ]
+    choices = [choice for choice in (shorter, *same_length, text) if choice]
+    return rf"0*(?:{'|'.join(choices)})"

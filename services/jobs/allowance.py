@@ -2,8 +2,9 @@
 
 The quota is charged once the list is in (the count is only known then), so without this an account with
 nothing left could still make us store millions of rows only to delete them. The room left under the hard
-limit is read first: none at all is refused before the upload is read, and a list that grows past it is
-refused at the chunk that crosses it, rolling back what was copied. The charge itself stays the authority
+limit is read first: none at all is refused before the upload is read, and a list whose distinct
+addresses (what it is charged, ``services.jobs.list_rows``) grow past it is refused while it streams in,
+rolling back what was copied. The charge itself stays the authority
 (a concurrent charge may still take the room meanwhile; ``admit`` then refuses and deletes the job).
 """
 
@@ -37,22 +38,28 @@ class ListUnaffordable(QuotaExhausted):
 
 @dataclass(frozen=True)
 class UploadLimit:
-    addresses: int  # BULK_MAX_ADDRESSES
+    addresses: int  # BULK_MAX_ADDRESSES: rows of one list, blank ones included
     status: QuotaStatus
+    room_checked: bool = True  # False for a dry run, which reports the cost instead of refusing it
 
     @property
     def affordable(self) -> int:
         return max(self.status.hard_limit - self.status.used, 0)
 
     @property
-    def maximum(self) -> int:
-        return min(self.addresses, self.affordable)
+    def refused_past(self) -> int | None:
+        """The number of distinct addresses past which the list is refused (None: never)."""
+        return self.affordable if self.room_checked else None
 
-    def refuse(self, count: int) -> NoReturn:
-        """Raise the error for a list found to hold ``count`` (> ``maximum``) addresses so far."""
-        if count > self.affordable:
-            raise ListUnaffordable(self.status, count)
-        raise BadUpload("body", f"A list holds at most {self.addresses} addresses; split it into several.")
+    def refuse(self, distinct: int) -> NoReturn:
+        """Raise the error for a list found to hold ``distinct`` (> ``affordable``) addresses so far."""
+        raise ListUnaffordable(self.status, distinct)
+
+    def refuse_rows(self, rows: int) -> NoReturn:
+        """Raise the error for a list found to hold ``rows`` (> ``addresses``) rows so far."""
+        raise BadUpload(
+            "body", f"A list holds at most {self.addresses} rows ({rows} so far); split it into several."
+        )
 
 
 def upload_limit(account: Account, max_addresses: int) -> UploadLimit:

@@ -3,9 +3,11 @@
 Upload in three steps, so that nobody pays for a list that was never stored and nothing runs unpaid:
 
 1. the list is streamed from the request into ``job_items`` with ``COPY`` in chunks of
-   ``COPY_CHUNK`` rows (memory stays flat whatever the size) under a job in state ``uploading``;
-2. the quota is charged N validations under the job's id (all or nothing, as for a batch); refused,
-   the job and its rows are deleted and the client gets the quota error;
+   ``COPY_CHUNK`` rows (memory stays flat whatever the size) under a job in state ``uploading``: every
+   row, with its duplicate key and, for a CSV, its own cells (blank rows too, for the download);
+2. the quota is charged one validation per distinct address (``services.jobs.list_rows``) under the
+   job's id (all or nothing, as for a batch); refused, the job and its rows are deleted and the client
+   gets the quota error;
 3. the job becomes ``queued`` and a worker plans it (``tasks.jobs.plan_job``).
 
 A process that dies between 1 and 3 leaves an ``uploading`` job nobody sees (``find`` hides them); the
@@ -20,28 +22,32 @@ import csv
 import io
 import itertools
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO
 
-from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from core import clock
-from models.jobs import ItemState, JobItem, JobKind, JobStatus, ValidationJob
+from models.jobs import ItemState, JobKind, JobStatus, ValidationJob
 from models.session import transaction
 from services.auth import AuthContext
 from services.broker import PLAN_JOB_TASK, send_task
-from services.jobs import allowance, bulk_readers, idempotency
-from services.jobs.errors import BadUpload, JobNotFinished
+from services.jobs import allowance, bulk_download, bulk_readers, idempotency, list_rows
+from services.jobs.errors import BadUpload
 from services.jobs.options import JobOptions, storable
 from services.jobs.submit import Charger, Submitted, admit, open_job, replay_of_concurrent
 from settings import get_settings
+from verifier.dedupe import address_key
 
 COPY_CHUNK = 10_000
-DOWNLOAD_BATCH = 2_000
-_COPY = "COPY job_items (job_id, position, input, state) FROM STDIN WITH (FORMAT csv)"
+# Every field is quoted; \N in ``key`` or ``cells`` means NULL (a key is lowercase, so never \N).
+_COPY = (
+    "COPY job_items (job_id, position, input, state, key, cells) FROM STDIN "
+    "WITH (FORMAT csv, NULL '\\N', FORCE_NULL (key, cells))"
+)
+_NULL = "\\N"
 
 
 @dataclass(frozen=True)
@@ -91,33 +97,60 @@ def _store(
     limit: allowance.UploadLimit,
     idempotency_key: str | None,
 ) -> tuple[int, str, int]:
+    """The list stored under a new ``uploading`` job; its ids and the number of distinct addresses."""
     with transaction() as session:
         job = open_job(session, auth, JobKind.BULK, options, idempotency_key=idempotency_key, digest=None)
         job.source = fmt
-        inputs = bulk_readers.addresses(reader, fmt)
-        count = _copy(session, job.id, inputs, limit)
-        if count == 0:
-            raise BadUpload("body", "The list holds no addresses.")
+        uploaded = bulk_readers.UploadedList(reader, fmt)
+        addresses = copy_rows(session, job.id, uploaded, limit)
+        distinct = list_rows.mark_duplicates(session, job.id)
+        if distinct > limit.affordable:
+            limit.refuse(distinct)
         # The sweeper's clock for abandoned uploads starts when the list is in, not when it started coming.
-        job.total, job.request_digest, job.created_at = count, body.hexdigest(), clock.now()
-        return job.id, job.public_id, count
+        job.total, job.request_digest, job.created_at = addresses, body.hexdigest(), clock.now()
+        job.columns = uploaded.columns
+        return job.id, job.public_id, distinct
 
 
-def _copy(session: Session, job_id: int, inputs: Iterable[str], limit: allowance.UploadLimit) -> int:
-    """COPY the inputs in chunks; the number stored. Raises past the limit (the transaction rolls back)."""
+def copy_rows(
+    session: Session, job_id: int, uploaded: bulk_readers.UploadedList, limit: allowance.UploadLimit
+) -> int:
+    """COPY every row in chunks; the number of rows with an address. Raises past the limits (the
+    transaction rolls back): more rows than ``BULK_MAX_ADDRESSES``, or more distinct addresses than the
+    quota has room for, counted in SQL each time the list doubles past that room (linear in all)."""
     cursor = session.connection().connection.cursor()
-    count = 0
-    numbered = enumerate(inputs)
+    rows = addresses = 0
+    room = limit.refused_past
+    next_count = room + 1 if room is not None else None
+    numbered = enumerate(uploaded)
     while chunk := list(itertools.islice(numbered, COPY_CHUNK)):
-        count += len(chunk)
-        if count > limit.maximum:
-            limit.refuse(count)
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, quoting=csv.QUOTE_ALL, lineterminator="\n")
-        writer.writerows((job_id, position, storable(raw), ItemState.NEW.value) for position, raw in chunk)
-        buffer.seek(0)
-        cursor.copy_expert(_COPY, buffer)
-    return count
+        rows += len(chunk)
+        if rows > limit.addresses:
+            limit.refuse_rows(rows)
+        addresses += sum(1 for _, entry in chunk if not entry.blank)
+        cursor.copy_expert(_COPY, _as_copy(job_id, chunk))
+        if room is not None and next_count is not None and addresses >= next_count:
+            if (distinct := list_rows.distinct_addresses(session, job_id)) > room:
+                limit.refuse(distinct)
+            next_count = addresses * 2
+    if addresses == 0:
+        raise BadUpload("body", "The list holds no addresses.")
+    return addresses
+
+
+def _as_copy(job_id: int, chunk: list[tuple[int, bulk_readers.Entry]]) -> io.StringIO:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    writer.writerows(_copy_row(job_id, position, entry) for position, entry in chunk)
+    buffer.seek(0)
+    return buffer
+
+
+def _copy_row(job_id: int, position: int, entry: bulk_readers.Entry) -> tuple[object, ...]:
+    raw = storable(entry.text)
+    state, key = (ItemState.BLANK.value, _NULL) if entry.blank else (ItemState.NEW.value, address_key(raw))
+    cells = _NULL if entry.cells is None else json.dumps([storable(cell) for cell in entry.cells])
+    return (job_id, position, raw, state, key, cells)
 
 
 def progress(job: ValidationJob) -> Progress:
@@ -130,67 +163,5 @@ def progress(job: ValidationJob) -> Progress:
 
 
 def download(job: ValidationJob, fmt: str, metadata: Mapping[str, str]) -> Iterator[str]:
-    """The results as CSV or JSON text chunks, read with a server-side cursor (flat memory).
-
-    Each JSON result carries ``metadata`` (the brand fields of spec 2.3, as single results do)."""
-    if not JobStatus(job.status).finished:
-        raise JobNotFinished("The list is still being validated; download it once it has finished.")
-    rows = _rows(job.id)
-    return _as_csv(rows) if fmt == "csv" else _as_json(rows, dict(metadata))
-
-
-CSV_COLUMNS = ("input", "email", "isValid", "score", "severity", "reason")
-
-
-def _rows(job_id: int) -> Iterator[tuple[str, dict[str, Any] | None]]:
-    stmt = (
-        select(JobItem.input, JobItem.result)
-        .where(JobItem.job_id == job_id)
-        .order_by(JobItem.position)
-        .execution_options(yield_per=DOWNLOAD_BATCH)
-    )
-    with transaction() as session:
-        for row in session.execute(stmt):
-            yield row.input, row.result
-
-
-def _as_csv(rows: Iterator[tuple[str, dict[str, Any] | None]]) -> Iterator[str]:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for index, (raw, result) in enumerate(rows, start=1):
-        writer.writerow(_csv_row(raw, result))
-        if index % DOWNLOAD_BATCH == 0:
-            yield _drain(buffer)
-    yield _drain(buffer)
-
-
-def _csv_row(raw: str, result: dict[str, Any] | None) -> tuple[object, ...]:
-    if result is None:  # cancelled before it was validated
-        return (raw, "", "", "", "", "not validated (cancelled)")
-    return (raw, result["email"], result["isValid"], result["score"], result["severity"], _reason(result))
-
-
-def _reason(result: dict[str, Any]) -> str:
-    recommendations = result.get("recommendations") or []
-    return str(recommendations[0]) if recommendations else ""
-
-
-def _drain(buffer: io.StringIO) -> str:
-    text = buffer.getvalue()
-    buffer.seek(0)
-    buffer.truncate()
-    return text
-
-
-def _as_json(rows: Iterator[tuple[str, dict[str, Any] | None]], metadata: dict[str, str]) -> Iterator[str]:
-    """A JSON array, one object per submitted line: ``input`` plus the spec 2.1 result."""
-    parts = ["["]
-    for index, (raw, result) in enumerate(rows):
-        item = result if result is not None else {"email": raw, "status": "not validated (cancelled)"}
-        item = {**item, "metadata": metadata}
-        parts.append(("," if index else "") + json.dumps({"input": raw, **item}, ensure_ascii=False))
-        if len(parts) >= DOWNLOAD_BATCH:
-            yield "".join(parts)
-            parts = []
-    yield "".join(parts) + "]"
+    """The results as CSV or JSON text chunks (``services.jobs.bulk_download``)."""
+    return bulk_download.download(job, fmt, metadata)

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from core import clock
 from models.jobs import JobItem, JobKind, ValidationJob
 from services import branding, links
+from services.jobs import list_rows
 from services.jobs.dispatch import signal_done
 from services.webhooks import events, payloads
 
@@ -28,8 +29,11 @@ def on_completed(session: Session, job: ValidationJob) -> None:
 def emit_completed(session: Session, job: ValidationJob) -> None:
     elapsed = processing_ms(job)
     if job.kind == JobKind.SINGLE.value:
-        result = session.scalar(select(JobItem.result).where(JobItem.job_id == job.id, JobItem.position == 0))
-        if result is not None:
+        item = session.execute(
+            select(JobItem.input, JobItem.result).where(JobItem.job_id == job.id, JobItem.position == 0)
+        ).first()
+        if item is not None and item.result is not None:  # echoes the address as sent, as the API does
+            result = list_rows.answer(job.kind, 0, item.input, None, item.result)
             emit_validation_completed(session, job.account_id, job.key_id, result, elapsed)
         return
     counts = {"total": job.total, "valid": job.valid, "invalid": job.invalid, "warning": job.warning}

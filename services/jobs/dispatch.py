@@ -13,6 +13,7 @@ after commit too. Both are best effort: the record is in Postgres, and the beat 
 from __future__ import annotations
 
 import logging
+import time
 
 from redis.exceptions import RedisError
 from sqlalchemy.orm import Session
@@ -75,9 +76,19 @@ def wait_done(public_id: str, seconds: float) -> bool:
     """Block up to ``seconds``, at most ``WAIT_SLICE``, for the job's completion signal (a waiting web
     thread costs no CPU). Callers loop and read Postgres between slices: the signal wakes one waiter only,
     and the Redis client's socket timeout (5 s by default in redis-py 8) does not stretch for a blocking
-    command, so a longer BLPOP would fail as "Redis unreachable" (a 503)."""
+    command, so a longer BLPOP would fail as "Redis unreachable"."""
     timeout = min(seconds, WAIT_SLICE)
-    return timeout > 0 and get_redis().blpop([_done_key(public_id)], timeout=timeout) is not None
+    if timeout <= 0:
+        return False
+    try:
+        return get_redis().blpop([_done_key(public_id)], timeout=timeout) is not None
+    except RedisError:
+        # Redis gone for a moment (a restart): the job was charged and runs on from Postgres, so the
+        # waiter sits out the slice and reads Postgres as usual instead of answering 503 to a client
+        # who would retry and pay twice. Its signal may be lost with Redis: the Postgres read catches it.
+        log.warning("no completion signal for %s: Redis unreachable; reading Postgres", public_id)
+        time.sleep(timeout)
+        return False
 
 
 def _done_key(public_id: str) -> str:

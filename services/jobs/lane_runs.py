@@ -28,7 +28,7 @@ from sqlalchemy import update
 
 from models.jobs import GroupState, JobGroup
 from models.session import transaction
-from services.jobs import lanes, runs, saving
+from services.jobs import lanes, runs, saving, settling
 from services.jobs.dispatch import wake
 from services.jobs.engine import shared_engine
 from services.jobs.options import JobOptions
@@ -98,6 +98,8 @@ def run_round(group_ids: list[int]) -> int:
     except Exception:
         _let_go(claims)  # nothing was saved: the next sweep sends them again
         raise
+    for job_id, kind in sorted({(claim.job_id, claim.kind) for claim in claims}):
+        settling.wake_if_answered(job_id, kind)  # interim answers may have completed a job's set
     return len(claims)
 
 
@@ -112,11 +114,11 @@ def probe_together(claims: list[runs.Claim]) -> dict[int, GroupVerdicts]:
 
 def _share(merged: GroupVerdicts, emails: Iterable[str]) -> GroupVerdicts:
     mine = set(emails)
-    deferred = tuple(email for email in merged.deferred if email in mine)
+    interim = {email: result for email, result in merged.interim.items() if email in mine}
     return GroupVerdicts(
         {email: result for email, result in merged.settled.items() if email in mine},
-        deferred,
-        merged.retry_at if deferred else None,
+        interim,
+        merged.retry_at if interim else None,
         merged.unreachable,
         merged.outcome,
     )

@@ -18,26 +18,34 @@ class JobOptions:
     quick_mode: bool = False
     skip_catch_all: bool = False
     features: tuple[str, ...] = ()
+    # Temporary failures (greylisting, 421, timeouts) are answered unknown at once either way; with this
+    # on they are also retried in the background until the job's deadline (``services.jobs.settling``).
+    retry_temporary: bool = False
 
     @classmethod
-    def for_account(cls, account: Account, *, quick_mode: bool, skip_catch_all: bool) -> JobOptions:
+    def for_account(
+        cls, account: Account, *, quick_mode: bool, skip_catch_all: bool, retry_temporary: bool = False
+    ) -> JobOptions:
         features = tuple(feature.value for feature in plan_for(account.tier).features)
-        return cls(quick_mode, skip_catch_all, features)
+        return cls(quick_mode, skip_catch_all, features, retry_temporary)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "quickMode": self.quick_mode,
             "skipCatchAll": self.skip_catch_all,
             "features": list(self.features),
+            "retryTemporary": self.retry_temporary,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> JobOptions:
-        return cls(bool(data["quickMode"]), bool(data["skipCatchAll"]), tuple(data["features"]))
+        # Jobs stored before the option existed kept retrying greylisted addresses: they still do.
+        retry = bool(data.get("retryTemporary", True))
+        return cls(bool(data["quickMode"]), bool(data["skipCatchAll"]), tuple(data["features"]), retry)
 
     def client_switches(self) -> tuple[bool, ...]:
         """What the client chose, in a fixed order: part of an idempotent request's meaning."""
-        return (self.quick_mode, self.skip_catch_all)
+        return (self.quick_mode, self.skip_catch_all, self.retry_temporary)
 
     @property
     def engine(self) -> Options:

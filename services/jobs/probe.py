@@ -3,14 +3,16 @@
 No transaction is open while DNS and SMTP run (they take seconds; a pooled connection held that long per
 greenlet would exhaust Postgres long before the workers were busy).
 
-An address whose server asked us to come back later (greylisting: a 4xx naming or implying a retry time)
-is *deferred* while the retry still fits before the job's deadline and attempts remain; otherwise it is
-settled now with the unknown verdict the engine gave it, which is what "settle as unknown" means.
+An address whose server failed temporarily (greylisting, a 421, a timeout: the engine gives it a
+``retryAfter``) is answered at once with the unknown verdict the engine gave it. When the job asked for
+retries (``retryTemporary``) and the retry still fits before the job's deadline with attempts left, that
+answer is only *interim*: the address is also deferred and asked again later, and the later answer
+replaces it. Otherwise the unknown verdict is final, which is what "settle as unknown" means.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -31,11 +33,16 @@ CATCH_ALL = CatchAllCache()
 @dataclass(frozen=True)
 class GroupVerdicts:
     settled: dict[str, ValidationResult]
-    deferred: tuple[str, ...] = ()
+    # Deferred addresses with their answer for now (shown until the retry settles them).
+    interim: dict[str, ValidationResult] = field(default_factory=dict)
     retry_at: datetime | None = None
     # Set when SMTP was attempted: did no MX host answer? (services.jobs.degraded reads it at completion)
     unreachable: bool | None = None
     outcome: dict[str, Any] | None = None  # the engine's outcome of an unreachable group, as JSON
+
+    @property
+    def deferred(self) -> tuple[str, ...]:
+        return tuple(self.interim)
 
 
 def probe_group(
@@ -54,7 +61,7 @@ def probe_group(
     if not members:
         return GroupVerdicts(settled)
     outcome = run_with_cached_catch_all(engine, members, options.engine)
-    retry = retry_until if attempt < DEFER_CLAIMS else None
+    retry = retry_until if options.retry_temporary and attempt < DEFER_CLAIMS else None
     return _with_reachability(_split(members, outcome, options.engine, settled, retry), outcome)
 
 
@@ -127,15 +134,16 @@ def _split(
     settled: dict[str, ValidationResult],
     retry_until: datetime | None,
 ) -> GroupVerdicts:
-    now, deferred, latest = clock.now(), [], None
+    now, interim, latest = clock.now(), {}, None
     for member in members:
+        result = assemble(member, outcome.mail_domain, outcome.probe, options)
         wait = _retry_wait(outcome, member.email)
         if wait is not None and retry_until is not None and now + wait < retry_until:
-            deferred.append(member.email)
+            interim[member.email] = result
             latest = max(latest or now, now + wait)
         else:
-            settled[member.email] = assemble(member, outcome.mail_domain, outcome.probe, options)
-    return GroupVerdicts(settled, tuple(deferred), latest)
+            settled[member.email] = result
+    return GroupVerdicts(settled, interim, latest)
 
 
 def _retry_wait(outcome: GroupOutcome, email: str) -> timedelta | None:

@@ -3,9 +3,11 @@
 quickMode never leaves the web process: syntax, DNS through the shared Redis cache, lists, scoring; no
 SMTP (spec 2.2 skips it), so the answer takes milliseconds and a slow mail server cannot hold a web
 thread. It is still recorded as a completed job of one, with its event, in the transaction that charges
-it (``services.usage.charging`` ``then``): one connection checkout and one commit per request, and a
-validation is recorded exactly when it is charged. Without quickMode the address goes to the workers
-like a batch of one (``services.jobs.submit``).
+it (``services.usage.charging`` ``then``), and a validation is recorded exactly when it is charged. The
+common case is one autocommitted statement (``AT_ONCE_CTES``, charging's ``AtOnce``): the charge, the job
+and its item in one round trip; the ORM ``record`` runs for the rest (a period's first charge, a quota
+threshold, an account with a ``validation.completed`` subscriber, whose event needs its payload).
+Without quickMode the address goes to the workers like a batch of one (``services.jobs.submit``).
 
 Trade-off (docs/decisions.md): the engine runs before the charge, so a request the quota refuses has
 already cost its few milliseconds of engine time (bounded by the rate limit, which admitted it); in
@@ -14,6 +16,7 @@ exchange the period's row lock is never held across a DNS lookup.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -28,7 +31,7 @@ from services.jobs import completion
 from services.jobs.engine import shared_engine
 from services.jobs.options import JobOptions, storable
 from services.jobs.submit import new_public_id
-from services.usage.charging import Then
+from services.usage.charging import AtOnce, Then
 from verifier.engine import Options, assemble, syntax_failure_result
 from verifier.results import Severity, ValidationResult
 from verifier.syntax import SyntaxFailure
@@ -46,10 +49,31 @@ _INSERT_JOB = insert(_table(ValidationJob)).returning(_table(ValidationJob).c.id
 _INSERT_ITEM = insert(_table(JobItem))
 
 
-class ChargeWith(Protocol):
-    """``web.limits.charge``: charge ``count`` under ``idempotency_key``, ``then`` in its transaction."""
+# The job and its item, for charging's one-statement path (``charged`` is the charge that must exist).
+AT_ONCE_CTES = """
+job AS (
+  INSERT INTO validation_jobs (public_id, account_id, key_id, kind, status, options, total, processed,
+    valid, warning, invalid, created_at, started_at, finished_at, deadline)
+  SELECT :public_id, :account_id, :key_id, :kind, :status, CAST(:options AS jsonb), 1, 1,
+    :valid, :warning, :invalid, :now, :now, :now, :now
+  FROM charged RETURNING id
+), item AS (
+  INSERT INTO job_items (job_id, position, input, email, state, score, severity, result)
+  SELECT id, 0, :input, :email, :state, :score, :severity, CAST(:result AS jsonb) FROM job
+)"""
+# Its event needs a payload built here: an account with a subscriber takes the ORM ``record``.
+NO_SUBSCRIBER = """NOT EXISTS (
+  SELECT 1 FROM webhook_endpoints WHERE account_id = :account_id AND status = 'enabled'
+    AND events @> ARRAY['validation.completed']::text[])"""
 
-    def __call__(self, count: int, idempotency_key: str, *, then: Then | None = None) -> object: ...
+
+class ChargeWith(Protocol):
+    """``web.limits.charge``: charge ``count`` under ``idempotency_key``, ``then`` in its transaction
+    (``at_once``: the same as one statement, tried first)."""
+
+    def __call__(
+        self, count: int, idempotency_key: str, *, then: Then | None = None, at_once: AtOnce | None = None
+    ) -> object: ...
 
 
 def validate_quick(
@@ -59,7 +83,8 @@ def validate_quick(
     result = quick_result(email, options.engine)
     public_id = new_public_id(JobKind.SINGLE)
     quick = QuickValidation(public_id, email, options, result)
-    charge(1, public_id, then=lambda session: record(session, auth, quick))
+    at_once = AtOnce(AT_ONCE_CTES, quick.statement_params(auth), only_if=NO_SUBSCRIBER)
+    charge(1, public_id, then=lambda session: record(session, auth, quick), at_once=at_once)
     return result
 
 
@@ -97,6 +122,17 @@ class QuickValidation:
             **_counters(self.result.severity),
         }
 
+    def statement_params(self, auth: AuthContext) -> dict[str, Any]:
+        """``AT_ONCE_CTES``'s values (charging adds ``account_id`` and ``now``)."""
+        job = self.job_row(auth)
+        item = self.item_row(self.result.to_dict())
+        return {
+            **{name: job[name] for name in ("public_id", "key_id", "kind", "status", *_SEVERITIES)},
+            "options": json.dumps(job["options"]),
+            **{name: item[name] for name in ("input", "email", "state", "score", "severity")},
+            "result": json.dumps(item["result"]),
+        }
+
     def item_row(self, stored: dict[str, Any]) -> dict[str, Any]:
         return {
             "position": 0,
@@ -117,6 +153,9 @@ def quick_result(raw: str, options: Options) -> ValidationResult:
         return syntax_failure_result(raw, parsed)
     outcome = engine.run_group([parsed], options)
     return assemble(parsed, outcome.mail_domain, None, options)
+
+
+_SEVERITIES = tuple(name.value for name in Severity)
 
 
 def _counters(severity: Severity) -> dict[str, int]:

@@ -4,9 +4,9 @@ Exactly-once results on at-least-once messages, in three guards:
 
 1. **Claim** is a conditional UPDATE (``queued``, or ``running`` with an expired lease) that bumps
    ``attempts``; no row means someone else has it or it is done, and the task just returns.
-2. **Items** are written with ``... WHERE state = 'pending'`` and the job's counters grow by the rows that
-   statement actually changed, in the same transaction: a redelivered or taken-over group writes nothing
-   twice and counts nothing twice.
+2. **Items** are settled with ``... WHERE state IN ('pending', 'interim')`` and the job's counters grow
+   by the rows that statement actually changed, in the same transaction: a redelivered or taken-over group
+   writes nothing twice and counts nothing twice.
 3. **The group's own row** is updated only by the holder of the latest claim (``attempts`` is the fencing
    token): a worker that lost its lease while probing still saves its results (guard 2 keeps them
    single), but cannot mark done a group that a newer claim is working on.
@@ -30,7 +30,7 @@ from sqlalchemy.orm import Session
 from core import clock
 from models.jobs import GroupState, JobGroup, JobStatus, ValidationJob
 from models.session import transaction
-from services.jobs import completion, degraded
+from services.jobs import completion, degraded, settling
 from services.jobs.dispatch import send_groups
 from services.jobs.lanes import LaneRef
 from services.jobs.options import JobOptions, result_row
@@ -41,7 +41,7 @@ COUNTERS = ("valid", "warning", "invalid")
 _SETTLE = text("""
 UPDATE job_items i SET state = 'done', result = r.result, score = r.score, severity = r.severity
 FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(email text, result jsonb, score int, severity text)
-WHERE i.job_id = :job AND i.email = r.email AND i.state = 'pending'
+WHERE i.job_id = :job AND i.email = r.email AND i.state IN ('pending', 'interim')
 RETURNING i.severity
 """)
 
@@ -54,6 +54,7 @@ class Claim:
     emails: list[str]
     options: dict[str, Any]  # parsed inside the guarded part of ``run_group``: unreadable options fail it
     deadline: datetime
+    kind: str = "batch"
 
     @property
     def mine(self) -> ColumnElement[bool]:
@@ -76,6 +77,7 @@ def run_group(group_id: int) -> bool:
     verdicts = given_up(claim.emails, claim.attempt - 1) if claim.attempt > MAX_CLAIMS else _probe(claim)
     with transaction() as session:
         save(session, claim, verdicts)
+    settling.wake_if_answered(claim.job_id, claim.kind)  # interim answers may have completed the set
     return True
 
 
@@ -118,18 +120,20 @@ def claim_groups(group_ids: list[int]) -> list[Claim]:
             JobGroup.emails,
             ValidationJob.options,
             ValidationJob.deadline,
+            ValidationJob.kind,
         )
     )
     with transaction() as session:
         rows = session.execute(stmt).all()
     return [
-        Claim(group_id, attempt, job_id, list(emails), dict(options), deadline)
-        for group_id, attempt, job_id, emails, options, deadline in sorted(rows)
+        Claim(group_id, attempt, job_id, list(emails), dict(options), deadline, kind)
+        for group_id, attempt, job_id, emails, options, deadline, kind in sorted(rows)
     ]
 
 
 def save(session: Session, claim: Claim, verdicts: GroupVerdicts) -> None:
-    """Write the settled results and counters; defer the greylisted; finish or refill the job."""
+    """Write the settled results and counters; answer the deferred for now (``settling``) and defer them;
+    finish or refill the job."""
     if verdicts.unreachable is not None:
         session.execute(
             update(JobGroup)
@@ -140,6 +144,7 @@ def save(session: Session, claim: Claim, verdicts: GroupVerdicts) -> None:
     if rows:
         severities = session.scalars(_SETTLE, {"job": claim.job_id, "rows": json.dumps(rows)}).all()
         add_counts(session, claim.job_id, Counter(severities))
+    settling.record_interim(session, claim.job_id, verdicts.interim)
     if verdicts.deferred:
         changes: dict[str, Any] = {"state": GroupState.PENDING.value, "emails": list(verdicts.deferred)}
         changes |= {"next_attempt_at": verdicts.retry_at, "enqueued_at": None, "lease_until": None}

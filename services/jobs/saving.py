@@ -4,14 +4,15 @@
 80 domains give groups of one or two addresses) would spend most of its time in those round trips. Here
 the same guards hold, for all groups of the round at once:
 
-- items settle only while ``pending`` (one UPDATE over every job's rows), and the counters of each job grow
-  by the rows that statement changed (one UPDATE over every job);
+- items settle only while ``pending`` or ``interim`` (one UPDATE over every job's rows; rows of one address,
+  duplicates included, share its normalised ``email`` and settle together), and the counters of each job
+  grow by the rows that statement changed (one UPDATE over every job);
 - a group's row is marked done only under its latest claim (``attempts`` still ours, still ``running``);
 - each job completes once (the status guard), with its event; the others get their window refilled, only
   those with groups still waiting (one query says which).
 
-Groups with deferred addresses go through ``runs.save`` one by one: deferral is rare, and its rules live
-there.
+Groups with deferred addresses (their interim answers, ``settling.record_interim``) go through
+``runs.save`` one by one: deferral is rare, and its rules live there.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ _SETTLE = text("""
 UPDATE job_items i SET state = 'done', result = r.result, score = r.score, severity = r.severity
 FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(job bigint, email text, result jsonb, score int,
                                                     severity text)
-WHERE i.job_id = r.job AND i.email = r.email AND i.state = 'pending'
+WHERE i.job_id = r.job AND i.email = r.email AND i.state IN ('pending', 'interim')
 RETURNING i.job_id, i.severity
 """)
 _COUNT = text("""

@@ -12,6 +12,7 @@ milliseconds, less than a broker round trip); bulk lists are planned by a worker
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -20,19 +21,21 @@ from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import delete, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
 from core import clock
+from models import session as database
 from models.jobs import GroupState, ItemState, JobGroup, JobItem, JobKind, JobStatus, ValidationJob
 from models.session import transaction
 from services.auth import AuthContext, authorize
 from services.errors import NotFound
-from services.jobs import dispatch, idempotency, plan
+from services.jobs import dispatch, idempotency, list_rows, plan, settling
 from services.jobs.errors import BATCH_MAXIMUM, BatchEmpty, BatchTooLarge, IdempotentRequestInProgress
 from services.jobs.options import JobOptions, storable
 from settings import get_settings
 
+log = logging.getLogger(__name__)
 PREFIXES = {JobKind.SINGLE: "val_", JobKind.BATCH: "bat_", JobKind.BULK: "blk_"}
 # Charges (count, idempotency key) to the caller's quota: the web tier passes its limits-aware charge.
 Charger = Callable[[int, str], object]
@@ -75,16 +78,25 @@ def submit(
         with transaction() as session:
             job = open_job(session, auth, kind, options, idempotency_key=idempotency_key, digest=digest)
             job.total = len(inputs)
-            items = [
-                {"job_id": job.id, "position": i, "input": storable(raw), "state": ItemState.NEW.value}
-                for i, raw in enumerate(inputs)
-            ]
-            session.execute(insert(JobItem), items)
+            distinct = _store_items(session, job.id, inputs)
     except IntegrityError as error:
         return replay_of_concurrent(error, auth, idempotency_key, digest)
-    job = admit(job.id, job.public_id, len(inputs), charge)
+    job = admit(job.id, job.public_id, distinct, charge)
     plan.plan(job.id)
     return Submitted(job)
+
+
+def _store_items(session: Session, job_id: int, inputs: Sequence[str]) -> int:
+    """One row per input, duplicates marked (``services.jobs.list_rows``); the distinct addresses."""
+    stored = [storable(raw) for raw in inputs]
+    keys, firsts = list_rows.first_rows(stored)
+    items = [
+        {"job_id": job_id, "position": i, "input": raw, "state": ItemState.NEW.value}
+        | {"key": keys[i], "duplicate_of": firsts[i]}
+        for i, raw in enumerate(stored)
+    ]
+    session.execute(insert(JobItem), items)
+    return len(set(keys))
 
 
 def open_job(
@@ -161,13 +173,40 @@ def check_batch_size(count: int) -> None:
 
 
 def wait(job: ValidationJob, seconds: float) -> ValidationJob:
-    """The job once finished, or as it stands after ``seconds``. Postgres is read after every signal
-    slice, so a second waiter (a replayed request) is not left waiting for a signal the first consumed."""
+    """The job once finished or answered (every address has an answer, some of them interim while they
+    are retried: ``settling.standing`` tells), or as it stands after ``seconds``. Postgres is read after
+    every signal slice, so a second waiter (a replayed request) is not left waiting for a signal the
+    first consumed."""
     give_up = time.monotonic() + seconds
-    while not JobStatus(job.status).finished and (left := give_up - time.monotonic()) > 0:
+    while not _answered(job) and (left := give_up - time.monotonic()) > 0:
         dispatch.wait_done(job.public_id, left)
-        job = reload(job.id)
+        job = reload_if_reachable(job)
     return job
+
+
+def reload_if_reachable(job: ValidationJob) -> ValidationJob:
+    """The job as Postgres has it now, or as last seen while Postgres is unreachable (a restart): the job
+    is charged and the workers carry it on, so the waiter keeps waiting rather than answering 503 to a
+    client who would retry and pay twice."""
+    try:
+        return reload(job.id)
+    except DBAPIError as error:
+        if not database.unreachable(error):
+            raise
+        log.warning("%s not re-read: Postgres unreachable; still waiting", job.public_id)
+        return job
+
+
+def _answered(job: ValidationJob) -> bool:
+    """Finished, or every address answered; while Postgres is unreachable, not yet (keep waiting)."""
+    if JobStatus(job.status).finished:
+        return True
+    try:
+        return settling.standing(job).answered
+    except DBAPIError as error:
+        if not database.unreachable(error):
+            raise
+        return False
 
 
 def reload(job_id: int) -> ValidationJob:
@@ -200,10 +239,13 @@ def find_readable(auth: AuthContext, public_id: str) -> ValidationJob:
 
 
 def results(job: ValidationJob, *, after: int | None = None, limit: int | None = None) -> ResultsPage:
-    """Settled results in submission order (unsettled positions are left out until they settle)."""
+    """Answered results in submission order, interim ones included (positions not answered yet are left
+    out until they are), each as its own row is answered (``list_rows.answer``: index, input, email,
+    duplicateOf)."""
+    answered = (ItemState.DONE.value, ItemState.INTERIM.value)
     stmt = (
-        select(JobItem.position, JobItem.result)
-        .where(JobItem.job_id == job.id, JobItem.state == ItemState.DONE.value)
+        select(JobItem.position, JobItem.input, JobItem.duplicate_of, JobItem.result)
+        .where(JobItem.job_id == job.id, JobItem.state.in_(answered))
         .where(JobItem.position > (after if after is not None else -1))
         .order_by(JobItem.position)
     )
@@ -211,7 +253,11 @@ def results(job: ValidationJob, *, after: int | None = None, limit: int | None =
         rows = session.execute(stmt.limit(limit + 1) if limit else stmt).all()
     more = limit is not None and len(rows) > limit
     rows = rows[:limit] if limit else rows
-    return ResultsPage(job, [row.result for row in rows], rows[-1].position if more and rows else None)
+    answers = [
+        list_rows.answer(job.kind, row.position, row.input, row.duplicate_of, row.result or {})
+        for row in rows
+    ]
+    return ResultsPage(job, answers, rows[-1].position if more and rows else None)
 
 
 def cancel(auth: AuthContext, public_id: str, kinds: Sequence[JobKind]) -> ValidationJob:

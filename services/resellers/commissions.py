@@ -23,7 +23,7 @@ from models.accounts import Account, Tier
 from models.resellers import CommissionLine, CommissionReport, SubUser
 from models.session import transaction
 from services.auth import AuthContext
-from services.errors import InvalidField
+from services.errors import NotFound
 from services.resellers import usage_facts
 from services.resellers.access import ensure_reseller
 from services.resellers.revenue import Month, commission_cents, overage_usd, subscription_usd, to_cents
@@ -64,9 +64,7 @@ def report(actor: AuthContext, period: str | None) -> Report:
     now = clock.now()
     month = Month.parse(period) if period is not None else Month.containing(now)
     if month.start > now:
-        raise InvalidField(
-            "period", f"{month.label} has not begun; ask for the current month or an earlier one."
-        )
+        raise NotFound(f"{month.label} has not begun; ask for the current month or an earlier one.")
     if now >= month.end + CLOSE_AFTER:
         return close_month(actor.account.id, month)
     with transaction() as session:

@@ -57,12 +57,14 @@ def test_a_csv_list_goes_from_upload_to_download(live_api: Api, worker: Worker, 
     assert download.status_code == 200
     assert download.headers["Content-Type"].startswith("text/csv")
     table = list(csv.DictReader(io.StringIO(download.text)))
-    assert [row["input"] for row in table] == rows
-    by_input = {row["input"]: row for row in table}
-    assert by_input["user01@bench-001.test"]["isValid"] == "True"
-    assert by_input["nobody@bench-001.test"]["severity"] == "invalid"
-    assert by_input["not an address"]["score"] == "0"
-    assert by_input["USER00@bench-000.test"]["email"] == "user00@bench-000.test"
+    assert [row["email"] for row in table] == rows  # the uploaded column, then the result columns
+    by_input = {row["email"]: row for row in table}
+    assert by_input["user01@bench-001.test"]["result_isValid"] == "true"
+    assert by_input["nobody@bench-001.test"]["result_severity"] == "invalid"
+    assert by_input["not an address"]["result_score"] == "0"
+    duplicate = by_input["USER00@bench-000.test"]
+    assert (duplicate["result_email"], duplicate["result_duplicateOf"]) == ("USER00@bench-000.test", "0")
+    assert duplicate["result_severity"] == by_input["user00@bench-000.test"]["result_severity"]
 
 
 def test_a_json_list_downloads_as_json(live_api: Api, worker: Worker, owner: Persona) -> None:
@@ -80,13 +82,14 @@ def test_a_json_list_downloads_as_json(live_api: Api, worker: Worker, owner: Per
     assert all("smtp" not in item["checks"] for item in results)  # quickMode
 
 
-def test_the_list_is_charged_once_per_address(live_api: Api, worker: Worker, owner: Persona) -> None:
-    job = upload_csv(live_api, owner, ["alice@mailbox.test"] * 7, quickMode="true").json()
+def test_the_list_is_charged_once_per_distinct_address(live_api: Api, worker: Worker, owner: Persona) -> None:
+    rows = ["alice@mailbox.test"] * 5 + [" ALICE@mailbox.test", "bob@mailbox.test"]
+    job = upload_csv(live_api, owner, rows, quickMode="true").json()
     wait_finished(live_api, owner, job["id"])
 
     with transaction() as session:
         used = session.scalar(select(UsagePeriod.used).where(UsagePeriod.account_id == owner.account_id))
-    assert used == 7
+    assert used == 2
 
 
 def test_a_cancelled_list_stops_and_keeps_what_was_done(

@@ -90,6 +90,25 @@ def test_a_huge_number_in_a_json_list_is_refused_not_crashing_the_parser(
     assert requests.get(f"{web.base_url}/health", timeout=10).status_code == 200
 
 
+@pytest.mark.parametrize(
+    ("item", "says"),
+    [
+        (b'{"email": "ann@example.com", "name": "Ann"}', "fields other than email: name"),
+        (b'"' + b"a" * 309 + b'@example.com"', "longer than 320 characters"),
+        (b'{"email": "' + b"a" * 309 + b'@example.com"}', "longer than 320 characters"),
+    ],
+)
+def test_a_json_item_outside_what_openapi_says_is_refused_naming_it(
+    web: Gunicorn, owner: Persona, item: bytes, says: str
+) -> None:
+    """/openapi.json: items are addresses of at most 320 characters, or objects with only ``email``."""
+    response = upload(web, owner, b'["ann@example.com", ' + item + b"]", "application/json")
+    assert (response.status_code, response.json()["field"]) == (400, "[1]")
+    assert says in response.json()["message"]
+    longest = upload(web, owner, b'["' + b"a" * 308 + b'@example.com"]', "application/json")
+    assert longest.status_code == 202, longest.json()
+
+
 def jobs_of(account_id: int) -> tuple[int, int]:
     """(jobs, stored addresses) of the account, whatever their state."""
     with db_session.transaction() as session:
@@ -109,7 +128,8 @@ def test_an_account_that_cannot_afford_a_list_is_refused_and_nothing_is_stored(
 ) -> None:
     persona = open_persona(Tier.BUSINESS)
     fill(persona.account_id, HARD_LIMIT_BUSINESS - room)
-    response = upload(web, persona, b"email\n" + b"someone@example.com\n" * addresses, "text/csv")
+    rows = "".join(f"someone{i}@example.com\n" for i in range(addresses))  # distinct: each is charged
+    response = upload(web, persona, f"email\n{rows}".encode(), "text/csv")
     assert response.status_code == 429, response.text
     error = response.json()["error"]
     assert error["code"] == "RATE_LIMIT_EXCEEDED"

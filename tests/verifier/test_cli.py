@@ -55,6 +55,19 @@ def test_json_and_human_output_echo_the_input_and_the_trimmed_address(lab: MailL
     assert lines[:2] == ["Bob@MailBox.test: valid, score 100", '  input: "\\u00a0Bob@MailBox.test\\t"']
 
 
+def test_json_output_answers_each_argument_in_order_with_its_index_as_a_batch_does(lab: MailLab) -> None:
+    arguments = [" alice@mailbox.test", "zed@mailbox.test", "ALICE@mailbox.test\u200b", "not an address"]
+    done = run(lab, "--json", "--quick", "--test-domains", *arguments)
+    bodies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(b["index"], b["input"], b["email"]) for b in bodies] == [
+        (0, " alice@mailbox.test", "alice@mailbox.test"),
+        (1, "zed@mailbox.test", "zed@mailbox.test"),
+        (2, "ALICE@mailbox.test\u200b", "ALICE@mailbox.test"),
+        (3, "not an address", "not an address"),
+    ]
+    assert bodies[0]["score"] == bodies[2]["score"]
+
+
 def test_quick_mode_opens_no_smtp_session(lab: MailLab) -> None:
     done = run(lab, "--json", "--quick", "--test-domains", "alice@mailbox.test", "carol@catchall.test")
     assert done.returncode == 0, done.stderr

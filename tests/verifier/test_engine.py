@@ -59,7 +59,7 @@ def sessions(lab: MailLab, *servers: str) -> int:
         ("alice@spamhaus.test", 65, Severity.WARNING, scoring.BLOCKED),
         ("alice@proofpoint.test", 65, Severity.WARNING, scoring.BLOCKED),
         ("alice@dead.test", 65, Severity.WARNING, scoring.NO_ANSWER),
-        ("alice@tarpit.test", 65, Severity.WARNING, scoring.NO_ANSWER),
+        ("alice@tarpit.test", 65, Severity.WARNING, "temporarily unavailable: check again in 5 min"),
         ("jörg@mailbox.test", 65, Severity.WARNING, scoring.NO_SMTPUTF8),
         ("a@yahoo.test", 65, Severity.WARNING, "accepts every address at first"),
         ("alice@servfail.test", 65, Severity.WARNING, scoring.DNS_UNKNOWN),

@@ -205,6 +205,21 @@ def test_no_reply_is_no_answer_with_the_reason():
     assert (found.outcome, found.reason) == (ProbeOutcome.NO_ANSWER, "timeout")
 
 
+@pytest.mark.parametrize(
+    ("text", "reason", "retry_after"),
+    [
+        ("timeout", "timeout", 120),  # too slow: ask again later, like a 4xx
+        ("connect timeout", "connect_timeout", 120),
+        ("connection closed by server", "disconnected", 120),
+        ("connection refused", "connection_refused", None),  # nothing listens: no time to come back at
+    ],
+)
+def test_a_silence_that_means_not_now_carries_a_retry_time(text: str, reason: str, retry_after: int | None):
+    silent = ReplyEvidence("mx.example.com", "192.0.2.1", "CONNECT", None, None, text, False, 1000.0)
+    found = classify(silent, GENERIC, 120, rcpt=True)
+    assert (found.reason, found.retry_after) == (reason, retry_after)
+
+
 def test_multiline_replies_keep_one_enhanced_code_and_the_whole_text():
     enhanced, text = parse_reply(
         b"5.1.1 The email account does not exist. Please try\n5.1.1 double-checking."

@@ -44,8 +44,9 @@ def test_a_key_created_without_scopes_may_only_validate(client, owner: Persona) 
 @pytest.mark.parametrize(
     ("body", "field", "message"),
     [
-        ({"name": "abcd"}, "name", "name: String should have at least 5 characters"),
-        ({"name": "x" * 101}, "name", "name: String should have at most 100 characters"),
+        ({"name": "abcd"}, "name", "name must be 5 to 100 characters"),
+        ({"name": "  abcd \n"}, "name", "name must be 5 to 100 characters (whitespace around it is trimmed)"),
+        ({"name": "x" * 101}, "name", "name must be 5 to 100 characters"),
         ({"name": "Good name", "scopes": ["keys:read"]}, "scopes[0]", "Unknown scope 'keys:read'"),
         ({"name": "Good name", "scopes": []}, "scopes", "scopes: List should have at least 1 item"),
         ({"name": "Good name", "allowedIps": ["10.0.0.300"]}, "allowedIps[0]", "'10.0.0.300' is not an IPv4"),

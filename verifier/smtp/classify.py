@@ -100,7 +100,9 @@ def classify(
 ) -> Classification:
     """Classify one reply; ``rcpt`` says whether it answered a RCPT TO (only those judge a mailbox)."""
     if evidence.code is None:
-        return Classification(ProbeOutcome.NO_ANSWER, _NO_REPLY_REASONS.get(evidence.text, "no_reply"))
+        reason = _NO_REPLY_REASONS.get(evidence.text, "no_reply")
+        retry_after = greylist_default if reason in _TEMPORARY_SILENCES else None
+        return Classification(ProbeOutcome.NO_ANSWER, reason, retry_after=retry_after)
     if evidence.code in (250, 251):
         return Classification(ProbeOutcome.ACCEPTED, "accepted")
     found = _classify_reply(evidence, rules, greylist_default)
@@ -117,6 +119,9 @@ _NO_REPLY_REASONS = {
     "connection closed by server": "disconnected",
     "session limit": "session_limit",
 }
+# Silences that say "not now" (a server too slow or busy, our own wait for a session slot) rather than
+# "nothing there": they carry a retry time like a 4xx, so a client (and ``retryTemporary``) knows when.
+_TEMPORARY_SILENCES = {"timeout", "connect_timeout", "deadline", "disconnected", "session_limit"}
 _MAILBOX_OUTCOMES = {ProbeOutcome.REJECTED_MAILBOX, ProbeOutcome.FULL, ProbeOutcome.DISABLED}
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from flask import Blueprint, Response, request
 
 from core.clock import now
-from models.jobs import JobKind, JobStatus, ValidationJob
-from services.jobs import submit
+from models.jobs import JobKind, ValidationJob
+from services.jobs import settling, submit
 from settings import get_settings
 from web.auth import current_auth, require_scope
 from web.branding import brand, link_host
@@ -33,7 +33,10 @@ bp = Blueprint("batches", __name__)
     request=BatchBody,
     responses={200: BatchResultOut, 202: AcceptedOut},
     coded_400=True,
-    description="200 with every result when the batch finishes within BATCH_SYNC_WAIT_SECONDS; otherwise, "
+    description="200 with every result when every address is answered within BATCH_SYNC_WAIT_SECONDS: "
+    "a temporary failure (greylisting, 421, timeout) is answered `smtp` unknown with `retryAfter` and never "
+    "held; with `options.retryTemporary` those answers are interim (`retrying`, `status` running) until the "
+    "background retries settle them on the results URL and `batch.completed` fires. Otherwise, "
     "or with `Prefer: respond-async`, 202 with batchId and resultsUrl. Each address counts one validation "
     "against the monthly quota; the batch counts one request against the rate limit. An `Idempotency-Key` "
     "header sent again within 24 h answers for the same batch (`Idempotent-Replayed: true`, nothing "
@@ -50,11 +53,14 @@ def create() -> Response:
 
 
 def answer(job: ValidationJob) -> Response:
-    """200 with the batch result once it has finished (within the wait), else 202 with its results URL."""
+    """200 with the batch result once every address is answered within the wait (some answers interim
+    while ``retryTemporary`` retries them: ``retrying``), else 202 with its results URL."""
     if not prefers_async():
         job = submit.wait(job, get_settings().jobs.batch_wait)
-    if job.status == JobStatus.COMPLETED.value:
-        return respond(BatchResultOut.of(submit.results(job), now(), brand()))
+    standing = settling.standing(job)
+    if standing.answered:
+        page, retrying = submit.results(job), standing.retrying
+        return respond(BatchResultOut.of(page, now(), brand(), retrying=retrying, host=link_host()))
     accepted = AcceptedOut.of(job, link_host())
     response = respond(accepted, 202)
     response.headers["Location"] = accepted.results_url
@@ -75,7 +81,7 @@ def results(batch_id: str) -> Response:
     query = parse_query(ResultsQuery)
     job = submit.find_readable(current_auth(), batch_id)
     page = submit.results(job, after=query.starting_after, limit=query.limit)
-    return respond(ResultsOut.of(page, brand()))
+    return respond(ResultsOut.of(page, brand(), retrying=settling.retrying(job)))
 
 
 def prefers_async() -> bool:

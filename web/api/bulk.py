@@ -10,7 +10,8 @@ from flask import Blueprint, Response, request, stream_with_context
 from werkzeug.exceptions import UnsupportedMediaType
 
 from models.jobs import JobKind
-from services.jobs import bulk, submit
+from services.jobs import bulk, bulk_dry_run, submit
+from services.jobs.bulk_readers import MAX_JSON_ADDRESS
 from settings import get_settings
 from web.auth import current_auth, require_scope
 from web.body_limits import body_limit
@@ -19,47 +20,86 @@ from web.idempotency import idempotency_key, marked
 from web.limits import charge, rate_limited
 from web.openapi import document
 from web.schemas.base import respond
-from web.schemas.bulk import BulkJobOut, DownloadQuery, UploadQuery
+from web.schemas.bulk import BulkJobOut, DownloadQuery, DryRunOut, UploadQuery
+from web.schemas.errors import FlatError
 from web.schemas.validation import job_options
 from web.validation import parse_query
 
 bp = Blueprint("bulk", __name__, url_prefix="/bulk/jobs")
 MEDIA_TYPES = {"text/csv": "csv", "application/json": "json"}
+# The plain CSV: an optional ``email`` header, a first address (a visible ASCII character first, an "@" in
+# it, so it cannot read as the header), then lines with no comma, quote, NUL or lone CR. The reader takes
+# more (quoted cells, more columns); no pattern can say which CSV holds an address, so the document states
+# this form (docs/decisions.md).
+CSV_PATTERN = (
+    r"^(?:[Ee][Mm][Aa][Ii][Ll]\r?\n)?"  # the header
+    r'[ \t]*[!#-+\--~][^\x00\n\r",]{0,126}@[^\x00\n\r",]{0,126}'  # the first address
+    r'(?:\r?\n[^\x00\n\r",]{0,254})*$'  # more lines
+)
 # What the readers of ``services.jobs.bulk_readers`` accept (limits in ``services.jobs.upload_guards``).
 UPLOAD_BODIES = {
     "text/csv": {
         "type": "string",
+        "pattern": CSV_PATTERN,
         "description": "One address per line; the column headed `email` if the first row has one, else the "
-        "first column. Lines of at most 8 KiB and 64 columns.",
+        "first column. Every row comes back in the CSV download with its own cells; a row without an "
+        "address is kept there, not validated or charged. The pattern is the plain form (an optional `email` "
+        "header, then one address per line); the reader takes any CSV whose lines are at most 8 KiB and 64 "
+        "columns.",
     },
     "application/json": {
         "type": "array",
         "minItems": 1,
         "items": {
             "anyOf": [
-                {"type": "string", "maxLength": 1024},
+                {"type": "string", "maxLength": MAX_JSON_ADDRESS},
                 {
                     "type": "object",
                     "required": ["email"],
-                    "properties": {"email": {"type": "string", "maxLength": 1024}},
+                    "properties": {"email": {"type": "string", "maxLength": MAX_JSON_ADDRESS}},
+                    "additionalProperties": False,
                 },
             ]
         },
-        "description": "Addresses, or objects with an `email` string; items of at most 4 KiB, 4 levels deep.",
+        "description": "Addresses, or objects with an `email` string and no other field.",
     },
 }
 DOWNLOAD_TYPES = {"csv": "text/csv; charset=utf-8", "json": "application/json"}
+DOWNLOADS = {
+    "text/csv": {
+        "type": "string",
+        "description": "A header row (input, email, isValid, score, severity, reason), then one row per "
+        "line of the list; cells a spreadsheet would run as a formula are escaped.",
+    },
+    "application/json": {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "required": ["input", "email", "metadata"],
+            "properties": {
+                "input": {"type": "string"},
+                "email": {"type": "string"},
+                "metadata": {"type": "object"},
+            },
+        },
+        "description": "One object per line of the list: `input` and the single-validation result, or "
+        "`status: not validated (cancelled)`.",
+    },
+}
 
 
 @bp.post("")
 @document(
     "Upload a list (CSV or JSON body) to validate",
     query=UploadQuery,
-    responses={202: BulkJobOut},
+    responses={202: BulkJobOut, 200: DryRunOut},
     raw_body=UPLOAD_BODIES,
-    description="Each address counts one validation against the monthly quota (all or nothing); the upload "
-    "counts one request against the rate limit. Bodies up to BULK_MAX_BODY_BYTES. An `Idempotency-Key` "
-    "sent again within 24 h with the same list answers for the same job (`Idempotent-Replayed: true`).",
+    description="Each distinct address counts one validation against the monthly quota (all or nothing; "
+    "a duplicate row is answered with its first row's verdict, free); the upload counts one request "
+    "against the rate limit. Bodies up to BULK_MAX_BODY_BYTES. An `Idempotency-Key` sent again within "
+    "24 h with the same list answers for the same job (`Idempotent-Replayed: true`). With `dryRun=true`, "
+    "200 with the list's rows, duplicates, syntax failures, distinct domains and cost; nothing is stored "
+    "or charged.",
 )
 @body_limit(lambda: get_settings().jobs.bulk_max_body_bytes)
 @require_scope("bulk:*")
@@ -71,6 +111,8 @@ def upload() -> Response:
         raise UnsupportedMediaType("Send the list as text/csv or application/json.")
     auth, key = current_auth(), idempotency_key()
     options = job_options(auth.account, query)
+    if query.dry_run:
+        return respond(DryRunOut.of(bulk_dry_run.dry_run(auth, request.stream, fmt, options)))
     submitted = bulk.upload(auth, request.stream, fmt, options, charge, idempotency_key=key)
     return marked(respond(BulkJobOut.of(bulk.progress(submitted.job), link_host()), 202), submitted)
 
@@ -84,7 +126,17 @@ def status(job_id: str) -> Response:
 
 
 @bp.get("/<job_id>/download")
-@document("Download a finished list's results (CSV or JSON, streamed)", query=DownloadQuery, responses={})
+@document(
+    "Download a finished list's results (CSV or JSON, streamed)",
+    query=DownloadQuery,
+    responses={409: FlatError},
+    raw_responses={200: DOWNLOADS},
+    description="409 while the list is still being validated. One row per uploaded row, in order. CSV: "
+    "the file's own header and cells (padded to the widest row), then result_email, result_isValid, "
+    "result_score, result_severity, result_reason, result_duplicateOf; cells starting with =, +, -, @, "
+    "tab or CR get a leading ' (CSV injection). JSON: one object per row with index, input, email, "
+    "duplicateOf and the result, values unescaped.",
+)
 @require_scope("bulk:*")
 def download(job_id: str) -> Response:
     fmt = parse_query(DownloadQuery).format

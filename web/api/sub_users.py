@@ -9,7 +9,7 @@ from web.api.resellers import reseller_blueprint
 from web.auth import current_auth, require_scope
 from web.openapi import document
 from web.schemas.base import respond
-from web.schemas.errors import CodedError
+from web.schemas.errors import CodedError, FlatError
 from web.schemas.sub_users import (
     CreatedSubUserOut,
     CreateSubUserBody,
@@ -40,7 +40,12 @@ def create() -> Response:
 
 
 @bp.get("")
-@document("List your sub-users, oldest first", query=SubUserListQuery, responses={200: SubUserPageOut})
+@document(
+    "List your sub-users, oldest first",
+    query=SubUserListQuery,
+    responses={200: SubUserPageOut, 404: FlatError},
+    description="404 when `startingAfter` names no sub-user of yours.",
+)
 @require_scope("resellers:read")
 def list_all() -> Response:
     query = parse_query(SubUserListQuery)

@@ -8,8 +8,9 @@ import time
 from flask import Blueprint, Response
 
 from core.clock import now
-from models.jobs import JobKind, JobStatus
-from services.jobs import quick, submit
+from models.jobs import JobKind, ValidationJob
+from services import links
+from services.jobs import quick, settling, submit
 from settings import get_settings
 from verifier.results import JsonValue
 from web.auth import current_auth, require_scope
@@ -31,7 +32,10 @@ bp = Blueprint("validate", __name__)
     request=ValidateBody,
     responses={200: SingleResultOut, 202: AcceptedOut},
     description="200 also when the address is invalid. Without quickMode the SMTP probe runs on a worker; "
-    "if it has not finished within VALIDATE_WAIT_SECONDS the answer is 202 with a resultsUrl.",
+    "if it has not finished within VALIDATE_WAIT_SECONDS the answer is 202 with a resultsUrl. A temporary "
+    "failure (greylisting, 421, timeout) is answered at once, `smtp` unknown with `retryAfter`; with "
+    "`options.retryTemporary` that answer is interim (`retrying`, `resultsUrl`) and the service retries it "
+    "in the background (`validation.completed` fires once, when the retries end).",
 )
 @require_scope("validate:write")
 @rate_limited
@@ -45,10 +49,18 @@ def validate() -> Response:
     else:
         submitted = submit.submit(auth, JobKind.SINGLE, [body.email], options, charge)
         job = submit.wait(submitted.job, get_settings().jobs.single_wait)
-        if job.status != JobStatus.COMPLETED.value:
+        standing = settling.standing(job)
+        if not standing.answered:
             return respond(AcceptedOut.of(job, link_host()), 202)
-        result = submit.results(job).results[0]
+        result = submit.results(job).results[0] | retrying(job, standing)
     return respond(SingleResultOut.model_validate({**result, "metadata": metadata(started)}))
+
+
+def retrying(job: ValidationJob, standing: settling.Standing) -> dict[str, JsonValue]:
+    """An interim answer says so, with the results URL where the settled one will be."""
+    if not standing.retrying:
+        return {}
+    return {"retrying": True, "resultsUrl": links.results_url(job.public_id, link_host())}
 
 
 def metadata(started: float) -> dict[str, JsonValue]:

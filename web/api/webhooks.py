@@ -12,6 +12,7 @@ from web.auth import current_auth, require_scope
 from web.config import app_settings
 from web.openapi import document
 from web.schemas.base import respond
+from web.schemas.errors import FlatError
 from web.schemas.webhooks import (
     CreateWebhookBody,
     DeletedWebhookOut,
@@ -107,7 +108,7 @@ WAITS = (
 @bp.post("/<int:endpoint_id>/deliveries/<int:delivery_id>/redeliver")
 @document(
     "Send a delivery's event again now (a new delivery)",
-    responses={201: DeliveryOut, 202: DeliveryOut},
+    responses={201: DeliveryOut, 202: DeliveryOut, 429: FlatError},
     description=WAITS,
 )
 @require_scope("webhooks:write")
@@ -120,8 +121,9 @@ def redeliver(endpoint_id: int, delivery_id: int) -> Response:
 @document(
     "Send a sample event to an endpoint and return the outcome",
     request=TestWebhookBody,
-    responses={200: TestResultOut, 202: DeliveryOut},
-    description=WAITS,
+    responses={200: TestResultOut, 202: DeliveryOut, 404: FlatError, 409: FlatError, 429: FlatError},
+    description=WAITS + " 404 for an `endpointId` the account does not have; 409 (field `endpointId`) "
+    "when it names none and the account has no endpoint or several.",
 )
 @require_scope("webhooks:write")
 def test() -> Response:

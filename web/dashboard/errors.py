@@ -11,9 +11,11 @@ from flask import Blueprint, flash, g, redirect, render_template, request
 from flask_wtf.csrf import CSRFError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from sqlalchemy.exc import DBAPIError
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response
 
+from models import session as database
 from services.errors import ServiceError
 from web.errors import status_of
 
@@ -51,6 +53,11 @@ def on_unavailable(error: Exception) -> tuple[str, int]:
     return page(503, "The service is briefly unavailable. Try again in a few seconds.")
 
 
+def on_database_error(error: DBAPIError) -> tuple[str, int]:
+    """Postgres restarting is the same short outage page as Redis restarting; a refused statement is a bug."""
+    return on_unavailable(error) if database.unreachable(error) else on_unexpected(error)
+
+
 def on_unexpected(error: Exception) -> tuple[str, int]:
     request_id = g.get("request_id", "unknown")
     log.error("unhandled error", exc_info=error, extra={"requestId": request_id})
@@ -72,4 +79,5 @@ def install(bp: Blueprint) -> None:
     bp.register_error_handler(HTTPException, on_http_error)
     bp.register_error_handler(RedisConnectionError, on_unavailable)
     bp.register_error_handler(RedisTimeoutError, on_unavailable)
+    bp.register_error_handler(DBAPIError, on_database_error)
     bp.register_error_handler(Exception, on_unexpected)

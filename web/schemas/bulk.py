@@ -9,13 +9,20 @@ from pydantic import Field
 
 from services import links
 from services.jobs.bulk import Progress
+from services.jobs.bulk_dry_run import ListSummary
 from services.jobs.completion import processing_ms
 from web.schemas.base import Out, Query
+from web.schemas.validation import RETRY_TEMPORARY
 
 
 class UploadQuery(Query):
     quick_mode: bool = Field(default=False, description="skip the SMTP and catch-all checks")
     skip_catch_all: bool = Field(default=False, description="skip catch-all detection")
+    retry_temporary: bool = Field(default=True, description=RETRY_TEMPORARY)
+    dry_run: bool = Field(
+        default=False,
+        description="answer 200 with what the list holds and would cost; nothing is stored or charged",
+    )
 
 
 class DownloadQuery(Query):
@@ -62,4 +69,56 @@ class BulkJobOut(Out):
             finished_at=job.finished_at,
             results_url=links.results_url(job.public_id, host),
             download_url=links.download_url(job.public_id, host),
+        )
+
+
+class QuotaNowOut(Out):
+    limit: int
+    used: int
+    remaining: int = Field(description="validations left within the quota itself")
+    hard_limit: int = Field(description="the last validation that runs (120% of the quota)")
+
+
+class CostOut(Out):
+    """What the upload would be charged: one validation per distinct address (duplicates are free)."""
+
+    validations: int
+    within_quota: int = Field(description="validations within the quota (0 when the list would be refused)")
+    overage: int = Field(description="validations past the quota, run in grace and billed at period end")
+    would_be_refused: bool = Field(description="the upload would pass the hard limit and be refused (429)")
+    quota: QuotaNowOut
+
+
+class DryRunOut(Out):
+    """``dryRun=true``: what the list holds and would cost; nothing was stored or charged."""
+
+    rows: int = Field(description="every row of the list, blank ones included")
+    blank_rows: int = Field(description="CSV rows without an address: kept in the download, not charged")
+    addresses: int = Field(description="rows with an address")
+    duplicates: int = Field(description="rows whose address an earlier row already has")
+    distinct_addresses: int
+    syntax_failures: int = Field(description="rows whose address is not valid syntax")
+    distinct_domains: int = Field(description="domains among the addresses of valid syntax")
+    cost: CostOut
+
+    @classmethod
+    def of(cls, summary: ListSummary) -> DryRunOut:
+        cost, quota = summary.cost, summary.cost.quota
+        return cls(
+            rows=summary.rows,
+            blank_rows=summary.blank_rows,
+            addresses=summary.addresses,
+            duplicates=summary.duplicates,
+            distinct_addresses=cost.validations,
+            syntax_failures=summary.syntax_failures,
+            distinct_domains=summary.distinct_domains,
+            cost=CostOut(
+                validations=cost.validations,
+                within_quota=cost.within_quota,
+                overage=cost.overage,
+                would_be_refused=cost.refused,
+                quota=QuotaNowOut(
+                    limit=quota.limit, used=quota.used, remaining=quota.remaining, hard_limit=quota.hard_limit
+                ),
+            ),
         )

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from services.resellers.commissions import Line, Report
 from web.schemas.base import Out, Query
+from web.schemas.inputs import patterned
+
+PERIOD_PATTERN = r"^[2-9][0-9]{3}-(?:0[1-9]|1[0-2])$"  # from 2000
+Period = Annotated[str, *patterned(PERIOD_PATTERN, "{field} must be a month written YYYY-MM (from 2000).")]
 
 
 def usd(cents: int) -> float:
@@ -18,7 +22,9 @@ def usd(cents: int) -> float:
 
 
 class CommissionQuery(Query):
-    period: str | None = Field(default=None, description="YYYY-MM; default: the current month")
+    period: Period | None = Field(
+        default=None, description="YYYY-MM; default: the current month; 404 for a month that has not begun"
+    )
 
 
 class CommissionLineOut(Out):

@@ -5,15 +5,23 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from pydantic import Field, StringConstraints
+from pydantic import Field
 
 from models.resellers import CustomDomain
 from services.resellers import custom_domains
 from web.schemas.base import Body, Out
+from web.schemas.inputs import DOMAIN_PATTERN, patterned
 
 
 class AddDomainBody(Body):
-    hostname: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=253)]
+    hostname: Annotated[
+        str,
+        *patterned(
+            DOMAIN_PATTERN,
+            "{field} must be a host name such as api.example.com (not an IP address).",
+            max_length=253,
+        ),
+    ]
 
 
 class ChallengeOut(Out):

@@ -12,7 +12,8 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
-from pydantic import AfterValidator, AwareDatetime, BeforeValidator, Field, WithJsonSchema
+from pydantic import AfterValidator, AwareDatetime, BeforeValidator, Field, ValidationInfo, WithJsonSchema
+from pydantic.alias_generators import to_camel
 
 BIGINT_MAX = 2**63 - 1
 INTEGER_MAX = 2**31 - 1  # Postgres ``integer`` (positions in a list)
@@ -48,4 +49,74 @@ Instant = Annotated[
     AfterValidator(_in_utc),
     WithJsonSchema({"type": "string", "format": "date-time", "pattern": INSTANT_PATTERN}),
 ]
-DatabaseId = Annotated[int, Field(ge=1, le=BIGINT_MAX)]
+
+
+def _integral(value: object) -> object:
+    """JSON has one number type: 1001.0 is the integer 1001 to JSON Schema, so it is to us too."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+DatabaseId = Annotated[int, Field(ge=1, le=BIGINT_MAX), BeforeValidator(_integral)]
+
+
+# Text fields: the pattern /openapi.json publishes is checked on the text as sent (a full match, as JSON
+# Schema validators read an anchored pattern), so what the document calls valid and what the service takes
+# are one set. Classes are spelled out (no \s, \d, \w, "."): regex engines disagree on those.
+WHITESPACE = " \t\n\r"
+NUL_FREE = r"^[^\x00]*$"  # every string input: NUL is refused everywhere (web/validation.py)
+_EDGE = r"[^ \t\n\r\x00]"
+_INNER = r"[^\x00]"
+
+
+def trimmed_pattern(min_length: int, max_length: int) -> str:
+    """Text of ``min_length``-``max_length`` characters once the whitespace around it is trimmed."""
+    if max_length == 1:
+        core = _EDGE
+    elif min_length <= 1:
+        core = f"{_EDGE}(?:{_INNER}{{0,{max_length - 2}}}{_EDGE})?"
+    else:
+        core = f"{_EDGE}{_INNER}{{{min_length - 2},{max_length - 2}}}{_EDGE}"
+    return rf"^[ \t\n\r]*{core}[ \t\n\r]*$"
+
+
+def patterned(
+    pattern: str, problem: str, *, trim: bool = False, max_length: int | None = None
+) -> tuple[BeforeValidator, WithJsonSchema]:
+    """Annotations for a string that must fully match ``pattern`` (``problem`` is the 400's message, with
+    ``{field}`` for the field's name); ``trim`` strips the whitespace around it once it is checked."""
+    compiled = re.compile(pattern)
+    schema: dict[str, object] = {"type": "string", "pattern": pattern}
+    if max_length is not None:
+        schema["maxLength"] = max_length
+
+    def check(value: object, info: ValidationInfo) -> object:
+        if isinstance(value, str):
+            too_long = max_length is not None and len(value) > max_length
+            if too_long or not compiled.fullmatch(value):
+                raise ValueError(problem.format(field=to_camel(info.field_name or "value")))
+            return value.strip(WHITESPACE) if trim else value
+        return value
+
+    return BeforeValidator(check), WithJsonSchema(schema)
+
+
+def trimmed(min_length: int, max_length: int) -> tuple[BeforeValidator, WithJsonSchema]:
+    between = f"{min_length} to {max_length}" if min_length > 1 else f"at most {max_length}"
+    return patterned(
+        trimmed_pattern(min_length, max_length),
+        "{field} must be " + between + " characters (whitespace around it is trimmed).",
+        trim=True,
+    )
+
+
+# Host names and URLs: DNS labels (an IPv4 address is four all-digit labels), an optional port 1-65535,
+# then printable ASCII. IPv6 literals and non-ASCII (unencoded IRI) characters are not taken.
+LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_TOP_LABEL = r"[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+DOMAIN_PATTERN = rf"^(?:{LABEL}\.)+{_TOP_LABEL}\.?$"  # two labels or more, the last not numeric
+_PORT = r"(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])"
+_AFTER_SCHEME = rf"://(?:{LABEL}\.)*{LABEL}\.?(?::{_PORT})?(?:[/?#][!-~]*)?$"
+HTTPS_URL_PATTERN = rf"^[Hh][Tt][Tt][Pp][Ss]{_AFTER_SCHEME}"
+WEB_URL_PATTERN = rf"^[Hh][Tt][Tt][Pp][Ss]?{_AFTER_SCHEME}"

@@ -9,8 +9,8 @@ from pydantic import (
     AfterValidator,
     ConfigDict,
     Field,
-    StringConstraints,
     ValidationInfo,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -19,6 +19,7 @@ from pydantic.alias_generators import to_camel
 from models.keys import ApiKey
 from services.keys import allowlist, lifecycle, scopes, secrets
 from web.schemas.base import Body, Out
+from web.schemas.inputs import trimmed
 
 
 def known_scope(scope: str) -> str:
@@ -27,11 +28,20 @@ def known_scope(scope: str) -> str:
     return scope
 
 
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=5, max_length=100)]
-Scopes = Annotated[list[Annotated[str, AfterValidator(known_scope)]], Field(min_length=1)]
-AllowedIps = Annotated[
-    list[Annotated[str, AfterValidator(allowlist.normalise_entry)]], Field(max_length=allowlist.MAX_ENTRIES)
+# A format of its own: "no host bits set" (10.0.0.0/24, not 10.0.0.7/24) is more than a pattern can say.
+IP_ENTRY_SCHEMA = {
+    "type": "string",
+    "format": "ip-address-or-network",
+    "description": "An IPv4 or IPv6 address, or a CIDR range of either with no host bits set "
+    "(10.0.0.0/24, 2001:db8::/32); whitespace around it is trimmed.",
+}
+Name = Annotated[str, *trimmed(5, 100)]
+Scope = Annotated[
+    str, AfterValidator(known_scope), WithJsonSchema({"type": "string", "enum": list(scopes.SCOPES)})
 ]
+Scopes = Annotated[list[Scope], Field(min_length=1)]
+IpEntry = Annotated[str, AfterValidator(allowlist.normalise_entry), WithJsonSchema(IP_ENTRY_SCHEMA)]
+AllowedIps = Annotated[list[IpEntry], Field(max_length=allowlist.MAX_ENTRIES)]
 
 
 def unique(values: list[str] | None) -> tuple[str, ...] | None:

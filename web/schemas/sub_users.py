@@ -8,9 +8,10 @@ from typing import Annotated, Literal
 from email_validator import EmailNotValidError, validate_email
 from pydantic import (
     AfterValidator,
+    ConfigDict,
     Field,
-    StringConstraints,
     ValidationInfo,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -20,6 +21,14 @@ from models.accounts import Tier
 from services.resellers import sub_users
 from services.resellers.sub_users import CreatedSubUser, SubUserPage, SubUserView
 from web.schemas.base import Body, Out, Query
+from web.schemas.inputs import patterned, trimmed
+
+# A plain address email_validator takes (it also refuses special-use top-level domains: local, localhost,
+# test, invalid, onion, arpa); the pattern is checked first, so what it refuses is refused here too.
+_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
+_LABEL = r"[A-Za-z0-9]{1,20}(?:-[A-Za-z0-9]{1,20})?"
+EMAIL_PATTERN = rf"^{_ATOM}{{1,32}}(?:\.{_ATOM}{{1,31}})?@(?:{_LABEL}\.){{1,3}}[A-Za-z]{{2,24}}$"
+SUB_USER_ID_PATTERN = r"^sub_[0-9a-f]{24}$"
 
 
 def checked_email(value: str) -> str:
@@ -36,9 +45,21 @@ def sub_user_tier(value: str) -> Tier:
     return Tier(value)
 
 
-Email = Annotated[str, StringConstraints(max_length=254), AfterValidator(checked_email)]
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
-SubTier = Annotated[str, AfterValidator(sub_user_tier)]
+Email = Annotated[
+    str,
+    *patterned(EMAIL_PATTERN, "{field} is not a valid address such as ops@example.com."),
+    AfterValidator(checked_email),
+]
+Name = Annotated[str, *trimmed(1, 100)]
+SubTier = Annotated[
+    str,
+    AfterValidator(sub_user_tier),
+    WithJsonSchema({"type": "string", "enum": [tier.value for tier in sub_users.SUB_USER_TIERS]}),
+]
+SubUserId = Annotated[
+    str,
+    *patterned(SUB_USER_ID_PATTERN, "{field} must be a sub-user id such as sub_0123456789abcdef01234567."),
+]
 
 
 class CreateSubUserBody(Body):
@@ -52,6 +73,8 @@ class CreateSubUserBody(Body):
 
 class UpdateSubUserBody(Body):
     """Send any of the fields; ``status`` suspends (its keys answer 401) or reactivates the sub-user."""
+
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1})  # something to change
 
     name: Name | None = None
     tier: SubTier | None = None
@@ -81,7 +104,7 @@ class UpdateSubUserBody(Body):
 
 
 class SubUserListQuery(Query):
-    starting_after: str | None = Field(
+    starting_after: SubUserId | None = Field(
         default=None, description="id of the last sub-user of the previous page"
     )
     limit: int = Field(default=20, ge=1, le=sub_users.PAGE_MAX)

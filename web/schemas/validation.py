@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Annotated, Any, Protocol
 
@@ -22,9 +24,19 @@ from web.schemas.inputs import INTEGER_MAX
 Email = Annotated[str, Field(max_length=254, description="at most 254 characters (spec 8.4)")]
 
 
+RETRY_TEMPORARY = (
+    "temporary failures (greylisting, 421, timeouts) are answered `smtp` unknown with `retryAfter` within "
+    "the wait either way; true also retries them in the background until JOB_DEADLINE_SECONDS: the results "
+    "URL then shows the settled verdicts and the completion event fires once, when the retries end"
+)
+
+RETRYING = "answers that are interim (smtp unknown with retryAfter) while the service retries them"
+
+
 class ValidateOptions(Body):
     quick_mode: bool = Field(default=False, description="skip the SMTP and catch-all checks")
     skip_catch_all: bool = Field(default=False, description="skip catch-all detection")
+    retry_temporary: bool = Field(default=False, description=RETRY_TEMPORARY)
 
 
 class ValidateBody(Body):
@@ -46,13 +58,20 @@ class BatchBody(Body):
 
 
 class Switches(Protocol):
-    quick_mode: bool
-    skip_catch_all: bool
+    @property
+    def quick_mode(self) -> bool: ...
+    @property
+    def skip_catch_all(self) -> bool: ...
+    @property
+    def retry_temporary(self) -> bool: ...
 
 
 def job_options(account: Account, options: Switches) -> JobOptions:
     return JobOptions.for_account(
-        account, quick_mode=options.quick_mode, skip_catch_all=options.skip_catch_all
+        account,
+        quick_mode=options.quick_mode,
+        skip_catch_all=options.skip_catch_all,
+        retry_temporary=options.retry_temporary,
     )
 
 
@@ -69,7 +88,11 @@ class CheckOut(Out):
     passed: bool
     check: str | None = None
     message: str
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(
+        default_factory=dict,
+        description="the check's findings; for `smtp`: verdict, reason, smtpResponse, and retryAfter "
+        "(seconds; null unless the failure is temporary: greylisting, 421, timeout)",
+    )
 
 
 class ResultOut(Out):
@@ -90,6 +113,21 @@ class ResultOut(Out):
         return cls.model_validate({**result, "metadata": brand.metadata()})
 
 
+class ListResultOut(ResultOut):
+    """A result in a batch or a list: which submitted entry it answers, and whether an earlier one holds
+    the same address (``services.jobs.list_rows``)."""
+
+    index: int = Field(0, description="0-based position of the entry in the submitted list")
+    input: str = Field(description="the entry exactly as submitted; `email` is it without surrounding blanks")
+    duplicate_of: int | None = Field(
+        None, description="index of the first entry with the same address (answered alike, charged once)"
+    )
+
+    @classmethod
+    def branded(cls, result: dict[str, Any], brand: Brand) -> ListResultOut:
+        return cls.model_validate({**result, "metadata": brand.metadata()})
+
+
 class MetadataOut(BrandOut):
     """Spec 2.3: the request's metadata and who provides the result (under white-label, the reseller)."""
 
@@ -103,10 +141,15 @@ class SingleResultOut(ResultOut):
     """A validation result with its request metadata (spec 2.1, 2.3)."""
 
     metadata: MetadataOut
+    retrying: bool = Field(
+        False, description="answered for now (smtp unknown, retryAfter); retried in the background"
+    )
+    results_url: str | None = Field(None, description="while retrying: where the settled result will be")
 
 
 class BatchResultOut(Out):
-    """A finished batch (spec 2.4) with its id."""
+    """A batch every address of which is answered (spec 2.4), with its id. With ``retrying`` > 0 (only
+    when ``retryTemporary`` was asked for) that many answers are interim and the batch is still running."""
 
     batch_id: str
     status: str
@@ -114,28 +157,44 @@ class BatchResultOut(Out):
     valid: int
     invalid: int
     warning: int
-    results: list[ResultOut]
+    results: list[ListResultOut] = Field(description="one per submitted address, in submission order")
     processing_time: int
     timestamp: datetime
     checker_degraded: bool = Field(
         False, description="no MX host of any probed domain answered: our checker, not the list; retry later"
     )
+    retrying: int = Field(0, description=RETRYING)
+    results_url: str | None = Field(None, description="while retrying: where the settled verdicts will be")
 
     @classmethod
-    def of(cls, page: ResultsPage, now: datetime, brand: Brand) -> BatchResultOut:
+    def of(
+        cls, page: ResultsPage, now: datetime, brand: Brand, *, retrying: int = 0, host: str | None = None
+    ) -> BatchResultOut:
         job = page.job
+        counts: Mapping[str, int] = (
+            _severities(page.results)
+            if retrying
+            else {"valid": job.valid, "warning": job.warning, "invalid": job.invalid}
+        )
         return cls(
             batch_id=job.public_id,
             status=job.status,
             total=job.total,
-            valid=job.valid,
-            invalid=job.invalid,
-            warning=job.warning,
-            results=[ResultOut.branded(r, brand) for r in page.results],
+            valid=counts["valid"],
+            invalid=counts["invalid"],
+            warning=counts["warning"],
+            results=[ListResultOut.branded(r, brand) for r in page.results],
             processing_time=processing_ms(job),
             timestamp=now,
             checker_degraded=job.checker_degraded,
+            retrying=retrying,
+            results_url=links.results_url(job.public_id, host) if retrying else None,
         )
+
+
+def _severities(results: list[dict[str, Any]]) -> Counter[str]:
+    """Counts of an answered batch with interim results: the job's counters hold settled ones only."""
+    return Counter(str(result["severity"]) for result in results)
 
 
 class AcceptedOut(Out):
@@ -176,7 +235,7 @@ class ResultsOut(Out):
     batch_id: str
     status: str
     progress: ProgressOut
-    results: list[ResultOut]
+    results: list[ListResultOut] = Field(description="settled results, in submission order")
     has_more: bool
     next_starting_after: int | None
     created_at: datetime
@@ -185,19 +244,21 @@ class ResultsOut(Out):
     checker_degraded: bool = Field(
         False, description="no MX host of any probed domain answered: our checker, not the list; retry later"
     )
+    retrying: int = Field(0, description=RETRYING + "; progress counts settled answers only")
 
     @classmethod
-    def of(cls, page: ResultsPage, brand: Brand) -> ResultsOut:
+    def of(cls, page: ResultsPage, brand: Brand, *, retrying: int = 0) -> ResultsOut:
         job = page.job
         return cls(
             batch_id=job.public_id,
             status=job.status,
             progress=ProgressOut.of(job),
-            results=[ResultOut.branded(r, brand) for r in page.results],
+            results=[ListResultOut.branded(r, brand) for r in page.results],
             has_more=page.next_after is not None,
             next_starting_after=page.next_after,
             created_at=job.created_at,
             finished_at=job.finished_at,
             processing_time=processing_ms(job),
             checker_degraded=job.checker_degraded,
+            retrying=retrying,
         )

@@ -12,7 +12,7 @@ from services.webhooks import endpoints
 from services.webhooks.delivery_log import DeliveryPage, DeliveryRecord
 from services.webhooks.events import EVENT_TYPES, envelope
 from web.schemas.base import Body, Out, Query
-from web.schemas.inputs import DatabaseId
+from web.schemas.inputs import HTTPS_URL_PATTERN, DatabaseId, patterned
 
 
 def known_event_type(event_type: str) -> str:
@@ -26,7 +26,13 @@ EventType = Annotated[
     str, AfterValidator(known_event_type), WithJsonSchema({"type": "string", "enum": list(EVENT_TYPES)})
 ]
 EventTypes = Annotated[list[EventType], Field(min_length=1, max_length=len(EVENT_TYPES))]
-Url = Annotated[str, Field(min_length=1, max_length=endpoints.MAX_URL_LENGTH)]
+# The form is checked here; that the host resolves only to public addresses, when the endpoint is saved
+# and at every delivery, is the service's (a 400 naming ``url`` otherwise).
+URL_PROBLEM = (
+    "{field} must be an https:// URL to a host name or IPv4 address (deliveries carry your data and a "
+    f"signature), at most {endpoints.MAX_URL_LENGTH} characters."
+)
+Url = Annotated[str, *patterned(HTTPS_URL_PATTERN, URL_PROBLEM, max_length=endpoints.MAX_URL_LENGTH)]
 
 
 class CreateWebhookBody(Body):

@@ -6,10 +6,11 @@ from datetime import datetime
 from typing import Annotated
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, StringConstraints
+from pydantic import AfterValidator, ConfigDict, JsonValue
 
 from services.resellers.white_label import WhiteLabelSettings
 from web.schemas.base import Body, Out
+from web.schemas.inputs import WEB_URL_PATTERN, patterned, trimmed
 
 
 def web_url(value: str) -> str:
@@ -19,12 +20,20 @@ def web_url(value: str) -> str:
     return value
 
 
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=254)]
-Url = Annotated[str, StringConstraints(strip_whitespace=True, max_length=2048), AfterValidator(web_url)]
+Text = Annotated[str, *trimmed(1, 254)]
+# services/resellers/white_label.py refuses ``enabled: true`` without the three values; the schema says so.
+SWITCHING_ON: dict[str, JsonValue] = {
+    "if": {"properties": {"enabled": {"const": True}}},
+    "then": {"required": ["provider", "support", "documentation"]},
+}
+URL_PROBLEM = "{field} must be an http(s) URL such as https://docs.example.com."
+Url = Annotated[str, *patterned(WEB_URL_PATTERN, URL_PROBLEM, max_length=2048), AfterValidator(web_url)]
 
 
 class WhiteLabelBody(Body):
     """Replaces the settings; ``provider``, ``support`` and ``documentation`` are required to switch on."""
+
+    model_config = ConfigDict(json_schema_extra=SWITCHING_ON)
 
     enabled: bool
     provider: Text | None = None

@@ -9,7 +9,7 @@ from datetime import timedelta
 from flask import request
 
 from core import clock
-from services.errors import InvalidField
+from services.errors import InvalidField, NotFound
 from services.resellers import commissions
 from services.resellers.revenue import Month
 from web.dashboard import forms, session
@@ -28,7 +28,8 @@ def reseller_commissions() -> Page:
     try:
         period = forms.as_model(CommissionQuery, {"period": asked}).period
         report = CommissionReportOut.of(commissions.report(session.actor(), period))
-    except InvalidField as error:  # a month that is not one, or has not begun: the picker stays usable
+    # not a month (400), or not begun (the API answers 404): either way the picker stays usable
+    except (InvalidField, NotFound) as error:
         return forms.render(
             "commissions.html", 400, report=None, error=error.message, asked=asked, latest=this_month.label
         )

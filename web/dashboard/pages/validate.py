@@ -22,8 +22,16 @@ Page = tuple[str, int, dict[str, str]]
 def charger(auth: AuthContext) -> quick.ChargeWith:
     """The owner's charge function: ``services.usage.charging`` exactly as the API's ``web.limits.charge``."""
 
-    def charge(count: int, idempotency_key: str, *, then: charging.Then | None = None) -> charging.Charged:
-        return charging.charge_validations(auth.account, count, idempotency_key, by=auth, then=then)
+    def charge(
+        count: int,
+        idempotency_key: str,
+        *,
+        then: charging.Then | None = None,
+        at_once: charging.AtOnce | None = None,
+    ) -> charging.Charged:
+        return charging.charge_validations(
+            auth.account, count, idempotency_key, by=auth, then=then, at_once=at_once
+        )
 
     return charge
 

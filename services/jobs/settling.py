@@ -1,0 +1,94 @@
+"""Temporary failures never hold a batch hostage: interim answers, and when a job counts as answered.
+
+An address whose server failed temporarily (greylisting, a 421, a timeout) is answered at once with the
+engine's unknown verdict and its ``retryAfter``. If the job asked for background retries
+(``retryTemporary``), that answer is written as ``interim``: visible on the results URL and in the
+synchronous answer, replaced when the retry settles it (``runs._SETTLE`` takes ``interim`` rows too).
+
+So a job is *answered* once none of its items waits for a first answer, and *completed* (counters,
+``batch.completed``, the download) only once the retries have ended. A batch or single validation whose
+every item is answered wakes its waiting request (``dispatch.signal_done``), which then answers 200 with
+the interim results instead of waiting out the retries.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from sqlalchemy import Select, func, select, text
+from sqlalchemy.orm import Session
+
+from models.jobs import ItemState, JobItem, JobKind, JobStatus, ValidationJob
+from models.session import transaction
+from services.jobs.dispatch import signal_done
+from services.jobs.options import result_row
+from verifier.results import ValidationResult
+
+_INTERIM = text("""
+UPDATE job_items i SET state = 'interim', result = r.result, score = r.score, severity = r.severity
+FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(email text, result jsonb, score int, severity text)
+WHERE i.job_id = :job AND i.email = r.email AND i.state IN ('pending', 'interim')
+""")
+UNANSWERED = (ItemState.NEW.value, ItemState.PENDING.value)
+
+
+def record_interim(session: Session, job_id: int, interim: dict[str, ValidationResult]) -> None:
+    """Write (or refresh, on a later failed retry) the answers for now of deferred addresses."""
+    rows = [result_row(email, result) for email, result in interim.items()]
+    if rows:
+        session.execute(_INTERIM, {"job": job_id, "rows": json.dumps(rows)})
+
+
+def wake_if_answered(job_id: int, kind: str) -> None:
+    """After a group's answers are committed: wake the request waiting for a batch or single validation
+    if every item now has an answer, some of them interim (completion wakes it otherwise). Run after
+    commit, in its own transaction, so of two groups saving at once the later commit sees both (no
+    wake-up lost, and no lock taken for it). Bulk lists have no waiting request (and may hold millions
+    of rows): skipped."""
+    if kind == JobKind.BULK.value:
+        return
+    with transaction() as session:
+        job = session.get(ValidationJob, job_id)
+        if job is not None and standing(job).answered:
+            signal_done(session, job.public_id)
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where a job's answers stand for a caller: may it answer 200, and how many answers are interim."""
+
+    answered: bool
+    retrying: int = 0
+
+
+def standing(job: ValidationJob) -> Standing:
+    """A completed job is answered; a running one once none of its items waits for a first answer and
+    some answers are interim (a running job without any is merely between its last save and completion)."""
+    status = JobStatus(job.status)
+    if status is JobStatus.COMPLETED:
+        return Standing(answered=True)
+    if status is not JobStatus.RUNNING:
+        return Standing(answered=False)
+    with transaction() as session:
+        if _unanswered(session, job.id):
+            return Standing(answered=False)
+        interim = session.scalar(_count(job.id, (ItemState.INTERIM.value,))) or 0
+    return Standing(interim > 0, interim)
+
+
+def retrying(job: ValidationJob) -> int:
+    """Answers of a running job that are interim (the results URL says how many)."""
+    if job.status != JobStatus.RUNNING.value:
+        return 0
+    with transaction() as session:
+        return session.scalar(_count(job.id, (ItemState.INTERIM.value,))) or 0
+
+
+def _unanswered(session: Session, job_id: int) -> int:
+    return session.scalar(_count(job_id, UNANSWERED)) or 0
+
+
+def _count(job_id: int, states: tuple[str, ...]) -> Select[int]:
+    items = select(func.count()).select_from(JobItem)
+    return items.where(JobItem.job_id == job_id, JobItem.state.in_(states))

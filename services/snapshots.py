@@ -1,0 +1,146 @@
+"""Per-process snapshots of the rows every request reads: an API key with its account, a reseller's brand.
+
+Reading them from Postgres on every request was a connection checkout, a ping and a query each; a web
+process now keeps them in memory, and a change reaches every process within a second (issue 13: a
+revoked or rotated key is refused everywhere within 1 s). How:
+
+- **A generation in Redis.** Any committed ORM write to ``api_keys``, ``accounts`` or ``white_labels``
+  (a flush or an ORM-enabled INSERT/UPDATE/DELETE, from any process: web, worker, CLI) clears this
+  process's snapshots and increments ``snapshots:generation`` after the commit (``_after_commit``).
+  Each authenticated request reads the generation once (``sync``, one GET) before using a snapshot,
+  and a changed value drops them all: the next request after a revocation commits is refused, in
+  every process.
+- **A short life.** A snapshot is used for at most ``TTL_SECONDS``, whatever the generation says: a write
+  the hook cannot see (SQL typed by hand, an increment lost with Redis) is still picked up within that.
+- **Redis down**: ``sync`` cannot read the generation, and snapshots are not used until it can (every
+  request reads Postgres, as before); never served stale for longer than the TTL.
+
+Writers that change nothing a request reads (``last_used_at``) say so with the execution option
+``KEEPS_SNAPSHOTS`` so they do not clear every process's snapshots once a minute.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from redis.exceptions import RedisError
+from sqlalchemy import event
+from sqlalchemy.orm import ORMExecuteState, Session, UOWTransaction
+
+from models.accounts import Account
+from models.keys import ApiKey
+from models.resellers import WhiteLabel
+from services.redis_client import get_redis, key
+
+TTL_SECONDS = 0.5
+KEEPS_SNAPSHOTS = "verimail_keeps_snapshots"
+WATCHED = (ApiKey, Account, WhiteLabel)
+_DIRTY = "verimail_snapshots_dirty"
+log = logging.getLogger(__name__)
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+@dataclass(frozen=True)
+class _Entry(Generic[V]):
+    value: V
+    generation: str
+    stored_at: float
+
+
+class _Generation:
+    """This process's view of the Redis generation: None until read, and while Redis is unreachable."""
+
+    def __init__(self) -> None:
+        self.value: str | None = None
+        self.read_at = 0.0
+
+
+_generation = _Generation()
+_caches: list[Snapshots[Any, Any]] = []
+
+
+class Snapshots(Generic[K, V]):
+    """One kind of snapshot (``get(key, load)``); ``load`` reads Postgres, None means "not found" and is
+    never kept (a flood of made-up keys must not fill memory)."""
+
+    def __init__(self) -> None:
+        self._entries: dict[K, _Entry[V]] = {}
+        self._lock = threading.Lock()
+        _caches.append(self)
+
+    def get(self, cache_key: K, load: Callable[[], V | None]) -> V | None:
+        generation, now = _generation.value, time.monotonic()
+        if generation is None or now - _generation.read_at > TTL_SECONDS:
+            return load()  # not synced lately (Redis down, or a process that never syncs): no snapshots
+        entry = self._entries.get(cache_key)
+        if entry is not None and entry.generation == generation and now - entry.stored_at <= TTL_SECONDS:
+            return entry.value
+        value = load()  # read after the generation: a write committed since shows up as a new generation
+        if value is not None:
+            with self._lock:
+                self._entries[cache_key] = _Entry(value, generation, now)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+def sync() -> None:
+    """Read the generation (once per request, before any snapshot is used); drop everything it changed."""
+    try:
+        current = str(get_redis().get(key("snapshots", "generation")) or "0")
+    except RedisError:
+        log.warning("snapshot generation unreadable: reading keys from Postgres", exc_info=True)
+        _generation.value = None
+        return
+    if current != _generation.value:
+        clear_all()
+    _generation.value, _generation.read_at = current, time.monotonic()
+
+
+def clear_all() -> None:
+    for cache in _caches:
+        cache.clear()
+
+
+def _published() -> None:
+    """After a commit that changed watched rows: clear here at once, then tell every other process."""
+    clear_all()
+    try:
+        get_redis().incr(key("snapshots", "generation"))
+    except RedisError:
+        log.warning(
+            "snapshot generation not incremented: other processes see the change within %ss",
+            TTL_SECONDS,
+            exc_info=True,
+        )
+
+
+@event.listens_for(Session, "after_flush")
+def _after_flush(session: Session, _flush: UOWTransaction) -> None:
+    changed = (*session.new, *session.dirty, *session.deleted)
+    if any(isinstance(row, WATCHED) for row in changed):
+        session.info[_DIRTY] = True
+
+
+@event.listens_for(Session, "do_orm_execute")
+def _on_execute(state: ORMExecuteState) -> None:
+    # Inserts too: an upsert (``ON CONFLICT DO UPDATE``, the white-label settings) changes a row.
+    writes = state.is_insert or state.is_update or state.is_delete
+    if writes and not state.execution_options.get(KEEPS_SNAPSHOTS):
+        mapper = state.bind_mapper
+        if mapper is not None and issubclass(mapper.class_, WATCHED):
+            state.session.info[_DIRTY] = True
+
+
+@event.listens_for(Session, "after_commit")
+def _after_commit(session: Session) -> None:
+    if session.info.pop(_DIRTY, False):
+        _published()

@@ -1,0 +1,43 @@
+"""Fault tests: the whole service on stores the test owns, one of which it stops and starts mid-job.
+
+Reuses the webhook fixtures (a test CA, a live HTTPS receiver) and the job timings of the worker harness.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from maillab import MailLab
+from tests.limits.test_redis_restart import OwnRedis
+from tests.webhooks.conftest import ca_bundle, receiver, test_ca, webhook_env
+from tests.workers.harness import JOB_ENV
+
+__all__ = ["ca_bundle", "receiver", "test_ca", "webhook_env"]
+
+# Small groups, few at a time: a list of a hundred addresses takes many rounds of claim, probe and save,
+# so a fault in the middle of the job lands in the middle of that work.
+FAULT_ENV = {
+    "JOB_WINDOW": "2",
+    "SMTP_MAX_RCPT_PER_SESSION": "5",
+    "BATCH_SYNC_WAIT_SECONDS": "40",
+    "WEBHOOK_ALLOW_LOOPBACK": "true",
+}
+
+
+@pytest.fixture(scope="session")
+def fault_env(mail_lab: MailLab, ca_bundle: Path) -> dict[str, str]:
+    """What the stack's processes run with, before the test names its Postgres and Redis."""
+    return dict(os.environ) | JOB_ENV | mail_lab.env() | FAULT_ENV | {"REQUESTS_CA_BUNDLE": str(ca_bundle)}
+
+
+@pytest.fixture(scope="module")
+def private_redis() -> Iterator[OwnRedis]:
+    """A ``redis-server`` of this module alone (no persistence, like production's), on a free port."""
+    server = OwnRedis()
+    server.start()
+    yield server
+    server.stop()
