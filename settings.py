@@ -135,6 +135,12 @@ class JobSettings:
     bulk_deadline: int = 86_400  # BULK_DEADLINE_SECONDS: the same for bulk lists
     window: int = 50  # JOB_WINDOW: groups of one job sent to the broker at once (fairness, small queues)
     sessions_per_mx_host: int = 3  # SMTP_SESSIONS_PER_MX_HOST: across all workers (Redis leases)
+    min_session_interval_ms: int = 250  # SMTP_MIN_SESSION_INTERVAL_MS: between new sessions to one MX IP
+    backoff_seconds: int = 30  # SMTP_BACKOFF_SECONDS: no new session to an MX IP after a 421 or slow replies
+    backoff_max_seconds: int = 600  # SMTP_BACKOFF_MAX_SECONDS: the backoff doubles per complaint up to this
+    slow_reply_seconds: int = 5  # SMTP_SLOW_REPLY_SECONDS: a reply slower than this is a complaint
+    lanes: bool = True  # PROBE_LANES: groups of one domain share sessions across jobs (services.jobs.lanes)
+    lane_turn: int = 5  # LANE_TURN_SECONDS: a worker drains one lane this long, then lets others have a turn
     catch_all_ttl: int = 21_600  # CATCH_ALL_TTL_SECONDS: a domain's catch-all verdict is reused this long
     bulk_max_body_bytes: int = 256 * 1024 * 1024  # BULK_MAX_BODY_BYTES: bulk uploads only
     bulk_max_addresses: int = 2_000_000  # BULK_MAX_ADDRESSES
@@ -160,6 +166,12 @@ class JobSettings:
             bulk_deadline=number("BULK_DEADLINE_SECONDS", d.bulk_deadline),
             window=number("JOB_WINDOW", d.window),
             sessions_per_mx_host=number("SMTP_SESSIONS_PER_MX_HOST", d.sessions_per_mx_host),
+            min_session_interval_ms=number("SMTP_MIN_SESSION_INTERVAL_MS", d.min_session_interval_ms, 0),
+            backoff_seconds=number("SMTP_BACKOFF_SECONDS", d.backoff_seconds),
+            backoff_max_seconds=number("SMTP_BACKOFF_MAX_SECONDS", d.backoff_max_seconds),
+            slow_reply_seconds=number("SMTP_SLOW_REPLY_SECONDS", d.slow_reply_seconds),
+            lanes=parse_bool("PROBE_LANES", env.get("PROBE_LANES", "true")),
+            lane_turn=number("LANE_TURN_SECONDS", d.lane_turn),
             catch_all_ttl=number("CATCH_ALL_TTL_SECONDS", d.catch_all_ttl, 0),
             bulk_max_body_bytes=number("BULK_MAX_BODY_BYTES", d.bulk_max_body_bytes),
             bulk_max_addresses=number("BULK_MAX_ADDRESSES", d.bulk_max_addresses),

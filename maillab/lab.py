@@ -100,7 +100,13 @@ class MailLab:
         asyncio.run_coroutine_threadsafe(apply(), self._loop).result(START_TIMEOUT)
 
     def reset(self) -> None:
-        """Forget every server's sessions, commands and greylisting memory."""
+        """Forget every server's sessions, commands and greylisting memory, and hang up on the clients still
+        connected (a prober's kept sessions), as a fresh lab would have none."""
+
+        async def hang_up() -> None:
+            await asyncio.gather(*(server.hang_up() for server in self.servers.values()))
+
+        asyncio.run_coroutine_threadsafe(hang_up(), self._loop).result(START_TIMEOUT)
         for server in self.servers.values():
             server.reset()
 

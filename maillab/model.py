@@ -56,6 +56,9 @@ class Behaviour:
     pipelining: bool = True  # advertise RFC 2920 PIPELINING in EHLO, as Postfix, Exim and Exchange do
     hang_up_at_rcpt: int | None = None  # the Nth RCPT of a transaction: close (after hang_up_reply, if set)
     hang_up_reply: str | None = None  # e.g. "421 4.4.2 ...": said before hanging up; None = no word at all
+    # Postfix's smtpd_hard_error_limit: after this many refused RCPTs in a session, every RCPT is answered
+    # "421 too many errors" and the session ends (None: no limit, as the lab's other servers)
+    error_limit: int | None = None
 
 
 @dataclass(frozen=True)

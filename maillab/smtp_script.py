@@ -25,6 +25,7 @@ class SessionState:
     tls: bool = False
     mail_from: str | None = None
     rcpt_count: int = 0
+    errors: int = 0  # refused RCPTs in this session (Postfix's error count)
 
 
 @dataclass
@@ -76,6 +77,14 @@ class Script:
         return "250 2.1.0 Ok"
 
     def rcpt(self, state: SessionState, argument: str, now: float) -> str:
+        limit = self.behaviour.error_limit
+        if limit is not None and state.errors >= limit:
+            return f"421 4.7.0 {self.name} Error: too many errors"
+        reply = self._rcpt(state, argument, now)
+        state.errors += reply[:1] in ("4", "5")
+        return reply
+
+    def _rcpt(self, state: SessionState, argument: str, now: float) -> str:
         if state.mail_from is None:
             return "503 5.5.1 Error: need MAIL command"
         if self.behaviour.hang_up_at_rcpt == state.rcpt_count + 1:

@@ -81,6 +81,12 @@ class LabSmtpServer:
     async def start(self, port: int) -> None:
         self._server = await asyncio.start_server(self._session, self.spec.ip, port, reuse_address=True)
 
+    async def hang_up(self) -> None:
+        """Close every open session (on the lab's loop)."""
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
     async def stop(self) -> None:
         if self._server is not None:
             self._server.close()

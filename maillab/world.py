@@ -92,6 +92,10 @@ SERVERS: tuple[SmtpServerSpec, ...] = (
     SmtpServerSpec("accounts", "127.0.0.36", Behaviour(mailboxes=MAILBOXES, account_replies=ACCOUNT_REPLIES)),
     SmtpServerSpec("banned-ip", "127.0.0.37", Behaviour(mailboxes=MAILBOXES, rcpt_reply=BANNED_IP)),
     SmtpServerSpec("policy", "127.0.0.38", Behaviour(mailboxes=MAILBOXES, rcpt_reply=POLICY)),
+    # Low error limits (Postfix's are 10 and 20): the 5th refused RCPT of a session is the last one.
+    SmtpServerSpec("strict", "127.0.0.39", Behaviour(mailboxes=MAILBOXES, error_limit=5)),
+    # A distant server (300 ms per reply) taking every address: a long list there keeps its lane busy.
+    SmtpServerSpec("sluggish", "127.0.0.40", Behaviour(catch_all=True, reply_delay=0.3)),
 )
 
 
@@ -192,11 +196,21 @@ BENCH_MAILBOXES = frozenset(f"user{i:02d}" for i in range(50))
 
 
 def bench_world(domains: int = 10, servers: int = 5) -> World:
-    """``bench-NNN.test`` domains spread over a handful of servers on 127.0.0.101+ (mailboxes user00-49)."""
+    """``bench-NNN.test`` domains spread over ``servers`` servers on 127.0.0.101+ (mailboxes user00-49);
+    ``servers=domains`` gives every domain its own MX server, as distinct companies have."""
     behaviour = Behaviour(BENCH_MAILBOXES)
-    specs = tuple(SmtpServerSpec(f"bench{i}", f"127.0.0.{101 + i}", behaviour) for i in range(servers))
+    specs = tuple(SmtpServerSpec(f"bench{i}", bench_ip(i), behaviour) for i in range(servers))
     pairs = [mail_domain(bench_domain(i), specs[i % servers].ip) for i in range(domains)]
     return World(tuple(record for pair in pairs for record in pair), specs)
+
+
+def bench_ip(index: int) -> str:
+    """127.0.0.101-250, then 127.0.1.1 onwards (the whole of 127/8 is loopback)."""
+    return (
+        f"127.0.0.{101 + index}"
+        if index < 150
+        else f"127.0.{1 + (index - 150) // 250}.{1 + (index - 150) % 250}"
+    )
 
 
 def bench_domain(index: int) -> str:

@@ -24,6 +24,7 @@ from settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
 PROBE_GROUP_TASK = "tasks.jobs.probe_group"
+DRAIN_LANE_TASK = "tasks.jobs.drain_lane"
 PLAN_JOB_TASK = "tasks.jobs.plan_job"
 DELIVER_EVENT_TASK = "tasks.webhooks.deliver_event"
 SEND_DUE_MAIL_TASK = "tasks.mail.send_due_mail"
@@ -36,7 +37,7 @@ SWEEP_DELIVERIES_TASK = "tasks.webhooks.sweep_due_deliveries"
 # ``default`` (database work: results, progress, events, the other sweeps).
 TASK_QUEUES = (Queue("default"), Queue("probes"), Queue("webhooks"))  # type: ignore[no-untyped-call]
 WEBHOOK_TASKS = (DELIVER_EVENT_TASK, DELIVER_ONE_TASK, DELIVER_DUE_TASK, SWEEP_DELIVERIES_TASK)
-TASK_ROUTES = {PROBE_GROUP_TASK: {"queue": "probes"}} | {
+TASK_ROUTES = {PROBE_GROUP_TASK: {"queue": "probes"}, DRAIN_LANE_TASK: {"queue": "probes"}} | {
     name: {"queue": "webhooks"} for name in WEBHOOK_TASKS
 }
 _PENDING = "broker_after_commit"

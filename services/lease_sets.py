@@ -36,6 +36,20 @@ def try_acquire(namespace: str, name: str, slots: int, lease_seconds: float) -> 
     return token if granted else None
 
 
+# KEYS: the lease set. ARGV: lease seconds, token. 1 when the token still held a lease (now extended).
+_RENEW = """
+local now = redis.call('TIME')
+local t = tonumber(now[1]) + tonumber(now[2]) / 1000000
+return redis.call('ZADD', KEYS[1], 'XX', 'CH', t + tonumber(ARGV[1]), ARGV[2])
+"""
+
+
+def renew(namespace: str, name: str, token: str, lease_seconds: float) -> bool:
+    """Extend a lease still held (False when it was lost: expired and dropped, or released)."""
+    renewed = get_redis().register_script(_RENEW)(keys=[_set(namespace, name)], args=[lease_seconds, token])
+    return bool(renewed)
+
+
 def release(namespace: str, name: str, token: str) -> None:
     get_redis().zrem(_set(namespace, name), token)
 

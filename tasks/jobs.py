@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from services.broker import PLAN_JOB_TASK, PROBE_GROUP_TASK
-from services.jobs import plan, runs, sweep
+from services.broker import DRAIN_LANE_TASK, PLAN_JOB_TASK, PROBE_GROUP_TASK
+from services.jobs import lane_runs, plan, runs, sweep
 from settings import get_settings
 from tasks.beat import Every
 
@@ -24,6 +24,11 @@ def plan_job(job_id: int) -> None:
 @shared_task(name=PROBE_GROUP_TASK, ignore_result=True)  # type: ignore[untyped-decorator]
 def probe_group(group_id: int) -> bool:
     return runs.run_group(group_id)
+
+
+@shared_task(name=DRAIN_LANE_TASK, ignore_result=True)  # type: ignore[untyped-decorator]
+def drain_lane(domain: str) -> int:
+    return lane_runs.drain(domain)
 
 
 @shared_task(ignore_result=True)  # type: ignore[untyped-decorator]

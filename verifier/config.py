@@ -17,7 +17,13 @@ Variables (defaults in brackets):
 - ``SMTP_CONNECT_TIMEOUT`` [5.0]: seconds to establish TCP to one MX address.
 - ``SMTP_BANNER_TIMEOUT`` [15.0]: seconds to wait for the 220 greeting (tarpits never send one).
 - ``SMTP_DEADLINE`` [60.0]: overall bound for probing one domain group, all sessions together.
-- ``SMTP_MAX_RCPT_PER_SESSION`` [20]: recipients per connection before a new one is opened.
+- ``SMTP_MAX_RCPT_PER_SESSION`` [100]: recipients per connection before a new one is opened (a kept
+  session counts every group it carried).
+- ``SMTP_SESSION_MAX_REJECTIONS`` [9]: refused RCPTs (4xx or 5xx) one session may collect; no more than the
+  rest are ever in flight, so a session stays under the server's error limits (Postfix slows a client
+  after 10 errors, ``smtpd_soft_error_limit``, and hangs up after 20, ``smtpd_hard_error_limit``).
+- ``SMTP_SESSION_IDLE_SECONDS`` [2.0]: how long a finished group's session stays open for the next group of
+  the same MX host in this process (``verifier/smtp/keeper.py``); 0 closes every session after its group.
 - ``SMTP_MAX_MX_ATTEMPTS`` [3]: MX addresses tried, in preference order, before a group is unreachable.
 - ``SMTP_GREYLIST_RETRY_AFTER`` [300]: retry-after (seconds) of a temporary failure naming no delay
   (greylisting, 421 and other 4xx, a timeout or hang-up).
@@ -135,7 +141,9 @@ class EngineConfig:
     smtp_connect_timeout: float = 5.0
     smtp_banner_timeout: float = 15.0
     smtp_deadline: float = 60.0
-    smtp_max_rcpt_per_session: int = 20
+    smtp_max_rcpt_per_session: int = 100
+    smtp_session_max_rejections: int = 9
+    smtp_session_idle: float = 2.0
     smtp_max_mx_attempts: int = 3
     smtp_greylist_retry_after: int = 300
     smtp_pipelining: bool = True  # RFC 2920, used only where the server advertises it
@@ -165,10 +173,19 @@ class EngineConfig:
             smtp_max_rcpt_per_session=read(
                 "SMTP_MAX_RCPT_PER_SESSION", _positive, d.smtp_max_rcpt_per_session
             ),
+            smtp_session_max_rejections=read(
+                "SMTP_SESSION_MAX_REJECTIONS", _positive, d.smtp_session_max_rejections
+            ),
+            smtp_session_idle=read("SMTP_SESSION_IDLE_SECONDS", _parse_idle, d.smtp_session_idle),
             smtp_max_mx_attempts=read("SMTP_MAX_MX_ATTEMPTS", _positive, d.smtp_max_mx_attempts),
             smtp_greylist_retry_after=read("SMTP_GREYLIST_RETRY_AFTER", _count, d.smtp_greylist_retry_after),
             smtp_pipelining=read("SMTP_PIPELINING", parse_bool, "true"),
         )
+
+
+def _parse_idle(name: str, raw: str) -> float:
+    """Seconds, where 0 is allowed (no session is kept)."""
+    return 0.0 if raw.strip() in ("0", "0.0") else _parse_seconds(name, raw)
 
 
 def _count(name: str, raw: str) -> int:

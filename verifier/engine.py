@@ -30,7 +30,13 @@ from verifier.dns import DomainStatus, MailDomain, MailResolver, MxRecord
 from verifier.lists import DomainFacts, domain_facts, mailbox_provider, role_match
 from verifier.results import CheckName, CheckResult, Severity, ValidationResult
 from verifier.scoring import Findings, judge
-from verifier.smtp import DomainProbeResult, LocalSessionLimiter, SessionLimiter, probe_domain_group
+from verifier.smtp import (
+    DomainProbeResult,
+    LocalSessionLimiter,
+    SessionKeeper,
+    SessionLimiter,
+    probe_domain_group,
+)
 from verifier.syntax import DEFAULT_POLICY, ParsedAddress, SyntaxFailure, SyntaxPolicy, parse_input, trim
 from verifier.typo import suggest_domain
 
@@ -225,6 +231,7 @@ class Engine:
         limiter: SessionLimiter | None = None,
         policy: SyntaxPolicy = DEFAULT_POLICY,
         workers: int = DEFAULT_WORKERS,
+        keeper: SessionKeeper | None = None,
     ) -> None:
         config = config if config is not None else EngineConfig.from_env()
         if policy.test_domains:
@@ -234,6 +241,7 @@ class Engine:
         self.limiter = limiter if limiter is not None else LocalSessionLimiter(DEFAULT_SESSIONS_PER_MX_IP)
         self.policy = policy
         self.workers = workers
+        self.keeper = keeper  # None: every session ends with its group
 
     def parse(self, raw: str) -> ParsedAddress | SyntaxFailure:
         """Stage 1 under this engine's syntax policy: blanks around ``raw`` trimmed, ``raw`` kept as input."""
@@ -267,6 +275,7 @@ class Engine:
                 config=self.config,
                 limiter=self.limiter,
                 check_catch_all=options.checks_catch_all,
+                keeper=self.keeper,
             )
         except Exception:  # one domain's failure (a bug) must not fail the other addresses of a batch
             log.exception("SMTP probe of %s failed", mail_domain.domain)

@@ -1,5 +1,10 @@
 """Messages of validation jobs: to the workers (``services.broker``) and to waiting web requests.
 
+Groups go to their domain's lane (``services.jobs.lanes``), with one ``drain_lane`` message per lane that
+has none on its way, so every group of one domain, whatever job or account it belongs to, is probed by
+the lane's worker over shared sessions. ``PROBE_LANES=false`` sends one ``probe_group`` message per group
+instead (each group on sessions of its own; the reference the benchmarks compare against).
+
 A waiting request must never be woken for a job whose result would roll back, so its signal is sent
 after commit too. Both are best effort: the record is in Postgres, and the beat sweeper
 (``services.jobs.sweep``) re-sends anything whose message was lost; a waiter reads Postgres at its timeout.
@@ -13,18 +18,43 @@ import time
 from redis.exceptions import RedisError
 from sqlalchemy.orm import Session
 
-from services.broker import PROBE_GROUP_TASK, after_commit, send_after_commit
+from services.broker import DRAIN_LANE_TASK, PROBE_GROUP_TASK, after_commit, send_after_commit, send_task
+from services.jobs import lanes
+from services.jobs.lanes import LaneRef
 from services.redis_client import get_redis, key
+from settings import get_settings
 
 log = logging.getLogger(__name__)
 DONE_SIGNAL_TTL = 600
 WAIT_SLICE = 2.0  # seconds of one BLPOP, well under the Redis client's socket timeout
 
 
-def send_groups(session: Session, group_ids: list[int]) -> None:
-    """After commit, one ``probe_group`` message per group."""
-    for group_id in group_ids:
-        send_after_commit(session, PROBE_GROUP_TASK, group_id)
+def send_groups(session: Session, refs: list[LaneRef]) -> None:
+    """After commit, the groups to their lanes (or one ``probe_group`` message each, lanes off)."""
+    if not refs:
+        return
+    if not get_settings().jobs.lanes:
+        for ref in refs:
+            send_after_commit(session, PROBE_GROUP_TASK, ref.group_id)
+        return
+    after_commit(session, lambda: to_lanes(refs))
+
+
+def to_lanes(refs: list[LaneRef]) -> None:
+    """Queue ``refs`` in their lanes and wake each lane that has no drain message on its way."""
+    try:
+        woken = lanes.push(refs)
+    except RedisError:
+        log.warning("%d groups not queued in lanes; the sweeper re-sends them", len(refs))
+        return
+    for domain in sorted(woken):
+        wake(domain)
+
+
+def wake(domain: str) -> None:
+    """One ``drain_lane`` message; if it cannot be sent, the lane's mark goes so the next push retries."""
+    if not send_task(DRAIN_LANE_TASK, domain):
+        lanes.clear_sent(domain)
 
 
 def signal_done(session: Session, public_id: str) -> None:

@@ -4,27 +4,33 @@ protocols; these are their fleet-wide implementations.
 
 Trade-offs accepted:
 
-- The session limiter is a sorted set of leases per MX host, scored by expiry (Redis ``TIME``, so worker
-  clocks do not matter). A worker killed mid-session never releases its lease; the slot frees itself when
-  the lease expires (``SMTP_DEADLINE`` plus a margin), so a crash costs one slot for a minute or so, never
-  for ever. Waiting for a slot polls (50-250 ms): no pub/sub to clean up after a dead waiter.
+- The session limiter is a sorted set of leases per MX IP, scored by expiry (Redis ``TIME``, so worker
+  clocks do not matter), with the spacing and backoff rules of ``services.jobs.politeness``. A worker
+  killed mid-session never releases its lease; the slot frees itself when the lease expires
+  (``SMTP_DEADLINE`` plus a margin), so a crash costs one slot for a minute or so, never for ever. Waiting
+  for a full slot set polls (50-250 ms): no pub/sub to clean up after a dead waiter; waiting out spacing
+  or a backoff sleeps as long as Redis said.
 - Catch-all verdicts are cached only when known (True/False); "could not tell" is asked again next time.
 """
 
 from __future__ import annotations
 
 import functools
+import logging
 import time
+from collections.abc import Sequence
 
-from services import lease_sets
+from services.jobs import politeness
+from services.jobs.politeness import Politeness
 from services.redis_client import get_redis, key
-from settings import get_settings
+from settings import JobSettings, get_settings
 from verifier.config import EngineConfig
 from verifier.engine import Engine
+from verifier.smtp import ReplyEvidence, SessionKeeper
 from verifier.syntax import SyntaxPolicy
 
 LEASE_MARGIN_SECONDS = 30
-SLOTS = "smtp-slots"
+log = logging.getLogger(__name__)
 POLL_FIRST, POLL_MAX = 0.05, 0.25
 
 
@@ -44,29 +50,38 @@ class RedisTtlCache:
 
 
 class RedisSessionLimiter:
-    """``SessionLimiter`` shared by every worker: at most ``per_host`` leases per MX host at once."""
+    """``SessionLimiter`` shared by every worker, with the politeness rules of ``services.jobs.politeness``:
+    sessions at once, spacing between new ones, backoff from a server that complained."""
 
-    def __init__(self, per_host: int, lease_seconds: float) -> None:
-        self.per_host = per_host
-        self.lease_seconds = lease_seconds
+    def __init__(self, rules: Politeness) -> None:
+        self.rules = rules
 
     def acquire(self, mx_host: str, timeout: float) -> str | None:
         give_up, pause = time.monotonic() + timeout, POLL_FIRST
         while True:
-            if token := lease_sets.try_acquire(SLOTS, mx_host, self.per_host, self.lease_seconds):
+            token, wait = politeness.try_open(mx_host, self.rules)
+            if token is not None:
                 return token
             left = give_up - time.monotonic()
             if left <= 0:
                 return None
-            time.sleep(min(pause, left))
-            pause = min(pause * 2, POLL_MAX)
+            # a spacing or backoff answer says how long; a full slot set is polled, doubling the pause
+            time.sleep(min(wait or pause, left))
+            pause = pause if wait else min(pause * 2, POLL_MAX)
 
     def release(self, mx_host: str, lease: str) -> None:
-        lease_sets.release(SLOTS, mx_host, lease)
+        politeness.close(mx_host, lease)
+
+    def session_ended(self, mx_host: str, transcript: Sequence[ReplyEvidence]) -> None:
+        """Back off from a server that answered 421 or slowly (``politeness.complaint``)."""
+        reason = politeness.complaint(transcript, self.rules)
+        if reason is not None:
+            seconds = politeness.back_off(mx_host, self.rules)
+            log.warning("backing off from %s for %.0f s: %s", mx_host, seconds, reason)
 
     def active(self, mx_host: str) -> int:
         """Leases currently held on ``mx_host`` (expired ones included until the next acquire drops them)."""
-        return lease_sets.held(SLOTS, mx_host)
+        return politeness.open_sessions(mx_host)
 
 
 class CatchAllCache:
@@ -82,6 +97,17 @@ class CatchAllCache:
             get_redis().set(key("catchall", domain), "1" if verdict else "0", ex=ttl)
 
 
+def politeness_rules(jobs: JobSettings, lease_seconds: float) -> Politeness:
+    return Politeness(
+        per_host=jobs.sessions_per_mx_host,
+        lease_seconds=lease_seconds,
+        interval_seconds=jobs.min_session_interval_ms / 1000,
+        backoff_seconds=jobs.backoff_seconds,
+        backoff_max_seconds=jobs.backoff_max_seconds,
+        slow_reply_seconds=jobs.slow_reply_seconds,
+    )
+
+
 @functools.cache
 def shared_engine() -> Engine:
     """The process's engine: configured from the environment, its caches and limits shared via Redis."""
@@ -92,6 +118,8 @@ def shared_engine() -> Engine:
     return Engine(
         config,
         resolver=MailResolver(config, RedisTtlCache("dns")),
-        limiter=RedisSessionLimiter(jobs.sessions_per_mx_host, config.smtp_deadline + LEASE_MARGIN_SECONDS),
+        limiter=RedisSessionLimiter(politeness_rules(jobs, config.smtp_deadline + LEASE_MARGIN_SECONDS)),
         policy=SyntaxPolicy(test_domains=jobs.allow_test_domains),
+        # sessions outlive their group for the next one of the same MX host (a lane's next round)
+        keeper=SessionKeeper(config.smtp_session_idle),
     )

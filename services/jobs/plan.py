@@ -2,9 +2,13 @@
 
 Parsing runs in chunks, each its own transaction, taking rows with ``FOR UPDATE SKIP LOCKED``: a worker
 killed in the middle of a million-row list loses one chunk of work, and a second planner (a re-sent
-message) parses other rows instead of waiting. Groups are then made in one set-based statement over the
-whole job, so duplicates anywhere in the list are probed once; the ``planned_at IS NULL`` guard makes
-that step happen exactly once however many planners reach it.
+message: the sweeper re-sends the plan of a list still planning after ``JOB_REQUEUE_SECONDS``) parses
+other rows instead of waiting. Groups are then made in one set-based statement over the whole job, so
+duplicates anywhere in the list are probed once; the ``planned_at IS NULL`` guard makes that step happen
+exactly once however many planners reach it, and only once no row is left unparsed, counting the rows
+another planner holds: a planner whose last chunk comes back empty because the remaining rows are
+locked leaves the grouping to their holder, which finds none left after its commit (a holder that dies
+rolls them back to ``new``, and the sweeper sends the plan again, as ``planned_at`` is still empty).
 
 Groups hold at most one SMTP session's recipients of one domain. The first chunk of every domain gets the
 lowest ids and so is dispatched first: by the time a domain's later chunks run, its catch-all verdict is
@@ -15,7 +19,7 @@ from __future__ import annotations
 
 import json
 
-from sqlalchemy import select, text, update
+from sqlalchemy import exists, select, text, update
 from sqlalchemy.orm import Session
 
 from core import clock
@@ -60,21 +64,26 @@ def plan(job_id: int) -> None:
 
 
 def parse_chunk(job_id: int, limit: int = PARSE_CHUNK) -> int:
-    """Parse up to ``limit`` unparsed items; the number parsed (0 when none are left)."""
+    """Parse up to ``limit`` unparsed items; the number parsed (0 when none are left unlocked)."""
     with transaction() as session:
-        rows = session.execute(
-            select(JobItem.position, JobItem.input)
-            .where(JobItem.job_id == job_id, JobItem.state == ItemState.NEW.value)
-            .order_by(JobItem.position)
-            .limit(limit)
-            .with_for_update(skip_locked=True)
-        ).all()
-        failures, parsed = _parse([(row.position, row.input) for row in rows])
-        if failures:
-            session.execute(_SETTLE_FAILURES, {"job": job_id, "rows": json.dumps(failures)})
-            runs.add_counts(session, job_id, {"invalid": len(failures)})
-        if parsed:
-            session.execute(_MARK_PARSED, {"job": job_id, "rows": json.dumps(parsed)})
+        return parse_rows(session, job_id, limit)
+
+
+def parse_rows(session: Session, job_id: int, limit: int) -> int:
+    """``parse_chunk`` in ``session``: the rows taken stay locked until it commits."""
+    rows = session.execute(
+        select(JobItem.position, JobItem.input)
+        .where(JobItem.job_id == job_id, JobItem.state == ItemState.NEW.value)
+        .order_by(JobItem.position)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    ).all()
+    failures, parsed = _parse([(row.position, row.input) for row in rows])
+    if failures:
+        session.execute(_SETTLE_FAILURES, {"job": job_id, "rows": json.dumps(failures)})
+        runs.add_counts(session, job_id, {"invalid": len(failures)})
+    if parsed:
+        session.execute(_MARK_PARSED, {"job": job_id, "rows": json.dumps(parsed)})
     return len(rows)
 
 
@@ -93,7 +102,10 @@ def _parse(rows: list[tuple[int, str]]) -> tuple[list[dict[str, object]], list[d
 
 
 def make_groups(session: Session, job_id: int) -> None:
-    """Once per job: the domain groups, then the first window of them to the broker (after commit)."""
+    """Once per job, once every row is parsed: the domain groups, then the first window of them to the
+    broker (after commit)."""
+    if _unparsed(session, job_id):
+        return  # another planner holds rows: it groups the job after its commit (module docstring)
     now = clock.now()
     claimed = session.execute(
         update(ValidationJob)
@@ -108,3 +120,10 @@ def make_groups(session: Session, job_id: int) -> None:
     session.execute(_MAKE_GROUPS, {"job": job_id, "now": now, "size": size})
     if not runs.complete_if_done(session, job_id):
         runs.fill_window(session, job_id)
+
+
+def _unparsed(session: Session, job_id: int) -> bool:
+    """Does the job still have rows in ``new``, locked by another planner or not? (A plain read: it sees
+    a row another transaction is parsing as ``new`` until that one commits, and never waits for it.)"""
+    unparsed = exists().where(JobItem.job_id == job_id, JobItem.state == ItemState.NEW.value)
+    return bool(session.scalar(select(unparsed)))

@@ -32,6 +32,7 @@ from models.jobs import GroupState, JobGroup, JobStatus, ValidationJob
 from models.session import transaction
 from services.jobs import completion, degraded, settling
 from services.jobs.dispatch import send_groups
+from services.jobs.lanes import LaneRef
 from services.jobs.options import JobOptions, result_row
 from services.jobs.probe import MAX_CLAIMS, GroupVerdicts, given_up, probe_group
 from settings import get_settings
@@ -95,6 +96,12 @@ def _probe(claim: Claim) -> GroupVerdicts:
 
 
 def claim_group(group_id: int) -> Claim | None:
+    claims = claim_groups([group_id])
+    return claims[0] if claims else None
+
+
+def claim_groups(group_ids: list[int]) -> list[Claim]:
+    """Claim every group of ``group_ids`` that is ours to run, in one statement (a lane's round)."""
     now = clock.now()
     lease_until = now + timedelta(seconds=get_settings().jobs.lease)
     claimable = or_(
@@ -103,10 +110,11 @@ def claim_group(group_id: int) -> Claim | None:
     )
     stmt = (
         update(JobGroup)
-        .where(JobGroup.id == group_id, claimable)
+        .where(JobGroup.id.in_(group_ids), claimable)
         .where(JobGroup.job_id == ValidationJob.id, ValidationJob.status == JobStatus.RUNNING.value)
         .values(state=GroupState.RUNNING.value, lease_until=lease_until, attempts=JobGroup.attempts + 1)
         .returning(
+            JobGroup.id,
             JobGroup.attempts,
             JobGroup.job_id,
             JobGroup.emails,
@@ -116,11 +124,11 @@ def claim_group(group_id: int) -> Claim | None:
         )
     )
     with transaction() as session:
-        row = session.execute(stmt).first()
-    if row is None:
-        return None
-    attempt, job_id, emails, options, deadline, kind = row
-    return Claim(group_id, attempt, job_id, list(emails), dict(options), deadline, kind)
+        rows = session.execute(stmt).all()
+    return [
+        Claim(group_id, attempt, job_id, list(emails), dict(options), deadline, kind)
+        for group_id, attempt, job_id, emails, options, deadline, kind in sorted(rows)
+    ]
 
 
 def save(session: Session, claim: Claim, verdicts: GroupVerdicts) -> None:
@@ -203,13 +211,15 @@ def dispatch(session: Session, job_id: int, limit: int) -> list[int]:
         .limit(limit)
         .with_for_update(skip_locked=True)
     )
-    ids = list(
-        session.scalars(
-            update(JobGroup)
-            .where(JobGroup.id.in_(due.scalar_subquery()))
-            .values(state=GroupState.QUEUED.value, enqueued_at=now)
-            .returning(JobGroup.id)
-        )
-    )
-    send_groups(session, sorted(ids))
-    return ids
+    account = select(ValidationJob.account_id).where(ValidationJob.id == job_id).scalar_subquery()
+    rows = session.execute(
+        update(JobGroup)
+        .where(JobGroup.id.in_(due.scalar_subquery()))
+        .values(state=GroupState.QUEUED.value, enqueued_at=now)
+        .returning(JobGroup.id, JobGroup.domain, func.cardinality(JobGroup.emails), account)
+    ).all()
+    refs = [
+        LaneRef(group_id, domain, account_id, size) for group_id, domain, size, account_id in sorted(rows)
+    ]
+    send_groups(session, refs)
+    return [ref.group_id for ref in refs]

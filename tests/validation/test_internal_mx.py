@@ -5,6 +5,7 @@ session limit counts per MX address, whatever names point there."""
 from __future__ import annotations
 
 from services.jobs.engine import RedisSessionLimiter
+from services.jobs.politeness import Politeness
 from tests.fixtures.db import Persona
 from tests.workers.harness import Api, Worker
 
@@ -30,13 +31,13 @@ def test_an_mx_on_a_non_public_address_is_skipped_for_the_next_public_one(
 
 
 def test_the_fleet_session_limit_is_shared_by_every_name_of_one_mx_address(job_env: dict[str, str]) -> None:
-    limiter = RedisSessionLimiter(per_host=1, lease_seconds=30)
-    first = limiter.acquire("127.0.0.11", timeout=0.1)
+    limiter = RedisSessionLimiter(Politeness(1, 30, 0, 30, 600, 5))
+    first = limiter.acquire("192.0.2.11", timeout=0.1)
     assert first is not None
     try:
-        assert limiter.acquire("127.0.0.11", timeout=0.2) is None  # mx1.backup.test and mailbox.test alike
-        other = limiter.acquire("127.0.0.12", timeout=0.1)
+        assert limiter.acquire("192.0.2.11", timeout=0.2) is None  # mx1.backup.test and mailbox.test alike
+        other = limiter.acquire("192.0.2.12", timeout=0.1)
         assert other is not None
-        limiter.release("127.0.0.12", other)
+        limiter.release("192.0.2.12", other)
     finally:
-        limiter.release("127.0.0.11", first)
+        limiter.release("192.0.2.11", first)

@@ -60,7 +60,7 @@ def test_every_task_the_services_send_is_registered(registered: Any, name: str) 
     assert name in registered
 
 
-def test_probe_groups_go_to_probes_and_webhook_deliveries_to_webhooks_the_rest_to_default() -> None:
+def test_probe_groups_and_lanes_go_to_probes_and_webhook_deliveries_to_webhooks_the_rest_to_default() -> None:
     webhooks = {
         "tasks.webhooks.deliver_event",
         "tasks.webhooks.deliver_one",
@@ -68,5 +68,7 @@ def test_probe_groups_go_to_probes_and_webhook_deliveries_to_webhooks_the_rest_t
         "tasks.webhooks.sweep_due_deliveries",
     }
     expected = {name: {"queue": "webhooks"} for name in webhooks}
-    assert dict(TASK_ROUTES) == {"tasks.jobs.probe_group": {"queue": "probes"}} | expected
-    assert len(_sent_task_names()) == 7  # plan_job, probe_group, send_due_mail and four webhook tasks
+    probes = {"tasks.jobs.probe_group": {"queue": "probes"}, "tasks.jobs.drain_lane": {"queue": "probes"}}
+    assert dict(TASK_ROUTES) == probes | expected
+    # plan_job, probe_group, drain_lane, send_due_mail and four webhook tasks
+    assert len(_sent_task_names()) == 8

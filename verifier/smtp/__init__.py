@@ -5,7 +5,8 @@ Entry point: ``probe_domain_group(mail_domain, addresses, config=..., limiter=..
 
 from verifier.smtp.classify import Classification, ProbeOutcome, classify
 from verifier.smtp.evidence import ReplyEvidence
-from verifier.smtp.limiter import LocalSessionLimiter, SessionLimiter
+from verifier.smtp.keeper import SessionKeeper
+from verifier.smtp.limiter import LocalSessionLimiter, SessionLimiter, SessionObserver
 from verifier.smtp.prober import probe_domain_group
 from verifier.smtp.providers import Provider, ProviderRules, rules_for
 from verifier.smtp.result import AddressProbe, DomainProbeResult, SmtpVerdict
@@ -19,7 +20,9 @@ __all__ = [
     "Provider",
     "ProviderRules",
     "ReplyEvidence",
+    "SessionKeeper",
     "SessionLimiter",
+    "SessionObserver",
     "SmtpVerdict",
     "classify",
     "probe_domain_group",

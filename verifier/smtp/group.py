@@ -15,11 +15,17 @@ Rules, in the order they bite:
   address is asked again on a fresh connection.
 - A refusal at greeting, EHLO/HELO or MAIL FROM is about *us*, applies to every address still waiting
   and stops the group; so does a timeout or hang-up in the middle of RCPTs (the server is not answering).
+- A session also ends once ``SMTP_SESSION_MAX_REJECTIONS`` of its RCPTs were refused (4xx or 5xx), and
+  never has more RCPTs in flight than refusals it may still collect: servers count refused commands and
+  slow down or drop a client past their limit (Postfix: 10 and 20), which would cost the addresses after.
+- With a ``SessionKeeper``, a session with room left outlives its group: the next group for the same MX
+  host adopts it (``verifier/smtp/keeper.py``) and carries on in the open transaction.
 - Each session holds a ``SessionLimiter`` lease on its MX IP address for as long as it is open: names
   pointing at one server share its limit.
 - Where the server offers RFC 2920 PIPELINING, a new session sends MAIL FROM together with the RCPTs it
-  will carry (the next waiting addresses it can send, up to the limit) in one write; the replies are then
-  read and judged one by one exactly as in lock-step, so every rule above applies unchanged. Not for
+  will carry (the next waiting addresses it can send, up to the limits) in one write; the replies are then
+  read and judged one by one exactly as in lock-step, so every rule above applies unchanged. Once they
+  are read, the next waiting addresses go out in one write the same way (also on an adopted session). Not for
   providers that take one RCPT per connection (nothing to pipeline), and not for the catch-all probe,
   which is only sent once the real replies show it can change a verdict.
 """
@@ -35,7 +41,8 @@ from verifier.public_ip import text_refusal_reason
 from verifier.smtp.classify import Classification, ProbeOutcome, classify
 from verifier.smtp.deadline import Deadline
 from verifier.smtp.evidence import ReplyEvidence
-from verifier.smtp.limiter import SessionLimiter
+from verifier.smtp.keeper import KeptSession, SessionKeeper
+from verifier.smtp.limiter import SessionLimiter, SessionObserver
 from verifier.smtp.providers import ProviderRules
 from verifier.smtp.result import AddressProbe, judge
 from verifier.smtp.session import ProbeSession, Target
@@ -43,13 +50,19 @@ from verifier.smtp.session import ProbeSession, Target
 NOT_SENT_UTF8 = Classification(ProbeOutcome.NOT_SENT, "smtputf8_unsupported")
 MX_NOT_PUBLIC = Classification(ProbeOutcome.NOT_SENT, "mx_not_public")
 NO_MX_ADDRESS = Classification(ProbeOutcome.NO_ANSWER, "no_mx_address")
+KEEPER_POLL = 0.2  # seconds of waiting for a slot between looks at the keeper's idle sessions
 
 
 class GroupRun:
     """Mutable state of probing one domain group; ``close()`` must always be called (leases, sockets)."""
 
     def __init__(
-        self, domain: MailDomain, config: EngineConfig, limiter: SessionLimiter | None, rules: ProviderRules
+        self,
+        domain: MailDomain,
+        config: EngineConfig,
+        limiter: SessionLimiter | None,
+        rules: ProviderRules,
+        keeper: SessionKeeper | None = None,
     ) -> None:
         self.domain = domain
         self.config = config
@@ -61,8 +74,10 @@ class GroupRun:
         self.limit = 1 if rules.one_rcpt_per_session else config.smtp_max_rcpt_per_session
         self.failure: tuple[Classification, ReplyEvidence | None] | None = None
         self._limiter = limiter
+        self._keeper = keeper
         self._current: ProbeSession | None = None
         self._sent_in_current = 0
+        self._rejected_in_current = 0
         self._leases: dict[int, str] = {}
         self._preferred: Target | None = None
         self._plaintext: set[Target] = set()  # hosts whose STARTTLS handshake failed
@@ -87,7 +102,11 @@ class GroupRun:
             return self._settle(address, found, evidence)
         if not _sendable(address, self._current):
             return self._settle(address, NOT_SENT_UTF8, None)
+        adopted = self._current.reused and self._current.transcript == []
         found, evidence = self.rcpt(address)
+        if adopted and evidence.code is None and self.failure is not None:
+            self.failure = None  # a kept session the server closed while idle: ask again on a new one
+            return False
         if found.too_many_recipients and self._sent_in_current > 1:
             self.limit = self._sent_in_current - 1  # what this server took before refusing
             self.close_current()
@@ -99,6 +118,8 @@ class GroupRun:
         assert self._current is not None
         self._sent_in_current += 1
         evidence = self._current.rcpt(self._recipient(address))
+        if evidence.code is not None and evidence.code >= 400:
+            self._rejected_in_current += 1  # what the server's error limit counts
         found = classify(evidence, self.rules, self.config.smtp_greylist_retry_after, rcpt=True)
         if not self._current.alive:
             self.failure = (found, evidence)
@@ -123,16 +144,69 @@ class GroupRun:
     ) -> ProbeSession | None:
         """The current session if it may take another RCPT (``extra`` beyond the limit), else a new one."""
         current = self._current
-        room = self._sent_in_current < self.limit + extra
-        if current is not None and current.alive and not fresh and room:
+        if current is not None and current.alive and not fresh and self._room(extra):
+            current.pipeline_rcpts(self._pipelined(current))
             return current
         self.close_current()
+        if not fresh and (adopted := self._adopt(utf8_wanted)) is not None:
+            return adopted
         session = self._connect()
         if session is not None and self._ready(session, utf8_wanted):
-            self._current, self._sent_in_current = session, 0
+            self._current, self._sent_in_current, self._rejected_in_current = session, 0, 0
         elif session is not None and session.tls_fallback_due:
             return self._retry_in_plaintext(session.target, utf8_wanted)
         return self._current
+
+    def _room(self, extra: int = 0) -> bool:
+        """May the current session take another RCPT (``extra`` beyond the recipient limit)?"""
+        recipients = self._sent_in_current < self.limit + extra
+        return recipients and self._rejected_in_current < self.config.smtp_session_max_rejections
+
+    def _depth(self) -> int:
+        """RCPTs that may be in flight at once: never more than the refusals the session may still take."""
+        refusals = self.config.smtp_session_max_rejections - self._rejected_in_current
+        return max(min(self.limit - self._sent_in_current, refusals), 0)
+
+    def _adopt(self, utf8_wanted: bool) -> ProbeSession | None:
+        """A kept session to one of our MX hosts, carried on under this group (see ``SessionKeeper``)."""
+        if self._keeper is None or self.failure is not None:
+            return None
+        kept = next(
+            (k for t in self._targets() if (k := self._keeper.take(t, utf8=utf8_wanted)) is not None), None
+        )
+        if kept is None:
+            return None
+        session = kept.session
+        session.adopt(self.deadline)
+        self.sessions.append(session)
+        self._leases[id(session)] = kept.lease
+        self._current, self._preferred = session, session.target
+        self._sent_in_current, self._rejected_in_current = kept.sent, kept.rejected
+        if not self._room():
+            self.close_current()
+            return None
+        session.pipeline_rcpts(self._pipelined(session))
+        return session
+
+    def _hand_over(self) -> ProbeSession | None:
+        """Give the current session to the keeper when it has room left under our own limits."""
+        current = self._current
+        if self._keeper is None or current is None or not current.alive or current.owes_replies:
+            return None
+        if self.limit != self.config.smtp_max_rcpt_per_session or not self._room():
+            return None  # a server-taught limit, or a full session: it ends here
+        lease, limiter = self._leases.pop(id(current), ""), self._limiter
+
+        def release() -> None:
+            current.close()
+            if limiter is not None and lease:
+                limiter.release(current.target.ip, lease)
+            _observe(limiter, current)
+
+        kept = KeptSession(current, self._sent_in_current, self._rejected_in_current, lease, release)
+        self._current, self._sent_in_current, self._rejected_in_current = None, 0, 0
+        self._keeper.keep(kept)
+        return current
 
     def _retry_in_plaintext(self, target: Target, utf8_wanted: bool) -> ProbeSession | None:
         """The host's optional TLS is broken: as real MTAs do, try it again without STARTTLS (once per
@@ -141,7 +215,7 @@ class GroupRun:
         self.failure = None
         session = self._connect()  # the host that greeted us is the preferred target now
         if session is not None and self._ready(session, utf8_wanted):
-            self._current, self._sent_in_current = session, 0
+            self._current, self._sent_in_current, self._rejected_in_current = session, 0, 0
         return self._current
 
     def _connect(self) -> ProbeSession | None:
@@ -188,7 +262,7 @@ class GroupRun:
         if self.rules.one_rcpt_per_session:
             return []
         sendable = [address for address in self._waiting if _sendable(address, session)]
-        return [self._recipient(address) for address in sendable[: self.limit]]
+        return [self._recipient(address) for address in sendable[: self._depth()]]
 
     def _recipient(self, address: str) -> str:
         """The address as RCPT spells it: its local part at the domain's ASCII name."""
@@ -221,34 +295,50 @@ class GroupRun:
     def _acquire(self, target: Target) -> str | None:
         if self._limiter is None:
             return ""
-        return self._limiter.acquire(target.ip, self.deadline.remaining())
+        if self._keeper is None:
+            return self._limiter.acquire(target.ip, self.deadline.remaining())
+        while True:  # an idle kept session to this IP gives its slot up rather than make us wait
+            lease = self._limiter.acquire(target.ip, min(KEEPER_POLL, self.deadline.remaining()))
+            if lease is not None or self.deadline.expired:
+                return lease
+            self._keeper.close_idle_to(target.ip)
 
     def _release(self, session: ProbeSession) -> None:
         session.close()
         lease = self._leases.pop(id(session), None)
         if self._limiter is not None and lease is not None:
             self._limiter.release(session.target.ip, lease)
+            _observe(self._limiter, session)
 
     def close_current(self) -> None:
         if self._current is not None:
             self._release(self._current)
-        self._current, self._sent_in_current = None, 0
+        self._current, self._sent_in_current, self._rejected_in_current = None, 0, 0
 
     def close(self) -> None:
-        """QUIT and release everything still open."""
+        """Hand the current session to the keeper if it may serve again; QUIT and release the rest."""
+        kept = self._hand_over()
         self.close_current()
         for session in self.sessions:
-            self._release(session)
+            if session is not kept:
+                self._release(session)
 
     @property
     def sessions_opened(self) -> int:
-        return sum(1 for session in self.sessions if session.connected)
+        """Connections this group opened (an adopted session was opened by an earlier group)."""
+        return sum(1 for session in self.sessions if session.connected and not session.reused)
 
     @property
     def unreachable(self) -> bool:
         """Connections were attempted and no MX host said a single word."""
         replies = [item for session in self.sessions for item in session.transcript if item.code is not None]
         return bool(self.sessions) and not replies
+
+
+def _observe(limiter: SessionLimiter | None, session: ProbeSession) -> None:
+    """Tell a limiter that listens how the session went (its politeness may back off from the server)."""
+    if isinstance(limiter, SessionObserver) and session.connected:
+        limiter.session_ended(session.target.ip, session.transcript)
 
 
 def _local(address: str) -> str:

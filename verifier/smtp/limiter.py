@@ -12,7 +12,10 @@ from __future__ import annotations
 import itertools
 import threading
 from collections import defaultdict
-from typing import Protocol
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from verifier.smtp.evidence import ReplyEvidence
 
 
 class SessionLimiter(Protocol):
@@ -24,6 +27,15 @@ class SessionLimiter(Protocol):
 
     def release(self, mx_ip: str, lease: str, /) -> None:
         """Give back the slot ``lease`` on ``mx_ip``."""
+        ...
+
+
+@runtime_checkable
+class SessionObserver(Protocol):
+    """A limiter that also wants to hear how each session went (to back off from a server that asked)."""
+
+    def session_ended(self, mx_ip: str, transcript: Sequence[ReplyEvidence], /) -> None:
+        """``transcript``: the replies of one session (or of its part a group used), in order."""
         ...
 
 

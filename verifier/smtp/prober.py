@@ -18,6 +18,7 @@ from verifier.config import EngineConfig
 from verifier.dns.model import DomainStatus, MailDomain
 from verifier.smtp.classify import Classification, ProbeOutcome
 from verifier.smtp.group import GroupRun
+from verifier.smtp.keeper import SessionKeeper
 from verifier.smtp.limiter import SessionLimiter
 from verifier.smtp.providers import ProviderRules, rules_for
 from verifier.smtp.result import AddressProbe, DomainProbeResult, judge
@@ -32,17 +33,19 @@ def probe_domain_group(
     config: EngineConfig,
     limiter: SessionLimiter | None = None,
     check_catch_all: bool = True,
+    keeper: SessionKeeper | None = None,
 ) -> DomainProbeResult:
     """Probe ``addresses`` (all of ``mail_domain``) and return one ``AddressProbe`` per distinct address.
 
     Addresses keep their spelling in the result; the RCPT uses their local part at the domain's ASCII
-    name. A domain that does not accept mail (or whose DNS is unknown) is not contacted at all.
+    name. A domain that does not accept mail (or whose DNS is unknown) is not contacted at all. With a
+    ``keeper``, sessions outlive the group for the next group of the same MX host (``keeper.py``).
     """
     unique = list(dict.fromkeys(addresses))
     rules = rules_for([record.host for record in mail_domain.mx_records])
     if not mail_domain.accepts_mail:
         return _not_contacted(mail_domain, unique, rules)
-    run = GroupRun(mail_domain, config, limiter, rules)
+    run = GroupRun(mail_domain, config, limiter, rules, keeper)
     try:
         run.probe_all(unique)
         catch_all, probe = _catch_all(run) if check_catch_all else (None, None)

@@ -19,6 +19,7 @@ cooperative, so a tarpit costs a greenlet its timeout, not the worker its life.
 
 from __future__ import annotations
 
+import select
 import smtplib
 import socket
 import ssl
@@ -88,6 +89,8 @@ class ProbeSession:
         self.starttls = starttls
         self.tls_demanded = False  # the server answered 530 "STARTTLS first": plaintext is no option
         self.handshake_failed = False
+        self.reused = False  # adopted from an earlier group (``verifier/smtp/keeper.py``): not a new session
+        self.mail_utf8 = False  # the open transaction's MAIL FROM carried SMTPUTF8
         self._config = config
         self._deadline = deadline
         self._client = _Client(local_hostname=config.smtp_helo_host)
@@ -160,6 +163,7 @@ class ProbeSession:
         their replies wait for ``rcpt()``. After a failed MAIL they are read and recorded (a 503 "need
         MAIL" there is about the failed transaction, never about a mailbox) before anything else is sent.
         """
+        self.mail_utf8 = utf8
         evidence = self._mail(utf8, pipelined if self.pipelining else ())
         if evidence.code == 530 and not self.tls and self.alive and self.starttls:
             self.tls_demanded = True
@@ -182,6 +186,43 @@ class ProbeSession:
         self._client.send("".join(f"{line}\r\n" for line in lines))
         self._owed.extend(lines[1:])
         return self._client.getreply()
+
+    def pipeline_rcpts(self, addresses: Sequence[str]) -> None:
+        """Send the RCPTs of ``addresses`` in one write on a session whose transaction is open; their
+        replies are read by ``rcpt()`` in order. Nothing is sent unless pipelining is on and every earlier
+        reply has been read (a write cannot fail silently here: a dead socket fails the first read)."""
+        if not addresses or not self.pipelining or self._owed or not self.alive:
+            return
+        lines = [rcpt_line(address) for address in addresses]
+        try:
+            self._client.send("".join(f"{line}\r\n" for line in lines))
+        except _FAILURES:
+            self.alive = False
+            return
+        self._owed.extend(lines)
+
+    def adopt(self, deadline: Deadline) -> None:
+        """Carry on under another group's deadline, with an empty transcript (the evidence of earlier groups
+        belongs to them)."""
+        self._deadline = deadline
+        self.transcript = []
+        self.reused = True
+
+    def still_open(self) -> bool:
+        """An idle session the server has not closed: nothing to read on it yet (a hang-up or a 421 sent
+        while we were idle makes the socket readable). Checked without blocking."""
+        sock = self._client.sock
+        if not self.alive or sock is None:
+            return False
+        try:
+            readable, _, _ = select.select([sock], [], [], 0)
+        except (OSError, ValueError):
+            return False
+        return not readable
+
+    @property
+    def owes_replies(self) -> bool:
+        return bool(self._owed)
 
     def rcpt(self, address: str) -> ReplyEvidence:
         line = rcpt_line(address)

@@ -1,0 +1,245 @@
+"""Throughput of list cleaning through the service, before and after lanes, in one invocation.
+
+The lab: ``--domains`` (200) domains, each with its own MX server (as distinct companies have), every SMTP
+reply sent ``--latency`` (0.1 s) after its command arrived; 50 addresses per domain, 40 real mailboxes
+and 10 unknown ones (80% real), 10,000 addresses in all. Real gunicorn (``gunicorn.conf.py``, 2 processes
+x 8 threads), one Celery worker (gevent, 100), Postgres, Redis, all on this machine's 2 cores.
+
+For each configuration, on a database and Redis prefix of its own:
+
+- ``per-group`` (``PROBE_LANES=false``, the reference: one ``probe_group`` message per domain group, each
+  on sessions of its own) and ``lanes`` (the default);
+- (a) the list as 100 batches of 100 sent by 10 clients at once (``POST /validate/batch``, synchronous);
+- (b) the list as one ``POST /bulk/jobs``, upload to ``completed``.
+
+Each row: addresses per second, SMTP sessions the lab servers saw, the most sessions one domain saw in
+any 60 s window, and CPU seconds of the web and worker processes per address. Then the in-process
+references (no HTTP, no database): every domain's 50 addresses through ``probe_domain_group`` at once,
+pipelined and lock-step.
+
+Run: ``.venv/bin/python -m bench.throughput`` (prints Markdown for docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import signal
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from bench.validation_workers import (
+    _account,
+    _get,
+    _open_database,
+    _post,
+    _upload,
+    bench_environment,
+    process,
+)
+from maillab import MailLab
+from maillab.world import bench_domain, bench_world
+from verifier.config import EngineConfig
+from verifier.dns import MailDomain, MailResolver
+from verifier.smtp import probe_domain_group
+
+WINDOW = 60.0
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    seconds: float
+    addresses: int
+    sessions: int
+    per_domain_minute: int
+    cpu_seconds: float
+
+    def markdown(self) -> str:
+        return (
+            f"| {self.name} | {self.addresses / self.seconds:,.0f} | {self.seconds:.1f} s | "
+            f"{self.sessions:,} | {self.per_domain_minute} | "
+            f"{self.cpu_seconds * 1000 / self.addresses:.2f} ms |"
+        )
+
+
+def the_list(domains: int) -> list[str]:
+    """50 addresses per domain, 40 real (user00-39) and 10 unknown, domains interleaved as lists are."""
+    locals_ = [f"user{j:02d}" for j in range(40)] + [f"nobody{j:02d}" for j in range(10)]
+    return [f"{local}@{bench_domain(i)}" for local in locals_ for i in range(domains)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--latency", type=float, default=0.1)
+    parser.add_argument("--domains", type=int, default=200)
+    parser.add_argument("--only", choices=["lanes", "per-group"], default=None)
+    parser.add_argument(
+        "--reference", type=int, default=10_000, help="addresses the per-group reference runs"
+    )
+    args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so every process and database is cleaned up
+    emails = the_list(args.domains)
+    with MailLab(bench_world(args.domains, servers=args.domains), latency=args.latency) as lab:
+        print(
+            f"lab: {args.domains} domains, one MX each, {args.latency * 1000:.0f} ms per reply; "
+            f"{len(emails):,} addresses\n"
+        )
+        print(
+            "| configuration, path | addresses/s | wall | SMTP sessions | max per domain per minute "
+            "| CPU per address (web + worker) |"
+        )
+        print("|---|---:|---:|---:|---:|---:|")
+        # the reference runs as before this change: no spacing between new sessions either
+        configs = {
+            "lanes": ({"PROBE_LANES": "true"}, emails),
+            "per-group": (
+                {"PROBE_LANES": "false", "SMTP_MIN_SESSION_INTERVAL_MS": "0"},
+                emails[: args.reference],
+            ),
+        }
+        for name, (extra, addresses) in configs.items():
+            if args.only in (None, name):
+                for row in service_rows(lab, addresses, name, extra):
+                    print(row.markdown(), flush=True)
+        for row in reference_rows(lab, args.domains):
+            print(row.markdown(), flush=True)
+
+
+def service_rows(lab: MailLab, emails: list[str], name: str, extra: dict[str, str]) -> list[Row]:
+    rows = []
+    with ExitStack() as stack:
+        env = stack.enter_context(bench_environment(lab)) | extra | {"WEB_CONCURRENCY": "2"}
+        _open_database(env)
+        key = _account(env)
+        web = stack.enter_context(process(env, _gunicorn(), ready="Booting worker"))
+        worker = stack.enter_context(process(env, _worker(), ready=" ready."))
+        base = f"http://127.0.0.1:{env['PORT']}"
+        pids = [web.pid, worker.pid]
+        rows.append(
+            _measure(
+                lab,
+                f"{name}: 100 batches of 100, 10 in flight",
+                pids,
+                len(emails),
+                lambda: batches(base, key, emails),
+            )
+        )
+        rows.append(
+            _measure(lab, f"{name}: POST /bulk/jobs", pids, len(emails), lambda: bulk(base, key, emails))
+        )
+    return rows
+
+
+def _gunicorn() -> list[str]:
+    from bench.validation_workers import _gunicorn as gunicorn  # noqa: PLC0415
+
+    return gunicorn("web:create_app()")
+
+
+def _worker() -> list[str]:
+    from bench.validation_workers import _celery_worker  # noqa: PLC0415
+
+    return _celery_worker()
+
+
+def _measure(lab: MailLab, name: str, pids: list[int], count: int, work: Callable[[], None]) -> Row:
+    lab.reset()
+    cpu_before = sum(_tree_cpu(pid) for pid in pids)
+    started = time.perf_counter()
+    work()
+    seconds = time.perf_counter() - started
+    cpu = sum(_tree_cpu(pid) for pid in pids) - cpu_before
+    sessions, per_minute = _sessions(lab)
+    return Row(name, seconds, count, sessions, per_minute, cpu)
+
+
+def batches(base: str, key: str, emails: list[str], size: int = 100, in_flight: int = 10) -> None:
+    chunks = [emails[i : i + size] for i in range(0, len(emails), size)]
+
+    def send(chunk: list[str]) -> None:
+        body = _post(base, key, "/validate/batch", {"emails": chunk})
+        if body["status"] != "completed":
+            raise RuntimeError(f"batch not completed in time: {body['status']}")
+
+    with ThreadPoolExecutor(in_flight) as pool:
+        list(pool.map(send, chunks))
+
+
+def bulk(base: str, key: str, emails: list[str]) -> None:
+    job = _upload(base, key, "\n".join(["email", *emails]).encode())
+    while _get(base, key, f"/bulk/jobs/{job['id']}")["status"] not in ("completed", "failed"):
+        time.sleep(0.2)
+
+
+def _sessions(lab: MailLab) -> tuple[int, int]:
+    """Sessions the bench servers saw, and the most one server (one domain) saw in a 60 s window."""
+    total, worst = 0, 0
+    for server_name, server in lab.servers.items():
+        if not server_name.startswith("bench"):
+            continue
+        starts = sorted(session[0].at for session in server.arrivals() if session)
+        total += server.sessions_opened
+        for i, start in enumerate(starts):
+            worst = max(worst, sum(1 for other in starts[i:] if other - start < WINDOW))
+    return total, worst
+
+
+def _tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of ``pid`` and its children, alive ones."""
+    seconds = 0.0
+    for each in [pid, *_children(pid)]:
+        try:
+            fields = Path(f"/proc/{each}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        seconds += (int(fields[11]) + int(fields[12])) / 100  # utime, stime in clock ticks (100 Hz)
+    return seconds
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def reference_rows(lab: MailLab, domains: int) -> list[Row]:
+    """Every domain's addresses through ``probe_domain_group`` at once, in this process."""
+    config = lab.engine_config(smtp_timeout=10.0, smtp_deadline=120.0, smtp_banner_timeout=10.0)
+    resolver = MailResolver(config)
+    groups = [
+        (
+            resolver.resolve(bench_domain(i)),
+            [a for a in the_list(domains) if a.endswith(f"@{bench_domain(i)}")],
+        )
+        for i in range(domains)
+    ]
+    count = sum(len(addresses) for _, addresses in groups)
+    rows = []
+    for name, cfg in (
+        ("reference: one session per domain, all parallel, pipelined", config),
+        (
+            "reference: one session per domain, all parallel, lock-step",
+            replace(config, smtp_pipelining=False),
+        ),
+    ):
+        rows.append(_measure(lab, name, [], count, functools.partial(_probe_all, groups, cfg)))
+    return rows
+
+
+def _probe_all(groups: list[tuple[MailDomain, list[str]]], config: EngineConfig) -> None:
+    def probe(group: tuple[MailDomain, list[str]]) -> None:
+        probe_domain_group(group[0], group[1], config=config)
+
+    with ThreadPoolExecutor(len(groups)) as pool:
+        list(pool.map(probe, groups))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""Politeness toward receiving servers, scheduled fleet-wide in Redis, per MX IP address.
+
+Three rules, all checked in one script when a new SMTP session is wanted (a kept session reused by the
+next group is not a new one and passes freely):
+
+1. **Sessions at once**: at most ``SMTP_SESSIONS_PER_MX_HOST`` leases (a sorted set scored by expiry,
+   as ``services.lease_sets``; a crashed worker's lease expires).
+2. **Spacing**: a new session no sooner than ``SMTP_MIN_SESSION_INTERVAL_MS`` after the previous one to
+   the same IP, whichever worker opened it; the script answers how long to wait, and the caller sleeps
+   that long instead of polling blindly.
+3. **Backoff**: a server that answered 421 (RFC 5321: closing the channel, how MTAs say "too many
+   connections" or "slow down") or took longer than ``SMTP_SLOW_REPLY_SECONDS`` for a reply gets no new
+   session for ``SMTP_BACKOFF_SECONDS``, doubling at each further complaint within the backoff memory up to
+   ``SMTP_BACKOFF_MAX_SECONDS``; the level is forgotten after twice that time of quiet.
+
+Times are Redis ``TIME``, so worker clocks do not matter. Trade-off: a group waiting out a backoff longer
+than its ``SMTP_DEADLINE`` ends with the "session limit" outcome (unknown, asked again by a later job),
+which is what a prober that respects a server's request must accept.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from redis.commands.core import Script
+
+from services.redis_client import get_redis, key
+from verifier.smtp import ReplyEvidence
+
+# KEYS: leases, next-open, backoff. ARGV: slots, lease seconds, token, interval seconds.
+# Returns 0 when granted, else milliseconds worth waiting before asking again.
+_ACQUIRE = """
+local now = redis.call('TIME')
+local t = tonumber(now[1]) + tonumber(now[2]) / 1000000
+local blocked = redis.call('PTTL', KEYS[3])
+if blocked > 0 then return blocked end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', t)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return -1 end
+local after = tonumber(redis.call('GET', KEYS[2]) or '0')
+if t < after then return math.max(1, math.ceil((after - t) * 1000)) end
+redis.call('ZADD', KEYS[1], t + tonumber(ARGV[2]), ARGV[3])
+redis.call('EXPIRE', KEYS[1], math.ceil(tonumber(ARGV[2])) + 1)
+local interval = tonumber(ARGV[4])
+if interval > 0 then
+  redis.call('SET', KEYS[2], tostring(t + interval), 'PX', math.ceil(interval * 1000) + 1000)
+end
+return 0
+"""
+# KEYS: backoff, level. ARGV: base seconds, max seconds. Returns the backoff set, in milliseconds.
+_BACK_OFF = """
+local level = redis.call('INCR', KEYS[2])
+local ms = math.min(tonumber(ARGV[1]) * 2 ^ (level - 1), tonumber(ARGV[2])) * 1000
+redis.call('PEXPIRE', KEYS[2], math.ceil(tonumber(ARGV[2]) * 2000))
+redis.call('SET', KEYS[1], '1', 'PX', math.ceil(ms))
+return math.ceil(ms)
+"""
+
+
+@dataclass(frozen=True)
+class Politeness:
+    """The rules' numbers (``settings.JobSettings``)."""
+
+    per_host: int
+    lease_seconds: float
+    interval_seconds: float
+    backoff_seconds: float
+    backoff_max_seconds: float
+    slow_reply_seconds: float
+
+
+def try_open(ip: str, rules: Politeness) -> tuple[str | None, float]:
+    """A lease token for a new session to ``ip`` now, or None and the seconds worth waiting (0: full)."""
+    token = secrets.token_hex(8)
+    keys = [key("smtp-slots", ip), key("smtp-next", ip), key("smtp-backoff", ip)]
+    answer = int(
+        _script(_ACQUIRE)(
+            keys=keys, args=[rules.per_host, rules.lease_seconds, token, rules.interval_seconds]
+        )
+    )
+    if answer == 0:
+        return token, 0.0
+    return None, max(answer, 0) / 1000
+
+
+def close(ip: str, token: str) -> None:
+    get_redis().zrem(key("smtp-slots", ip), token)
+
+
+def open_sessions(ip: str) -> int:
+    count: int = get_redis().zcard(key("smtp-slots", ip))
+    return count
+
+
+def complaint(transcript: Sequence[ReplyEvidence], rules: Politeness) -> str | None:
+    """Why a finished session asks us to back off from its server, if it does."""
+    if any(item.code == 421 for item in transcript):
+        return "421"
+    slow_ms = rules.slow_reply_seconds * 1000
+    if any(item.code is not None and item.latency_ms > slow_ms for item in transcript):
+        return "slow replies"
+    return None
+
+
+def back_off(ip: str, rules: Politeness) -> float:
+    """Start (or double) the backoff of ``ip``; its length in seconds."""
+    keys = [key("smtp-backoff", ip), key("smtp-backoff-level", ip)]
+    ms = int(_script(_BACK_OFF)(keys=keys, args=[rules.backoff_seconds, rules.backoff_max_seconds]))
+    return ms / 1000
+
+
+def backing_off(ip: str) -> float:
+    """Seconds of backoff left on ``ip`` (0 when none)."""
+    left = int(get_redis().pttl(key("smtp-backoff", ip)))
+    return max(left, 0) / 1000
+
+
+def _script(source: str) -> Script:
+    return get_redis().register_script(source)

@@ -1,0 +1,68 @@
+"""Two planners on one list (the sweeper re-sends the plan of a list still planning after
+``JOB_REQUEUE_SECONDS``): every row still gets its group and the list still finishes.
+
+The first planner is this test holding a chunk of rows mid-parse (``plan.parse_rows`` in an open
+transaction, exactly what ``parse_chunk`` does); the second is ``plan.plan`` run meanwhile, as the re-sent
+message would. Groups go to the module's real worker, which runs them to the end.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import insert
+
+from core import clock
+from models.jobs import ItemState, JobItem, JobKind, JobStatus, ValidationJob
+from models.session import transaction
+from services.jobs import plan
+from services.jobs.submit import new_public_id
+from tests.fixtures.db import Persona
+from tests.workers.harness import Api, Worker, wait_for
+
+DOMAINS = ("mailbox.test", "tls.test", "greylist.test")
+EMAILS = [f"user{i}@{DOMAINS[i % len(DOMAINS)]}" for i in range(300)]
+HELD = 100  # rows the first planner is parsing when the second one runs
+
+
+def test_a_second_planner_running_while_the_first_holds_rows_leaves_no_row_without_a_group(
+    live_api: Api, worker: Worker, owner: Persona
+) -> None:
+    public_id, job_id = _queued_list(owner)
+
+    with transaction() as first:
+        assert plan.parse_rows(first, job_id, HELD) == HELD
+        plan.plan(job_id)  # the re-sent message: parses the other rows, finds these locked
+    plan.plan(job_id)  # the first planner carries on after committing its chunk
+
+    finished = wait_for(live_api, owner, public_id)
+    assert finished["status"] == "completed", "rows were left without a group: the list never finishes"
+    assert [result["email"] for result in finished["results"]] == EMAILS
+
+
+def _queued_list(owner: Persona) -> tuple[str, int]:
+    """A stored list, opened and waiting for its planner, as ``services.jobs.bulk`` leaves it."""
+    public_id = new_public_id(JobKind.BULK)
+    now = clock.now()
+    with transaction() as session:
+        job = ValidationJob(
+            public_id=public_id,
+            account_id=owner.account_id,
+            key_id=owner.key_id,
+            kind=JobKind.BULK.value,
+            status=JobStatus.QUEUED.value,
+            source="json",
+            total=len(EMAILS),
+            created_at=now,
+            deadline=now + timedelta(days=1),
+            options={"quickMode": True, "skipCatchAll": False, "features": ["syntax", "domain"]},
+        )
+        session.add(job)
+        session.flush()
+        rows = [
+            {"job_id": job.id, "position": i, "input": email, "state": ItemState.NEW.value}
+            | {"key": email, "duplicate_of": None}
+            for i, email in enumerate(EMAILS)
+        ]
+        session.execute(insert(JobItem), rows)
+        return public_id, job.id

@@ -1,0 +1,122 @@
+"""Lanes under load: batches and bulk lists of several accounts share SMTP sessions per domain, every
+address still ends with exactly one result, and a small batch is not held up behind another account's
+big list. Real worker, real HTTP, the mail lab."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from sqlalchemy import func, select
+
+from maillab import MailLab
+from models.jobs import JobItem, ValidationJob
+from models.session import transaction
+from tests.fixtures.db import Persona, open_persona
+from tests.workers.harness import Api, Worker, poll_until_finished
+
+BENCH = [f"bench-{i:03d}.test" for i in range(10)]  # two domains per lab server (bench0-bench4)
+
+
+def _batch(api: Api, persona: Persona, emails: list[str]) -> dict[str, Any]:
+    response = api.call("post", "/validate/batch", persona, json={"emails": emails})
+    assert response.status_code in (200, 202), response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def _bulk(api: Api, persona: Persona, emails: list[str]) -> str:
+    text = "email\n" + "\n".join(emails) + "\n"
+    headers = {"Content-Type": "text/csv"}
+    response = api.call("post", "/bulk/jobs", persona, data=text.encode(), headers=headers)
+    assert response.status_code == 202, response.text
+    job_id: str = response.json()["id"]
+    return job_id
+
+
+def _addresses(prefix: str, count: int, offset: int = 0) -> list[str]:
+    """``count`` addresses over the bench domains; user00-49 exist, the ``prefix`` ones (1 in 20) do not."""
+    return [
+        f"user{(i + offset) % 50:02d}@{BENCH[i % 10]}" if i % 20 else f"{prefix}{i}@{BENCH[i % 10]}"
+        for i in range(count)
+    ]
+
+
+def _rows_per_job(public_ids: list[str]) -> dict[str, tuple[int, int, int, int]]:
+    """public id -> (total, processed, items done, items with a result)."""
+    with transaction() as session:
+        rows = session.execute(
+            select(
+                ValidationJob.public_id,
+                ValidationJob.total,
+                ValidationJob.processed,
+                func.count().filter(JobItem.state == "done"),
+                func.count(JobItem.result),
+            )
+            .join(JobItem, JobItem.job_id == ValidationJob.id)
+            .where(ValidationJob.public_id.in_(public_ids))
+            .group_by(ValidationJob.public_id, ValidationJob.total, ValidationJob.processed)
+        ).all()
+    return {row[0]: tuple(row[1:]) for row in rows}  # type: ignore[misc]
+
+
+def test_concurrent_batches_and_lists_of_three_accounts_each_get_exactly_one_result_per_address(
+    live_api: Api, worker: Worker, lab: MailLab
+) -> None:
+    accounts = [open_persona() for _ in range(3)]
+    lists = [_bulk(live_api, persona, _addresses(f"bulk{n}x", 300, n)) for n, persona in enumerate(accounts)]
+    work = [
+        (persona, _addresses(f"b{n}x", 40, 7 * n + k)) for k in range(3) for n, persona in enumerate(accounts)
+    ]
+
+    with ThreadPoolExecutor(len(work)) as pool:
+        batches = list(pool.map(lambda item: _batch(live_api, *item), work))
+
+    for persona, body in zip([p for p, _ in work], batches, strict=True):
+        done = poll_until_finished(live_api, persona, f"/batches/{body['batchId']}/results?limit=1000", 60)
+        assert done["status"] == "completed"
+        assert len(done["results"]) == 40
+        assert all(r["checks"]["smtp"]["passed"] == r["email"].startswith("user") for r in done["results"])
+    for persona, job_id in zip(accounts, lists, strict=True):
+        assert poll_until_finished(live_api, persona, f"/bulk/jobs/{job_id}", 90)["status"] == "completed"
+    ids = [body["batchId"] for body in batches] + lists
+    counts = _rows_per_job(ids)
+    assert set(counts) == set(ids)
+    for total, processed, done_items, with_result in counts.values():
+        assert total == processed == done_items == with_result  # one result each, none counted twice
+    # 9 batches and 3 lists make 120 domain groups over 10 domains (126 addresses each, more than the 100
+    # recipients of one session): a few sessions per domain, where one per group would be 120
+    opened = sum(lab.servers[f"bench{i}"].sessions_opened for i in range(5))
+    assert opened <= 3 * len(BENCH), opened
+
+
+def test_a_batch_of_10_is_answered_while_another_accounts_big_list_is_still_running(
+    live_api: Api, worker: Worker, lab: MailLab
+) -> None:
+    """Bound stated: a batch of 10 sent to one lane behind another account's list of 1,000 addresses there
+    answers synchronously (within ``BATCH_SYNC_WAIT_SECONDS``, 20 s here) while that list is not half done.
+    sluggish.test answers every command after 300 ms, so the list alone needs about a minute of rounds
+    (9 RCPTs in flight per round trip); the batch waits for at most the round in progress."""
+    big, small = open_persona(), open_persona()
+    job_id = _bulk(live_api, big, [f"big{i}@sluggish.test" for i in range(1_000)])
+    give_up = time.monotonic() + 30
+    while _progress(live_api, big, job_id)["processed"] < 1 and time.monotonic() < give_up:
+        time.sleep(0.1)
+
+    response = live_api.call(
+        "post", "/validate/batch", small, json={"emails": [f"small{i}@sluggish.test" for i in range(10)]}
+    )
+    progress = _progress(live_api, big, job_id)
+
+    assert response.status_code == 200, response.text
+    assert response.json()["status"] == "completed"
+    assert progress["status"] == "running", progress
+    assert progress["processed"] < 500, progress
+    requests_cancel = live_api.call("post", f"/bulk/jobs/{job_id}/cancel", big)
+    assert requests_cancel.status_code == 200, requests_cancel.text
+
+
+def _progress(api: Api, persona: Persona, job_id: str) -> dict[str, Any]:
+    body: dict[str, Any] = api.call("get", f"/bulk/jobs/{job_id}", persona).json()
+    return body
