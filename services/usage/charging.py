@@ -88,7 +88,9 @@ class AtOnce:
 # then waits for the flush before anyone is answered: a transaction that takes a transaction id commits
 # with a WAL record and, synchronous_commit being on for it, waits until the WAL is flushed up to it, so
 # up to and including the charge. Barriers queue on no row, so concurrent ones share one fsync.
-_DURABLE = "SELECT txid_current()"
+# Both go in one message to the server (one round trip, ``_Prepared.execute``): the statement leaves what it
+# counted in a session setting, and the barrier reads it back (empty: nothing was charged).
+_DURABLE = "SELECT NULLIF(current_setting('verimail.charged_used'), '')::bigint, txid_current()"
 _AT_ONCE_HEAD = """
 WITH charged AS (
   UPDATE usage_periods SET used = used + :count, quota_limit = :limit
@@ -102,7 +104,7 @@ WITH charged AS (
   INSERT INTO usage_charges (account_id, period_id, idempotency_key, validations, charged_at)
   SELECT :account_id, id, :idempotency_key, :count, :now FROM charged
 ), {ctes}
-SELECT used FROM charged
+SELECT set_config('verimail.charged_used', COALESCE((SELECT used FROM charged)::text, ''), false)
 """
 
 
@@ -220,15 +222,17 @@ def _prepared(at_once: AtOnce) -> _Prepared:
         found = _PREPARED[cache_key] = _Prepared(
             name,
             prepare=f"PREPARE {name} AS {numbered.replace('%%', '%')}",
-            execute=f"SET LOCAL synchronous_commit TO off; EXECUTE {name}({arguments})",
+            execute=(
+                f"BEGIN; SET LOCAL synchronous_commit TO off; EXECUTE {name}({arguments}); COMMIT; {_DURABLE}"
+            ),
         )
     return found
 
 
 def _execute_at_once(statement: _Prepared, params: dict[str, Any]) -> int | None:
-    """The statement on a pooled connection's driver cursor, autocommitting; then the barrier. The driver
-    directly because this runs on every quick validation: SQLAlchemy's result machinery cost a tenth of
-    the request's CPU, for one integer."""
+    """The statement and the barrier in one round trip on a pooled connection's driver cursor (the message
+    holds its own BEGIN and COMMIT). The driver directly because this runs on every quick validation:
+    SQLAlchemy's result machinery cost a tenth of the request's CPU, for one integer."""
     pooled = get_engine().raw_connection()
     driver = pooled.driver_connection
     try:
@@ -238,18 +242,25 @@ def _execute_at_once(statement: _Prepared, params: dict[str, Any]) -> int | None
             if statement.name not in prepared:
                 cursor.execute(statement.prepare)
                 prepared.add(statement.name)
-            cursor.execute(statement.execute, params)
+            cursor.execute(statement.execute, params)  # durable before anyone is told
             row = cursor.fetchone()
-            if row is not None:
-                cursor.execute(_DURABLE)  # durable before anyone is told
-        return None if row is None else int(row[0])
+        return None if row is None or row[0] is None else int(row[0])
     except psycopg2.OperationalError:
         pooled.invalidate()  # the server went away: a new connection for the next request
+        raise
+    except psycopg2.Error:
+        _roll_back(driver)  # a failed statement leaves the message's transaction open, and aborted
         raise
     finally:
         if not driver.closed:  # type: ignore[union-attr]
             driver.autocommit = False  # type: ignore[union-attr]
         pooled.close()
+
+
+def _roll_back(driver: Any) -> None:
+    if driver.info.transaction_status != psycopg2.extensions.TRANSACTION_STATUS_IDLE:
+        with driver.cursor() as cursor:
+            cursor.execute("ROLLBACK")
 
 
 def _refuse(session: Session, row: UsagePeriod, limit: int, count: int, now: datetime) -> NoReturn:
