@@ -8,7 +8,8 @@ mail lab answering every SMTP command after ``--latency`` seconds (default 0.1).
 (c) quickMode ``POST /validate`` against a bare Flask endpoint behind the same gunicorn settings
     (``gunicorn.conf.py``, ``--web-workers`` processes), same client (``bench.http_load``: 16 keep-alive
     connections, its own process), in alternating rounds, each round on a fresh account (one round of
-    3,000 requests in a few seconds is most of an Enterprise Plus minute): requests/s, p50, p99.
+    3,000 requests in a few seconds is most of an Enterprise Plus minute), after a warm-up round:
+    requests/s, p50, p99, and the CPU each request cost per process group (``bench.cpu_account``).
 
 Everything runs on a database and Redis prefix of its own, deleted at the end.
 Run: ``.venv/bin/python -m bench.validation_workers`` (prints Markdown for docs/benchmarks.md);
@@ -34,6 +35,7 @@ from typing import Any
 import psycopg2
 import requests
 
+from bench import cpu_account
 from bench.smtp_sessions import naive
 from maillab import MailLab
 from maillab.world import bench_domain, bench_world
@@ -59,7 +61,7 @@ def main() -> None:
         _open_database(env)
         key = _account(env)
         print(f"lab latency {args.latency * 1000:.0f} ms per SMTP reply; 2 cores shared by everything\n")
-        quick_keys = [_account(env) for _ in range(args.rounds)]
+        quick_keys = [_account(env) for _ in range(args.rounds + 1)]  # the first warms the servers up
         if args.only_quick:
             quick(env, quick_keys, args.requests, args.web_workers)
             return
@@ -217,17 +219,25 @@ def big_upload(base: str, key: str, count: int, web: subprocess.Popen[bytes]) ->
 
 
 def quick(env: dict[str, str], keys: list[str], total: int, workers: int) -> None:
+    """Alternating rounds after a warm-up round on ``keys[0]`` (connections opened, statements prepared,
+    snapshots loaded: what a serving process has), each round with the CPU it cost (``bench.cpu_account``)."""
     body = json.dumps({"email": "user01@bench-001.test", "options": {"quickMode": True}})
     ours_env = {**env, "PORT": str(_free_port()), "WEB_CONCURRENCY": str(workers)}
     bare_env = {**ours_env, "PORT": str(_free_port())}
+    database = env["DATABASE_URL"].rsplit("/", 1)[1]
     rows: list[tuple[dict[str, Any], dict[str, Any]]] = []
     with (
-        process(ours_env, _gunicorn("web:create_app()"), ready="Booting worker"),
-        process(bare_env, _gunicorn("bench.bare_app:app"), ready="Booting worker"),
+        process(ours_env, _gunicorn("web:create_app()"), ready="Booting worker") as ours_server,
+        process(bare_env, _gunicorn("bench.bare_app:app"), ready="Booting worker") as bare_server,
     ):
-        for key in keys:
-            ours = _load(f"http://127.0.0.1:{ours_env['PORT']}/validate", key, body, total)
-            bare = _load(f"http://127.0.0.1:{bare_env['PORT']}/validate", key, body, total)
+        ours_url = f"http://127.0.0.1:{ours_env['PORT']}/validate"
+        bare_url = f"http://127.0.0.1:{bare_env['PORT']}/validate"
+        warm, *measured = keys
+        _load(ours_url, warm, body, total // 3)
+        _load(bare_url, warm, body, total // 3)
+        for key in measured:
+            ours = _load(ours_url, key, body, total, (ours_server.pid, database))
+            bare = _load(bare_url, key, body, total, (bare_server.pid, database))
             rows.append((ours, bare))
     print("### (c) quickMode POST /validate vs a bare Flask endpoint (same gunicorn settings)\n")
     print(f"{workers} gunicorn workers (gthread) each; 16 keep-alive clients; {total:,} requests a round.\n")
@@ -242,14 +252,30 @@ def quick(env: dict[str, str], keys: list[str], total: int, workers: int) -> Non
         f"p99 {median(o['p99_ms'] for o, _ in rows)} ms; bare Flask {median(b['rps'] for _, b in rows):,.0f} "
         f"requests/s; bare / ours {median(b['rps'] / o['rps'] for o, b in rows):.1f}x\n"
     )
+    _cpu_table(rows)
+
+
+def _cpu_table(rows: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
+    """CPU per request by process group; 2 cores divided by the total is what this machine could serve
+    with nothing else running."""
+    print("| round | endpoint | web | Postgres | Redis | client | total | 2 cores / total |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for number, pair in enumerate(rows, 1):
+        for name, run in zip(("/validate quickMode", "bare Flask"), pair, strict=True):
+            cpu = run["cpu_ms"]
+            total = sum(cpu.values())
+            cells = " | ".join(f"{cpu[group]:.2f} ms" for group in cpu_account.GROUPS)
+            print(f"| {number} | {name} | {cells} | {total:.2f} ms | {2000 / total:,.0f} req/s |")
+    print()
 
 
 def _figures(run: dict[str, Any]) -> str:
     return f"{run['rps']:,.0f} | {run['p50_ms']} ms | {run['p99_ms']} ms"
 
 
-def _load(url: str, key: str, body: str, total: int) -> dict[str, Any]:
-    """``bench.http_load`` in a process of its own; every answer must be a 200."""
+def _load(url: str, key: str, body: str, total: int, server: tuple[int, str] | None = None) -> dict[str, Any]:
+    """``bench.http_load`` in a process of its own; every answer must be a 200. With ``server`` (gunicorn
+    master pid, database name) the result has ``cpu_ms``: CPU per request by process group."""
     command = [
         sys.executable,
         "-m",
@@ -262,10 +288,14 @@ def _load(url: str, key: str, body: str, total: int) -> dict[str, Any]:
         "--requests",
         str(total),
     ]
+    before = cpu_account.snapshot(*server) if server else None
     out = subprocess.run(command, cwd=ROOT, check=True, capture_output=True, text=True).stdout
     result: dict[str, Any] = json.loads(out)
     if set(result["statuses"]) != {"200"}:
         raise RuntimeError(f"{url} answered {result['statuses']}")
+    if server and before:
+        after = cpu_account.snapshot(*server)
+        result["cpu_ms"] = cpu_account.per_request_ms(before, after, result["requests"])
     return result
 
 

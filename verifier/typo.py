@@ -23,6 +23,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from verifier.lists import domain_lists, is_known_provider
+from verifier.lists.domains import DOMAINS_MEMOIZED
 
 COMMON_TLDS = (
     "com",
@@ -67,6 +68,7 @@ def _suffixes() -> PublicSuffixList:
     return PublicSuffixList(only_icann=True)  # private suffixes (github.io) are not mail TLDs
 
 
+@functools.lru_cache(maxsize=DOMAINS_MEMOIZED)  # static lists: the same domain, the same suggestion
 def suggest_domain(ascii_domain: str) -> str | None:
     """The domain the user probably meant, or None when the domain looks as intended."""
     if is_known_provider(ascii_domain):

@@ -21,6 +21,7 @@ import time
 from collections.abc import Sequence
 
 from services.jobs import politeness
+from services.jobs.dns_memo import DnsMemo
 from services.jobs.politeness import Politeness
 from services.redis_client import get_redis, key
 from settings import JobSettings, get_settings
@@ -39,10 +40,10 @@ class RedisTtlCache:
 
     def __init__(self, namespace: str) -> None:
         self.namespace = namespace
+        self.memo = DnsMemo()  # reads memoized in this process for a few seconds (``dns_memo``)
 
     def get(self, name: str) -> str | None:
-        value = get_redis().get(key(self.namespace, name))
-        return None if value is None else str(value)
+        return self.memo.get(key(self.namespace, name))
 
     def set(self, name: str, value: str, ttl_seconds: int) -> None:
         if ttl_seconds > 0:  # a zero TTL means "do not cache"

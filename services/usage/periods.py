@@ -42,7 +42,26 @@ def _nth_start(anchor: datetime, n: int) -> datetime:
 
 
 def period_containing(anchor: datetime, at: datetime) -> Period:
-    """The period of an account anchored at ``anchor`` that contains ``at`` (before the anchor: the first)."""
+    """The period of an account anchored at ``anchor`` that contains ``at`` (before the anchor: the first).
+
+    The last answer per anchor is kept: every charge asks, and the month arithmetic was a fortieth of a
+    quick validation's CPU (issue 13). A kept period is reused only when it contains ``at``, and only one
+    period of an anchor does, so the answer is the same."""
+    known = _LAST.get(anchor)
+    if known is not None and known.start <= at < known.end:
+        return known
+    found = _period_containing(anchor, at)
+    if len(_LAST) >= _LAST_MAX:
+        _LAST.clear()  # bounded; one recomputation per anchor after a clear
+    _LAST[anchor] = found
+    return found
+
+
+_LAST: dict[datetime, Period] = {}
+_LAST_MAX = 10_000
+
+
+def _period_containing(anchor: datetime, at: datetime) -> Period:
     anchor = anchor.astimezone(UTC)
     months = (at.year - anchor.year) * 12 + (at.month - anchor.month)
     n = max(months, 0)

@@ -155,5 +155,13 @@ def _key(account_id: int, window: str, start: datetime) -> str:
 
 
 def _script() -> Script:
-    """redis-py sends EVALSHA and reloads the script itself after a Redis restart emptied its cache."""
-    return get_redis().register_script(_SCRIPT)
+    """redis-py sends EVALSHA and reloads the script itself after a Redis restart emptied its cache. Kept
+    per client (registering hashed the script on every request)."""
+    global _registered  # noqa: PLW0603 - one per process, replaced when the client is
+    client = get_redis()
+    if _registered is None or _registered[0] is not client:
+        _registered = (client, client.register_script(_SCRIPT))
+    return _registered[1]
+
+
+_registered: tuple[object, Script] | None = None

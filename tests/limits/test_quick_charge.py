@@ -8,8 +8,9 @@ from flask.testing import FlaskClient
 
 from models.accounts import Tier
 from models.jobs import ValidationJob
+from services.usage.charging import AtOnce, charge_validations
 from tests.fixtures.db import open_persona
-from tests.limits.helpers import count_rows, fill, usage_of, validate
+from tests.limits.helpers import count_rows, fill, load_account, usage_of, validate
 
 
 def test_a_quick_validation_is_charged_and_recorded_together(
@@ -36,3 +37,18 @@ def test_a_quick_validation_refused_by_the_quota_is_neither_charged_nor_recorded
     assert answer.status_code == 429, answer.get_json()
     assert usage_of(client, growth.headers)["quota"]["used"] == 6_000
     assert count_rows(ValidationJob, growth.account_id) == 0
+
+
+def test_a_charge_key_replayed_on_the_one_statement_path_counts_once_and_the_connection_stays_usable(
+    at_instant: datetime,
+) -> None:
+    growth = open_persona(Tier.GROWTH)
+    account = load_account(growth.account_id)
+    writes_nothing = AtOnce("nothing AS (SELECT id FROM charged)", {})
+
+    first = charge_validations(account, 1, "request-1", at_once=writes_nothing)  # opens the period
+    replayed = charge_validations(account, 1, "request-1", at_once=writes_nothing)  # unique index says no
+    next_one = charge_validations(account, 1, "request-2", at_once=writes_nothing)  # same pooled connection
+
+    assert (first.replayed, replayed.replayed, next_one.replayed) == (False, True, False)
+    assert next_one.status.used == 2

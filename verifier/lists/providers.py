@@ -32,8 +32,14 @@ def provider_table() -> tuple[tuple[str, str, str], ...]:
 def mailbox_provider(mx_hosts: Iterable[str]) -> MailboxProvider | None:
     """The provider of the first MX host (in the order given: preference order) that the table knows."""
     for host in mx_hosts:
-        name = host.lower().rstrip(".")
-        for suffix, provider, kind in provider_table():
-            if name == suffix or name.endswith("." + suffix):
-                return MailboxProvider(provider, kind, name)
+        if (found := _provider_of(host.lower().rstrip("."))) is not None:
+            return found
+    return None
+
+
+@functools.lru_cache(maxsize=16_384)  # the table scan, once per MX host name and process
+def _provider_of(name: str) -> MailboxProvider | None:
+    for suffix, provider, kind in provider_table():
+        if name == suffix or name.endswith("." + suffix):
+            return MailboxProvider(provider, kind, name)
     return None

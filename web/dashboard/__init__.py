@@ -19,6 +19,7 @@ from settings import Settings
 from web.auth import PUBLIC
 from web.dashboard import errors, pages, resellers, session
 from web.dashboard.blueprint import bp
+from web.dashboard.cookies import CookieSessions
 
 SESSION_LIFETIME = timedelta(hours=12)
 csrf = CSRFProtect()
@@ -44,6 +45,7 @@ def install(app: Flask, settings: Settings) -> None:
         WTF_CSRF_CHECK_DEFAULT=False,  # the JSON API is keyed, not cookie-authenticated: nothing to forge
         WTF_CSRF_TIME_LIMIT=None,  # a token lives as long as its session
     )
+    app.session_interface = CookieSessions()
     csrf.init_app(app)
     app.register_blueprint(bp)
     # Pages are not API operations: no key is asked for (the session is), and /openapi.json leaves them out.
