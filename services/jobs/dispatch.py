@@ -1,9 +1,10 @@
 """Messages of validation jobs: to the workers (``services.broker``) and to waiting web requests.
 
 Groups go to their domain's lane (``services.jobs.lanes``), with one ``drain_lane`` message per lane that
-has none on its way, so every group of one domain, whatever job or account it belongs to, is probed by
-the lane's worker over shared sessions. ``PROBE_LANES=false`` sends one ``probe_group`` message per group
-instead (each group on sessions of its own; the reference the benchmarks compare against).
+nobody holds and has none on its way, so every group of one domain, whatever job or account it belongs
+to, is probed by the lane's worker over shared sessions. ``PROBE_LANES=false`` sends one ``probe_group``
+message per group instead (each group on sessions of its own; the reference the benchmarks compare
+against).
 
 A waiting request must never be woken for a job whose result would roll back, so its signal is sent
 after commit too. Both are best effort: the record is in Postgres, and the beat sweeper
@@ -47,14 +48,14 @@ def to_lanes(refs: list[LaneRef]) -> None:
     except RedisError:
         log.warning("%d groups not queued in lanes; the sweeper re-sends them", len(refs))
         return
-    for domain in sorted(woken):
+    for domain in woken:
         wake(domain)
 
 
 def wake(domain: str) -> None:
     """One ``drain_lane`` message; if it cannot be sent, the lane's mark goes so the next push retries."""
     if not send_task(DRAIN_LANE_TASK, domain):
-        lanes.clear_sent(domain)
+        lanes.unsend(domain)
 
 
 def signal_done(session: Session, public_id: str) -> None:

@@ -1,12 +1,18 @@
-"""Draining a lane: rounds of claimed groups of one domain, probed together, saved in one transaction.
+"""Draining a lane: rounds of claimed groups of one domain, probed together, saved with other lanes'.
 
-One worker at a time holds a lane (``lanes.take``, a lease) for at most ``LANE_TURN_SECONDS``. Each round
-takes up to one session's worth of addresses (``SMTP_MAX_RCPT_PER_SESSION``), accounts in turn, claims
-those groups in one statement (the claim of ``services.jobs.runs``: a ref whose group is done or held by
-someone else is skipped), probes the groups that asked for the same checks as one group (the engine keeps
-the session open between rounds, ``verifier/smtp/keeper.py``), and saves every group in one transaction
-(``saving.save_round``: a handful of multi-row statements for the whole round), which answers each job
-as soon as its own addresses are done.
+One worker at a time holds a lane (``lanes.take``) for at most ``LANE_TURN_SECONDS``. Each round takes up
+to one session's worth of addresses (``SMTP_MAX_RCPT_PER_SESSION``), accounts in turn, claims those
+groups (the claim of ``services.jobs.runs``: a ref whose group is done or held by someone else is
+skipped), probes the groups that asked for the same checks as one group (the engine keeps the session
+open between rounds, ``verifier/smtp/keeper.py``), and hands the verdicts to the process's saver, which
+writes the rounds of every lane that finished at about the same time in one transaction
+(``saving.save_round``), answering each job as soon as its own addresses are done. Claims go the same
+way (``services.coalescer``): a worker draining 200 lanes of one-address groups spends a few statements
+per batch of rounds, not two transactions per address.
+
+Between rounds an empty lane waits for a push (a blocking pop on its bell) as long as its kept session
+would stay warm (``SMTP_SESSION_IDLE_SECONDS``), so the addresses of batches in flight ride the open
+session instead of a new drain message, lease and connection.
 
 Trade-offs accepted:
 
@@ -15,6 +21,8 @@ Trade-offs accepted:
   its own job alone would have allowed, never later.
 - A turn ends on time, not on an empty lane; the lane then goes back to the broker's queue (one message)
   so a lane with a steady stream cannot keep a worker slot from every other lane.
+- Rounds of many lanes share a save: one failing save lets go of every claim in it (the sweeper sends
+  them again), as a failing round did alone.
 """
 
 from __future__ import annotations
@@ -22,12 +30,14 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from concurrent.futures import Future
 
 from sqlalchemy import update
 
 from models.jobs import GroupState, JobGroup
 from models.session import transaction
+from services.coalescer import Coalescer
 from services.jobs import lanes, runs, saving, settling
 from services.jobs.dispatch import wake
 from services.jobs.engine import shared_engine
@@ -36,50 +46,54 @@ from services.jobs.probe import MAX_CLAIMS, GroupVerdicts, given_up, probe_group
 from settings import get_settings
 
 log = logging.getLogger(__name__)
-LINGER = (0.05, 0.1, 0.15, 0.0)  # seconds slept after each empty look at the lane, 0.3 s in all
+Round = tuple[list[runs.Claim], dict[int, GroupVerdicts]]
 
 
 def drain(domain: str) -> int:
     """One turn on lane ``domain`` if nobody else holds it; the number of groups run."""
     token = lanes.take(domain)
     if token is None:
-        return 0  # its holder looks at the lane again before it lets go
-    done = 0
+        return 0  # its holder waits on the lane's bell and takes the new groups itself
     try:
-        done = _turn(domain, token, shared_engine().config.smtp_max_rcpt_per_session)
+        return _turn(domain, token)
     finally:
-        lanes.clear_sent(domain)
-        lanes.give_back(domain, token)
-        if lanes.waiting(domain) and lanes.mark_sent(domain):
+        if lanes.let_go(domain, token):
             wake(domain)  # pushed while we were finishing, or the turn ran out
-    return done
 
 
-def _turn(domain: str, token: str, round_size: int) -> int:
-    ends, done = time.monotonic() + get_settings().jobs.lane_turn, 0
-    while time.monotonic() < ends and lanes.keep(domain, token):
-        group_ids = _next_round(domain, round_size)
+def _turn(domain: str, token: str) -> int:
+    config, settings = shared_engine().config, get_settings().jobs
+    started = renewed = time.monotonic()
+    done, saves = 0, list[Future[None]]()
+    while time.monotonic() < started + settings.lane_turn:
+        if time.monotonic() - renewed > settings.lease / 3:
+            if not lanes.keep(domain, token):
+                break
+            renewed = time.monotonic()
+        group_ids = _next_round(domain, config.smtp_max_rcpt_per_session, config.smtp_session_idle)
         if not group_ids:
             break
-        done += run_round(group_ids)
+        claims = CLAIMS.submit(group_ids).result()
+        if claims:
+            saves.append(SAVES.submit(probe_round(claims)))
+            done += len(claims)
+    for save in saves:
+        save.result()  # a failed save fails the task, where Flower shows it; its claims were let go
     return done
 
 
-def _next_round(domain: str, round_size: int) -> list[int]:
-    """The next round's groups, lingering a moment on an empty lane: batches in flight keep adding
-    groups, and taking them here costs one Redis call where leaving costs a broker message and a lease."""
-    for pause in LINGER:
+def _next_round(domain: str, round_size: int, linger: float) -> list[int]:
+    """The next round's groups, waiting up to ``linger`` seconds for a push on an empty lane."""
+    until = time.monotonic() + linger
+    while True:
         if group_ids := lanes.pop_round(domain, round_size):
             return group_ids
-        time.sleep(pause)
-    return []
+        if not lanes.wait_for_push(domain, until - time.monotonic()):
+            return []
 
 
-def run_round(group_ids: list[int]) -> int:
-    """Claim, probe and save the groups of one round; the number claimed."""
-    claims = runs.claim_groups(group_ids)
-    if not claims:
-        return 0
+def probe_round(claims: list[runs.Claim]) -> Round:
+    """The verdicts of a round's claims; on an error they are let go at once and the error propagates."""
     verdicts = {c.group_id: given_up(c.emails, c.attempt - 1) for c in claims if c.attempt > MAX_CLAIMS}
     live = [claim for claim in claims if claim.attempt <= MAX_CLAIMS]
     try:
@@ -88,6 +102,13 @@ def run_round(group_ids: list[int]) -> int:
     except Exception:
         _let_go(live)
         raise
+    return claims, verdicts
+
+
+def save_rounds(rounds: Sequence[Round]) -> list[None]:
+    """Every round's settled groups in one transaction, deferred ones one by one (``runs.save``)."""
+    claims = [claim for round_claims, _ in rounds for claim in round_claims]
+    verdicts = {group: v for _, round_verdicts in rounds for group, v in round_verdicts.items()}
     settled = [(claim, verdicts[claim.group_id]) for claim in claims if not verdicts[claim.group_id].deferred]
     try:
         with transaction() as session:
@@ -98,9 +119,26 @@ def run_round(group_ids: list[int]) -> int:
     except Exception:
         _let_go(claims)  # nothing was saved: the next sweep sends them again
         raise
-    for job_id, kind in sorted({(claim.job_id, claim.kind) for claim in claims}):
-        settling.wake_if_answered(job_id, kind)  # interim answers may have completed a job's set
-    return len(claims)
+    _wake_interim(claims)
+    return [None] * len(rounds)
+
+
+def _wake_interim(claims: Iterable[runs.Claim]) -> None:
+    """Jobs that may hold interim answers (they asked for retries) may now be answered without being
+    complete (completion wakes the others)."""
+    jobs = {(c.job_id, c.kind) for c in claims if JobOptions.from_json(c.options).retry_temporary}
+    for job_id, kind in sorted(jobs):
+        settling.wake_if_answered(job_id, kind)
+
+
+def claim_rounds(rounds: Sequence[list[int]]) -> list[list[runs.Claim]]:
+    """The claims of many lanes' rounds in one statement, handed back to each round."""
+    claims = {claim.group_id: claim for claim in runs.claim_groups([g for ids in rounds for g in ids])}
+    return [[claims[group] for group in ids if group in claims] for ids in rounds]
+
+
+CLAIMS = Coalescer("lane-claims", claim_rounds, gather=0.005)
+SAVES = Coalescer("lane-saves", save_rounds, gather=0.02)
 
 
 def probe_together(claims: list[runs.Claim]) -> dict[int, GroupVerdicts]:

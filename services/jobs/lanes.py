@@ -7,12 +7,14 @@ under the service's Redis prefix:
 - ``lane:<domain>:q:<account>`` a list of refs ``<group id>:<addresses>``, oldest first;
 - ``lane:<domain>:ring`` the accounts with refs waiting, in turn order: a round takes one ref per account
   in turn, so one account's million-address list never starves another's batch of 10;
-- ``lane:<domain>:sent`` set while a drain message is on its way or a worker drains the lane, so a busy
-  lane costs one broker message, not one per group;
-- ``lane-owner`` lease set (``services.lease_sets``, one slot per lane): the worker draining it, renewed
-  every round and lasting ``JOB_LEASE_SECONDS`` like a group's claim: a worker that dies holding a lane
-  delays it by that long (then the sweeper's re-sent groups wake it), and a round that outlasts it may
-  see a second worker drain the lane beside it (the claims keep every result single).
+- ``lane:<domain>:holder`` ``sent`` while a drain message is on its way, else the token of the worker
+  draining the lane; it lasts ``JOB_LEASE_SECONDS`` like a group's claim, so a worker that dies holding a
+  lane delays it by that long (then the sweeper's re-sent groups wake it). A busy lane costs one broker
+  message per turn, not one per group;
+- ``lane:<domain>:bell`` rung by a push while a worker holds the lane: the holder waits on it (a blocking
+  pop) between rounds instead of polling, so groups of batches in flight join the lane's warm session.
+
+One push (``push``) queues every ref of a job in one script call, whatever the number of lanes.
 
 Postgres stays the record: a ref is only a hint (the claim in ``services.jobs.runs`` decides), so a ref
 lost with Redis costs a delay (the sweeper re-sends groups left ``queued``), and a ref pushed twice costs
@@ -21,24 +23,39 @@ one failed claim.
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 
 from redis.commands.core import Script
 
-from services import lease_sets
 from services.redis_client import get_redis, key
 from settings import get_settings
 
-OWNERS = "lane-owner"
 LANE_TTL = 86_400  # a lane nobody drains for a day is dropped; its groups come back through the sweeper
 
-# KEYS: ring, queue of the account. ARGV: account, ttl, refs...
+# KEYS: none (one script for many lanes). ARGV: key prefix, ttl, lease, then per lane: domain, account,
+# number of refs, refs... Returns the domains that need a drain message (nobody holds them, none sent).
 _PUSH = """
-for i = 3, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
-redis.call('EXPIRE', KEYS[2], ARGV[2])
-if not redis.call('LPOS', KEYS[1], ARGV[1]) then redis.call('RPUSH', KEYS[1], ARGV[1]) end
-redis.call('EXPIRE', KEYS[1], ARGV[2])
-return 1
+local prefix, ttl, lease, i, woken = ARGV[1], ARGV[2], ARGV[3], 4, {}
+while i <= #ARGV do
+  local lane = prefix .. 'lane:' .. ARGV[i] .. ':'
+  local account, n = ARGV[i + 1], tonumber(ARGV[i + 2])
+  local queue = lane .. 'q:' .. account
+  for j = i + 3, i + 2 + n do redis.call('RPUSH', queue, ARGV[j]) end
+  redis.call('EXPIRE', queue, ttl)
+  if not redis.call('LPOS', lane .. 'ring', account) then redis.call('RPUSH', lane .. 'ring', account) end
+  redis.call('EXPIRE', lane .. 'ring', ttl)
+  local holder = redis.call('GET', lane .. 'holder')
+  if not holder then
+    redis.call('SET', lane .. 'holder', 'sent', 'EX', lease)
+    table.insert(woken, ARGV[i])
+  elseif holder ~= 'sent' then
+    redis.call('RPUSH', lane .. 'bell', '1')
+    redis.call('EXPIRE', lane .. 'bell', 60)
+  end
+  i = i + 3 + n
+end
+return woken
 """
 # KEYS: ring. ARGV: queue key prefix, max addresses. Returns refs, one account's turn at a time.
 _POP = """
@@ -56,6 +73,36 @@ while total < tonumber(ARGV[2]) do
 end
 return taken
 """
+# KEYS: holder, bell. ARGV: token, lease. 1 when the lane is now ours (nobody else drains it).
+_TAKE = """
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= 'sent' then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+redis.call('DEL', KEYS[2])
+return 1
+"""
+# KEYS: holder. ARGV: token, lease. 1 while the lane is still ours (the lease is extended).
+_RENEW = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+return 1
+"""
+# KEYS: holder, ring. ARGV: token, lease. 1 when refs still wait and a drain message must be sent: the
+# check and the hand-over are one step, so a push landing while we let go is never left without a drain.
+_LET_GO = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  redis.call('SET', KEYS[1], 'sent', 'EX', ARGV[2])
+  return 1
+end
+redis.call('DEL', KEYS[1])
+return 0
+"""
+# KEYS: holder. Drops the "sent" mark of a drain message that could not be sent, so the next push retries.
+_UNSEND = """
+if redis.call('GET', KEYS[1]) == 'sent' then redis.call('DEL', KEYS[1]) end
+return 1
+"""
 
 
 @dataclass(frozen=True)
@@ -71,63 +118,61 @@ class LaneRef:
         return f"{self.group_id}:{self.addresses}"
 
 
-def push(refs: list[LaneRef]) -> set[str]:
-    """Queue ``refs`` in their lanes; the lanes that need a drain message (none on its way yet)."""
+def push(refs: list[LaneRef]) -> list[str]:
+    """Queue ``refs`` in their lanes, in one script call; the lanes that need a drain message."""
     by_lane: dict[tuple[str, int], list[str]] = {}
     for ref in refs:
         by_lane.setdefault((ref.domain, ref.account_id), []).append(ref.encoded())
-    script = _script(_PUSH)
+    args: list[str | int] = [get_settings().redis_key_prefix, LANE_TTL, get_settings().jobs.lease]
     for (domain, account), encoded in by_lane.items():
-        script(keys=[_ring(domain), _queue(domain) + str(account)], args=[account, LANE_TTL, *encoded])
-    domains = {domain for domain, _ in by_lane}
-    return {domain for domain in domains if mark_sent(domain)}
+        args += [domain, account, len(encoded), *encoded]
+    woken = _script(_PUSH)(keys=[], args=args)
+    return [str(domain) for domain in woken]
 
 
 def pop_round(domain: str, max_addresses: int) -> list[int]:
     """Group ids for one round of ``domain``: accounts in turn, up to ``max_addresses`` (one ref over)."""
-    taken = _script(_POP)(keys=[_ring(domain)], args=[_queue(domain), max_addresses])
+    taken = _script(_POP)(keys=[_key(domain, "ring")], args=[_key(domain, "q:"), max_addresses])
     return [int(str(ref).split(":", 1)[0]) for ref in taken]
 
 
-def waiting(domain: str) -> bool:
-    return bool(get_redis().exists(_ring(domain)))
-
-
-def mark_sent(domain: str) -> bool:
-    """True if no drain message was on its way (the caller sends one). The mark expires with a lane's
-    lease (``JOB_LEASE_SECONDS``), so a worker that died draining blocks the lane no longer than it would
-    hold one of its groups."""
-    return bool(get_redis().set(_sent(domain), "1", nx=True, ex=get_settings().jobs.lease))
-
-
-def clear_sent(domain: str) -> None:
-    get_redis().delete(_sent(domain))
-
-
 def take(domain: str) -> str | None:
-    """The lane's lease if nobody drains it now; it lasts as long as a group's (``JOB_LEASE_SECONDS``)."""
-    return lease_sets.try_acquire(OWNERS, domain, 1, get_settings().jobs.lease)
+    """A token holding the lane if nobody drains it now (a drain message may be on its way: it is ours)."""
+    token = secrets.token_hex(8)
+    holding = _script(_TAKE)(keys=[_key(domain, "holder"), _key(domain, "bell")], args=[token, _lease()])
+    return token if holding else None
 
 
 def keep(domain: str, token: str) -> bool:
-    """Renew the lease before a round; False if it was lost (another worker may drain the lane now)."""
-    return lease_sets.renew(OWNERS, domain, token, get_settings().jobs.lease)
+    """Extend the hold; False if it was lost (expired: another worker may drain the lane now)."""
+    return bool(_script(_RENEW)(keys=[_key(domain, "holder")], args=[token, _lease()]))
 
 
-def give_back(domain: str, token: str) -> None:
-    lease_sets.release(OWNERS, domain, token)
+def wait_for_push(domain: str, seconds: float) -> bool:
+    """Block up to ``seconds`` for a push to the lane we hold; True when one came."""
+    if seconds <= 0:
+        return False
+    return get_redis().blpop([_key(domain, "bell")], timeout=seconds) is not None
 
 
-def _ring(domain: str) -> str:
-    return key("lane", domain, "ring")
+def let_go(domain: str, token: str) -> bool:
+    """Give the lane up; True when refs still wait, the lane is marked sent and the caller sends one drain
+    message."""
+    ring, holder = _key(domain, "ring"), _key(domain, "holder")
+    return bool(_script(_LET_GO)(keys=[holder, ring], args=[token, _lease()]))
 
 
-def _queue(domain: str) -> str:
-    return key("lane", domain, "q", "")
+def unsend(domain: str) -> None:
+    """The drain message could not be sent: drop its mark so the next push tries again."""
+    _script(_UNSEND)(keys=[_key(domain, "holder")], args=[])
 
 
-def _sent(domain: str) -> str:
-    return key("lane", domain, "sent")
+def _lease() -> int:
+    return get_settings().jobs.lease
+
+
+def _key(domain: str, part: str) -> str:
+    return key("lane", domain, part)
 
 
 def _script(source: str) -> Script:
