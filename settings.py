@@ -196,6 +196,8 @@ class Settings:
     # domain its caller's reseller verified (``services.links``); a client's Host header never is one.
     base_url: str
     redis_key_prefix: str
+    # REDIS_MAX_CONNECTIONS: per process; a probe worker's lanes each hold one while they wait on a bell
+    redis_max_connections: int
     # Where gunicorn listens (BIND_ADDRESS): loopback, so only a proxy on the same host reaches the app;
     # 0.0.0.0 inside a container, whose published port the host then fences.
     bind_address: str = "127.0.0.1"
@@ -243,6 +245,9 @@ class Settings:
             mail_from=env.get("MAIL_FROM", "verimail <no-reply@verimail.localhost>"),
             base_url=base_url,
             redis_key_prefix=env.get("REDIS_KEY_PREFIX", "vm:"),
+            redis_max_connections=parse_int(
+                "REDIS_MAX_CONNECTIONS", env.get("REDIS_MAX_CONNECTIONS", "1000"), minimum=10
+            ),
             webhook_ca_bundle=env.get("REQUESTS_CA_BUNDLE", "").strip() or None,
             mail_ca_bundle=parse_ca_bundle("MAIL_CA_BUNDLE", env.get("MAIL_CA_BUNDLE", "")),
             key_sealing_key=parse_sealing_key(env.get("KEY_SEALING_KEY"), app_env),

@@ -134,7 +134,7 @@ def _celery_worker() -> list[str]:
         "--pool",
         "gevent",
         "--concurrency",
-        "100",
+        os.environ.get("PROBE_CONCURRENCY", "500"),  # the Procfile's default
         "--without-gossip",
         "--without-mingle",
         "--loglevel",

@@ -13,11 +13,22 @@ import redis
 
 from settings import get_settings
 
+POOL_WAIT = 5.0
+
 
 @lru_cache(maxsize=1)
 def get_redis() -> redis.Redis:
-    """The process-wide client (decoded strings in and out)."""
-    return redis.Redis.from_url(get_settings().redis_url, decode_responses=True)
+    """The process-wide client (decoded strings in and out). Past ``REDIS_MAX_CONNECTIONS`` a caller
+    waits up to ``POOL_WAIT`` seconds for a free connection: a burst of greenlets queues instead of
+    failing (redis-py's own pool raises at its default of 100)."""
+    settings = get_settings()
+    pool = redis.BlockingConnectionPool.from_url(
+        settings.redis_url,
+        max_connections=settings.redis_max_connections,
+        timeout=POOL_WAIT,
+        decode_responses=True,
+    )
+    return redis.Redis(connection_pool=pool)
 
 
 def key(*parts: str | int) -> str:

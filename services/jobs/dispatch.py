@@ -46,7 +46,7 @@ def to_lanes(refs: list[LaneRef]) -> None:
     try:
         woken = lanes.push(refs)
     except RedisError:
-        log.warning("%d groups not queued in lanes; the sweeper re-sends them", len(refs))
+        log.warning("%d groups not queued in lanes; the sweeper re-sends them", len(refs), exc_info=True)
         return
     for domain in woken:
         wake(domain)
