@@ -133,14 +133,14 @@ class JobSettings:
     sweep_interval: int = 15  # JOB_SWEEP_SECONDS: beat period of the job sweeper
     batch_deadline: int = 900  # JOB_DEADLINE_SECONDS: retryTemporary retries stop here
     bulk_deadline: int = 86_400  # BULK_DEADLINE_SECONDS: the same for bulk lists
-    window: int = 50  # JOB_WINDOW: groups of one job sent to the broker at once (fairness, small queues)
+    window: int = 200  # JOB_WINDOW: groups of one job in lanes at once (bounds what one list queues)
     sessions_per_mx_host: int = 3  # SMTP_SESSIONS_PER_MX_HOST: across all workers (Redis leases)
     min_session_interval_ms: int = 250  # SMTP_MIN_SESSION_INTERVAL_MS: between new sessions to one MX IP
     backoff_seconds: int = 30  # SMTP_BACKOFF_SECONDS: no new session to an MX IP after a 421 or slow replies
     backoff_max_seconds: int = 600  # SMTP_BACKOFF_MAX_SECONDS: the backoff doubles per complaint up to this
     slow_reply_seconds: int = 5  # SMTP_SLOW_REPLY_SECONDS: a reply slower than this is a complaint
     lanes: bool = True  # PROBE_LANES: groups of one domain share sessions across jobs (services.jobs.lanes)
-    lane_turn: int = 5  # LANE_TURN_SECONDS: a worker drains one lane this long, then lets others have a turn
+    lane_turn: int = 30  # LANE_TURN_SECONDS: a worker drains one lane this long, then lets others have a turn
     catch_all_ttl: int = 21_600  # CATCH_ALL_TTL_SECONDS: a domain's catch-all verdict is reused this long
     bulk_max_body_bytes: int = 256 * 1024 * 1024  # BULK_MAX_BODY_BYTES: bulk uploads only
     bulk_max_addresses: int = 2_000_000  # BULK_MAX_ADDRESSES

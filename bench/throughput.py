@@ -13,7 +13,8 @@ For each configuration, on a database and Redis prefix of its own:
 - (b) the list as one ``POST /bulk/jobs``, upload to ``completed``.
 
 Each row: addresses per second, SMTP sessions the lab servers saw, the most sessions one domain saw in
-any 60 s window, and CPU seconds of the web and worker processes per address. Then the in-process
+any 60 s window, and CPU milliseconds of the web and worker processes per address (the worker's alone in
+brackets). Then the in-process
 references (no HTTP, no database): every domain's 50 addresses through ``probe_domain_group`` at once,
 pipelined and lock-step.
 
@@ -59,12 +60,14 @@ class Row:
     sessions: int
     per_domain_minute: int
     cpu_seconds: float
+    worker_cpu_seconds: float = 0.0
 
     def markdown(self) -> str:
+        per_address = 1000 / self.addresses
         return (
             f"| {self.name} | {self.addresses / self.seconds:,.0f} | {self.seconds:.1f} s | "
             f"{self.sessions:,} | {self.per_domain_minute} | "
-            f"{self.cpu_seconds * 1000 / self.addresses:.2f} ms |"
+            f"{self.cpu_seconds * per_address:.2f} ms ({self.worker_cpu_seconds * per_address:.2f} ms) |"
         )
 
 
@@ -80,6 +83,9 @@ def main() -> None:
     parser.add_argument("--domains", type=int, default=200)
     parser.add_argument("--only", choices=["lanes", "per-group"], default=None)
     parser.add_argument(
+        "--probe-workers", type=int, default=1, help="probe worker processes (Procfile: probes=N)"
+    )
+    parser.add_argument(
         "--reference", type=int, default=10_000, help="addresses the per-group reference runs"
     )
     args = parser.parse_args()
@@ -92,7 +98,7 @@ def main() -> None:
         )
         print(
             "| configuration, path | addresses/s | wall | SMTP sessions | max per domain per minute "
-            "| CPU per address (web + worker) |"
+            "| CPU per address: web + worker (worker) |"
         )
         print("|---|---:|---:|---:|---:|---:|")
         # the reference runs as before this change: no spacing between new sessions either
@@ -105,22 +111,26 @@ def main() -> None:
         }
         for name, (extra, addresses) in configs.items():
             if args.only in (None, name):
-                for row in service_rows(lab, addresses, name, extra):
+                for row in service_rows(lab, addresses, name, extra, args.probe_workers):
                     print(row.markdown(), flush=True)
         for row in reference_rows(lab, args.domains):
             print(row.markdown(), flush=True)
 
 
-def service_rows(lab: MailLab, emails: list[str], name: str, extra: dict[str, str]) -> list[Row]:
+def service_rows(
+    lab: MailLab, emails: list[str], name: str, extra: dict[str, str], probe_workers: int
+) -> list[Row]:
     rows = []
     with ExitStack() as stack:
         env = stack.enter_context(bench_environment(lab)) | extra | {"WEB_CONCURRENCY": "2"}
         _open_database(env)
         key = _account(env)
         web = stack.enter_context(process(env, _gunicorn(), ready="Booting worker"))
-        worker = stack.enter_context(process(env, _worker(), ready=" ready."))
+        workers = [
+            stack.enter_context(process(env, _worker(i), ready=" ready.")) for i in range(probe_workers)
+        ]
         base = f"http://127.0.0.1:{env['PORT']}"
-        pids = [web.pid, worker.pid]
+        pids = [web.pid, *(worker.pid for worker in workers)]
         rows.append(
             _measure(
                 lab,
@@ -142,21 +152,21 @@ def _gunicorn() -> list[str]:
     return gunicorn("web:create_app()")
 
 
-def _worker() -> list[str]:
+def _worker(index: int) -> list[str]:
     from bench.validation_workers import _celery_worker  # noqa: PLC0415
 
-    return _celery_worker()
+    return _celery_worker(index)
 
 
 def _measure(lab: MailLab, name: str, pids: list[int], count: int, work: Callable[[], None]) -> Row:
     lab.reset()
-    cpu_before = sum(_tree_cpu(pid) for pid in pids)
+    before = [_tree_cpu(pid) for pid in pids]
     started = time.perf_counter()
     work()
     seconds = time.perf_counter() - started
-    cpu = sum(_tree_cpu(pid) for pid in pids) - cpu_before
+    spent = [_tree_cpu(pid) - cpu for pid, cpu in zip(pids, before, strict=True)]
     sessions, per_minute = _sessions(lab)
-    return Row(name, seconds, count, sessions, per_minute, cpu)
+    return Row(name, seconds, count, sessions, per_minute, sum(spent), sum(spent[1:]))
 
 
 def batches(base: str, key: str, emails: list[str], size: int = 100, in_flight: int = 10) -> None:

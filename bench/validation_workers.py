@@ -121,7 +121,7 @@ def _gunicorn(app: str) -> list[str]:
     return [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", app]
 
 
-def _celery_worker() -> list[str]:
+def _celery_worker(index: int = 0) -> list[str]:
     return [
         sys.executable,
         "-m",
@@ -140,7 +140,7 @@ def _celery_worker() -> list[str]:
         "--loglevel",
         "WARNING",
         "--hostname",
-        f"bench{os.getpid()}@%h",
+        f"bench{os.getpid()}-{index}@%h",
     ]
 
 

@@ -86,10 +86,14 @@ class RedisSessionLimiter:
 
 
 class CatchAllCache:
-    """A domain's catch-all verdict, so a list with 5,000 addresses at one domain asks once."""
+    """A domain's catch-all verdict, so a list with 5,000 addresses at one domain asks once; reads are
+    memoized in the process like DNS answers (a lane of one-address groups would ask Redis per group)."""
+
+    def __init__(self) -> None:
+        self.memo = DnsMemo()
 
     def get(self, domain: str) -> bool | None:
-        value = get_redis().get(key("catchall", domain))
+        value = self.memo.get(key("catchall", domain))
         return None if value is None else value == "1"
 
     def remember(self, domain: str, verdict: bool | None) -> None:
