@@ -3,7 +3,8 @@
 The lab: ``--domains`` (200) domains, each with its own MX server (as distinct companies have), every SMTP
 reply sent ``--latency`` (0.1 s) after its command arrived; 50 addresses per domain, 40 real mailboxes
 and 10 unknown ones (80% real), 10,000 addresses in all. Real gunicorn (``gunicorn.conf.py``, 2 processes
-x 8 threads), one Celery worker (gevent, 100), Postgres, Redis, all on this machine's 2 cores.
+x 8 threads), Celery workers as the Procfile runs them (``worker``: default queue, 8 threads;
+``probes``: gevent, 500, ``--probe-workers`` of them), Postgres, Redis, all on this machine's 2 cores.
 
 For each configuration, on a database and Redis prefix of its own:
 
@@ -13,10 +14,9 @@ For each configuration, on a database and Redis prefix of its own:
 - (b) the list as one ``POST /bulk/jobs``, upload to ``completed``.
 
 Each row: addresses per second, SMTP sessions the lab servers saw, the most sessions one domain saw in
-any 60 s window, and CPU milliseconds of the web and worker processes per address (the worker's alone in
-brackets). Then the in-process
-references (no HTTP, no database): every domain's 50 addresses through ``probe_domain_group`` at once,
-pipelined and lock-step.
+any 60 s window, and CPU milliseconds of the web and worker processes per address (the workers' alone in
+brackets). Then the in-process references (no HTTP, no database): every domain's 50 addresses through
+``probe_domain_group`` at once, pipelined and lock-step.
 
 Run: ``.venv/bin/python -m bench.throughput`` (prints Markdown for docs/benchmarks.md).
 """
@@ -127,7 +127,7 @@ def service_rows(
         key = _account(env)
         web = stack.enter_context(process(env, _gunicorn(), ready="Booting worker"))
         workers = [
-            stack.enter_context(process(env, _worker(i), ready=" ready.")) for i in range(probe_workers)
+            stack.enter_context(process(env, command, ready=" ready.")) for command in _workers(probe_workers)
         ]
         base = f"http://127.0.0.1:{env['PORT']}"
         pids = [web.pid, *(worker.pid for worker in workers)]
@@ -152,10 +152,13 @@ def _gunicorn() -> list[str]:
     return gunicorn("web:create_app()")
 
 
-def _worker(index: int) -> list[str]:
+def _workers(probe_workers: int) -> list[list[str]]:
+    """The Procfile's shape: one ``worker`` (default queue, threads: plans bulk lists) and
+    ``probe_workers`` ``probes`` processes (gevent: lanes)."""
     from bench.validation_workers import _celery_worker  # noqa: PLC0415
 
-    return _celery_worker(index)
+    probes = [_celery_worker(i + 1, "probes", "gevent") for i in range(probe_workers)]
+    return [_celery_worker(0, "default", "threads"), *probes]
 
 
 def _measure(lab: MailLab, name: str, pids: list[int], count: int, work: Callable[[], None]) -> Row:

@@ -121,7 +121,9 @@ def _gunicorn(app: str) -> list[str]:
     return [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", app]
 
 
-def _celery_worker(index: int = 0) -> list[str]:
+def _celery_worker(index: int = 0, queues: str = "default,probes", pool: str = "gevent") -> list[str]:
+    """A Celery worker as the Procfile runs one (``probes``: gevent, ``worker``: threads)."""
+    concurrency = os.environ.get("PROBE_CONCURRENCY", "500") if pool == "gevent" else "8"
     return [
         sys.executable,
         "-m",
@@ -130,11 +132,11 @@ def _celery_worker(index: int = 0) -> list[str]:
         "workers",
         "worker",
         "--queues",
-        "default,probes",
+        queues,
         "--pool",
-        "gevent",
+        pool,
         "--concurrency",
-        os.environ.get("PROBE_CONCURRENCY", "500"),  # the Procfile's default
+        concurrency,  # the Procfile's defaults
         "--without-gossip",
         "--without-mingle",
         "--loglevel",
