@@ -1,0 +1,60 @@
+"""A lane's holder in Redis: one drain at a time, pushes ring the holder instead of sending messages, and
+letting go while refs wait hands the lane to a new drain message (never a lane left without one)."""
+
+from __future__ import annotations
+
+import secrets
+
+from services.jobs import lanes
+from services.jobs.lanes import LaneRef
+
+
+def _domain() -> str:
+    return f"lane-{secrets.token_hex(4)}.test"
+
+
+def test_the_first_push_asks_for_a_drain_and_later_pushes_do_not(database_url) -> None:
+    domain = _domain()
+    assert lanes.push([LaneRef(1, domain, 7, 2)]) == [domain]
+    assert lanes.push([LaneRef(2, domain, 8, 1)]) == []  # a message is already on its way
+    token = lanes.take(domain)
+    assert token is not None
+    assert lanes.take(domain) is None  # one holder at a time
+    assert lanes.pop_round(domain, 100) == [1, 2]  # accounts in turn
+
+
+def test_a_push_to_a_held_lane_rings_its_holder(database_url) -> None:
+    domain = _domain()
+    lanes.push([LaneRef(1, domain, 7, 1)])
+    token = lanes.take(domain)
+    assert token is not None
+    assert lanes.pop_round(domain, 100) == [1]
+    assert lanes.wait_for_push(domain, 0.1) is False
+
+    assert lanes.push([LaneRef(2, domain, 7, 1)]) == []  # no message: the holder takes it
+    assert lanes.wait_for_push(domain, 1.0) is True
+    assert lanes.pop_round(domain, 100) == [2]
+
+
+def test_letting_go_with_refs_waiting_hands_the_lane_to_a_new_message(database_url) -> None:
+    domain = _domain()
+    lanes.push([LaneRef(1, domain, 7, 1), LaneRef(2, domain, 7, 1)])
+    token = lanes.take(domain)
+    assert token is not None
+    assert lanes.pop_round(domain, 1) == [1]
+
+    assert lanes.let_go(domain, token) is True  # ref 2 still waits: the caller sends a drain message
+    assert lanes.push([LaneRef(3, domain, 7, 1)]) == []  # and pushes meanwhile need none of their own
+    second = lanes.take(domain)
+    assert second is not None
+    assert lanes.pop_round(domain, 100) == [2, 3]
+    assert lanes.let_go(domain, second) is False  # empty: nobody needs to drain it
+    assert lanes.push([LaneRef(4, domain, 7, 1)]) == [domain]
+
+
+def test_a_holder_whose_hold_was_lost_cannot_let_go_of_the_new_holders_lane(database_url) -> None:
+    domain = _domain()
+    lanes.push([LaneRef(1, domain, 7, 1)])
+    assert lanes.take(domain) is not None
+    assert lanes.let_go(domain, "someone-else") is False
+    assert lanes.keep(domain, "someone-else") is False
