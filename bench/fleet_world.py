@@ -113,8 +113,8 @@ class Catalog:
         if domain < self.hosted_start:
             return domain * w.ips_per_provider + domain % w.ips_per_provider
         if domain < self.tail_start:
-            provider = (domain - self.hosted_start) % w.providers
-            return provider * w.ips_per_provider + domain % w.ips_per_provider
+            number, provider = divmod(domain - self.hosted_start, w.providers)
+            return provider * w.ips_per_provider + number % w.ips_per_provider
         return w.providers * w.ips_per_provider + domain
 
     def is_provider_ip(self, ip: int) -> bool:
