@@ -1,0 +1,223 @@
+"""Where the fleet stops scaling: a discrete-event simulation of the scheduling policy at scale.
+
+What one machine cannot show (50 workers, 100,000 domains, providers that allow 5 sessions per MX IP),
+simulated with the service's own policy (``settings.get_settings()`` and the engine's
+``EngineConfig.from_env()``: the same environment variables move it) and the unit costs measured in
+docs/benchmarks.md (``bench/fleet_costs.py``). The model is ``bench/fleet_model.py``; its limits are
+written there and in docs/throughput.md.
+
+For each scenario, a sweep over the number of probes workers (gevent, 100 greenlets each), one Markdown
+table: addresses settled per second, the most sessions any provider MX IP saw at once, 421s received,
+utilisation of Redis, Postgres, the workers' cores, the greenlets and the providers' consumer-domain
+lanes, the resource that saturated first, and the latency of the small batches of other accounts.
+
+Run: ``.venv/bin/python -m bench.fleet_sim`` (all scenarios) or ``--scenario defaults --workers 1 50``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from bench.fleet_model import Fleet
+from bench.fleet_world import Policy, World
+from settings import get_settings
+from verifier.config import EngineConfig
+
+SATURATED = 0.9  # a resource busy this share of the time is the one that stops the scaling
+# Every one saturated is named; greenlets only when no server or provider limit is.
+RESOURCES = ("Redis", "Postgres", "worker CPU", "provider IPs", "consumer-domain lanes", "greenlets")
+WORKERS = (1, 5, 10, 25, 50, 100)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    title: str
+    change: Callable[[World, Policy], tuple[World, Policy]]
+
+
+SCENARIOS = (
+    Scenario("defaults", "The policy as configured", lambda w, p: (w, p)),
+    Scenario(
+        "one-list",
+        "One bulk list and a small batch of another account every second (fairness)",
+        lambda w, p: (replace(w, lists=1, batch_rate=1.0, seconds=w.warmup + 80), p),
+    ),
+    Scenario(
+        "redis-half",
+        "Redis at half the capacity (50,000 simple ops/s)",
+        lambda w, p: (replace(w, redis_ops_per_second=w.redis_ops_per_second / 2), p),
+    ),
+    Scenario(
+        "per-host-above-provider",
+        "SMTP_SESSIONS_PER_MX_HOST=8, above the providers' limit of 5",
+        lambda w, p: (w, replace(p, per_host=8)),
+    ),
+    Scenario(
+        "lane-slots",
+        "Not built: up to SMTP_SESSIONS_PER_MX_HOST holders per lane (lanes.take with more slots)",
+        lambda w, p: (w, replace(p, lane_slots=p.per_host)),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One run's figures (shares are 0..1)."""
+
+    workers: int
+    addresses_per_second: float
+    provider_ip_sessions: int
+    refusals_421: int
+    messages_per_second: float
+    busy: dict[str, float]
+    waiting_on: str
+    batch_p50: float
+    batch_p99: float
+    batches: int
+    settled_twice: int
+    grace: float
+
+    @property
+    def saturated(self) -> str:
+        names = [name for name in RESOURCES[:-1] if self.busy[name] >= SATURATED]
+        if not names and self.busy["greenlets"] >= SATURATED:
+            names = ["greenlets"]
+        return ", ".join(names) or "none"
+
+
+def simulate(world: World, policy: Policy) -> tuple[Fleet, Row]:
+    fleet = Fleet(world, policy)
+    fleet.run()
+    return fleet, measure(fleet)
+
+
+def measure(fleet: Fleet) -> Row:
+    world, counts, now = fleet.world, fleet.counts, fleet.env.now
+    span = now - world.warmup
+    samples = max(1, counts.samples)
+    cores = sum(core.busy_until(now) for core in fleet.cores) - fleet.marks.get("cores", 0.0)
+    busy = {
+        "Redis": (fleet.redis.busy_until(now) - fleet.marks.get("redis", 0.0)) / span,
+        "Postgres": (fleet.postgres.busy_until(now) - fleet.marks.get("postgres", 0.0)) / span,
+        "worker CPU": cores / (span * world.workers),
+        "greenlets": counts.busy_greenlets / samples,
+        "consumer-domain lanes": counts.consumer_lanes_held / samples,
+        "provider IPs": max(counts.provider_sessions / samples, _spacing_used(fleet, span)),
+    }
+    p50, p99, batches = batch_latency(fleet)
+    provider_ips = [mx.most_open for ip, mx in fleet.ips.items() if fleet.catalog.is_provider_ip(ip)]
+    return Row(
+        workers=world.workers,
+        addresses_per_second=counts.addresses / span,
+        provider_ip_sessions=max(provider_ips, default=0),
+        refusals_421=counts.refusals_421,
+        messages_per_second=counts.messages / span,
+        busy=busy,
+        waiting_on=max(fleet.spent.items(), key=lambda item: item[1], default=("-", 0.0))[0],
+        batch_p50=p50,
+        batch_p99=p99,
+        batches=batches,
+        settled_twice=counts.settled_twice,
+        grace=grace(world),
+    )
+
+
+def _spacing_used(fleet: Fleet, span: float) -> float:
+    """New sessions to provider IPs over what SMTP_MIN_SESSION_INTERVAL_MS allows them."""
+    interval = fleet.policy.interval
+    if interval <= 0:
+        return 0.0
+    ips = fleet.world.providers * fleet.world.ips_per_provider
+    return fleet.counts.provider_opened / max(1.0, ips * span / interval)
+
+
+def batch_latency(fleet: Fleet) -> tuple[float, float, int]:
+    """p50 and p99 of the batches submitted in the first half of the measured time, so each had at
+    least the second half to finish; one unfinished counts as later than any (printed "> half")."""
+    end = fleet.env.now - grace(fleet.world)
+    batches = [job for job in fleet.jobs if job.batch and fleet.world.warmup <= job.created <= end]
+    waits = sorted(math.inf if job.finished is None else job.finished - job.created for job in batches)
+    if not waits:
+        return math.nan, math.nan, 0
+    return _quantile(waits, 0.5), _quantile(waits, 0.99), len(waits)
+
+
+def grace(world: World) -> float:
+    return (world.seconds - world.warmup) / 2
+
+
+def _quantile(values: Sequence[float], share: float) -> float:
+    return values[min(len(values) - 1, math.ceil(share * len(values)) - 1)]
+
+
+# -- output ------------------------------------------------------------------------------------------
+HEADER = (
+    "| workers | addresses/s | max sessions per provider IP | 421s | broker msgs/s | Redis | Postgres "
+    "| worker CPU | provider IPs | consumer lanes | saturated | greenlets mostly wait on "
+    "| small batches p50 / p99 |\n"
+    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|"
+)
+
+
+def table_row(row: Row) -> str:
+    b = row.busy
+    shares = " | ".join(f"{b[name]:.0%}" for name in RESOURCES[:-1])
+    waited = max(row.grace, row.batch_p50 if math.isfinite(row.batch_p50) else 0.0)
+    latency = f"{_seconds(row.batch_p50, row.grace)} / {_seconds(row.batch_p99, waited)}"
+    return (
+        f"| {row.workers} | {row.addresses_per_second:,.0f} | {row.provider_ip_sessions} | "
+        f"{row.refusals_421:,} | {row.messages_per_second:,.0f} | {shares} | {row.saturated} | "
+        f"{row.waiting_on} | {latency} |"
+    )
+
+
+def _seconds(value: float, waited: float) -> str:
+    if math.isnan(value):
+        return "-"
+    return f"> {waited:.0f} s" if math.isinf(value) else f"{value:.1f} s"
+
+
+def describe(world: World, policy: Policy) -> str:
+    return (
+        f"Policy: {policy}.\n\nWorld: {world.greenlets} greenlets per worker, {world.domains:,} domains, "
+        f"{world.providers} providers x {world.ips_per_provider} MX IPs (421 past "
+        f"{world.provider_session_limit} sessions), {world.provider_share:.0%} of addresses at providers, "
+        f"{world.invalid_share:.0%} refused, replies after {world.reply_latency * 1000:.0f} ms, Redis "
+        f"{world.redis_ops_per_second:,.0f} ops/s, Postgres {world.postgres_writes_per_second:,.0f} "
+        f"writes/s, {world.lists} bulk lists in flight, {world.batch_rate:g} batches of "
+        f"{world.batch_size}/s; {world.seconds:g} s simulated, figures after {world.warmup:g} s."
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--scenario", action="append", choices=[s.name for s in SCENARIOS])
+    parser.add_argument("--workers", type=int, nargs="+", default=list(WORKERS))
+    parser.add_argument("--seconds", type=float, default=World.seconds)
+    parser.add_argument("--warmup", type=float, default=World.warmup)
+    parser.add_argument("--seed", type=int, default=World.seed)
+    args = parser.parse_args()
+    policy = Policy.read(get_settings(), EngineConfig.from_env())
+    base = World(seconds=args.seconds, warmup=args.warmup, seed=args.seed)
+    git = ["git", "rev-parse", "--short", "HEAD"]
+    commit = subprocess.run(git, check=False, capture_output=True, text=True).stdout
+    print(f"Commit {commit.strip()}. {describe(base, policy)}\n")
+    for scenario in SCENARIOS:
+        if args.scenario and scenario.name not in args.scenario:
+            continue
+        world, changed = scenario.change(base, policy)
+        print(f"### {scenario.title} (`{scenario.name}`)\n\n{HEADER}")
+        started = time.process_time()
+        for workers in args.workers:
+            print(table_row(simulate(replace(world, workers=workers), changed)[1]), flush=True)
+        print(f"\n({time.process_time() - started:.1f} s of CPU)\n")
+
+
+if __name__ == "__main__":
+    main()

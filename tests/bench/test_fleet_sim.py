@@ -1,0 +1,94 @@
+"""The fleet simulation (bench/fleet_sim.py) on tiny worlds: the properties its tables are read for."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from bench.fleet_model import Fleet
+from bench.fleet_sim import simulate
+from bench.fleet_world import Policy, World
+from settings import get_settings
+from verifier.config import EngineConfig
+
+TINY = World(
+    workers=2,
+    greenlets=20,
+    domains=2_000,
+    hosted_per_provider=50,
+    lists=6,
+    list_size=20_000,
+    batch_rate=1.0,
+    seconds=20,
+    warmup=5,
+)
+
+
+@pytest.fixture
+def policy() -> Policy:
+    return Policy.read(get_settings(), EngineConfig.from_env())
+
+
+def _provider_peak(fleet: Fleet) -> int:
+    return max(mx.most_open for ip, mx in fleet.ips.items() if fleet.catalog.is_provider_ip(ip))
+
+
+def test_policy_is_read_from_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SMTP_SESSIONS_PER_MX_HOST", "4")
+    monkeypatch.setenv("SMTP_MAX_RCPT_PER_SESSION", "50")
+    get_settings.cache_clear()
+    try:
+        read = Policy.read(get_settings(), EngineConfig.from_env())
+    finally:
+        get_settings.cache_clear()
+    assert (read.per_host, read.max_rcpt) == (4, 50)
+
+
+def test_sessions_per_provider_ip_never_exceed_the_configured_limit(policy: Policy) -> None:
+    fleet, row = simulate(replace(TINY, workers=4), replace(policy, per_host=3, lane_slots=3))
+    assert _provider_peak(fleet) == 3  # reached, never passed
+    assert row.provider_ip_sessions == 3
+    assert row.refusals_421 == 0
+
+
+def test_a_limit_above_the_providers_earns_421s_and_a_backoff(policy: Policy) -> None:
+    fleet, row = simulate(replace(TINY, workers=4), replace(policy, per_host=8, lane_slots=8))
+    assert row.refusals_421 > 0
+    assert _provider_peak(fleet) == TINY.provider_session_limit + 1  # the one that was refused
+    assert any(mx.backoff_until > 0 for mx in fleet.ips.values())
+
+
+def test_every_address_gets_exactly_one_result(policy: Policy) -> None:
+    world = replace(TINY, list_size=400, lists=3, batch_rate=2.0, batch_seconds=20, seconds=400, warmup=0)
+    fleet = Fleet(world, policy)
+    fleet.run()
+    assert fleet.counts.settled_twice == 0
+    assert all(job.finished is not None for job in fleet.jobs)
+    assert [job.done for job in fleet.jobs] == [job.total for job in fleet.jobs]
+    assert fleet.counts.groups > len(fleet.jobs)
+
+
+def test_halving_redis_moves_the_saturation_point_to_fewer_workers(policy: Policy) -> None:
+    tail_only = replace(
+        TINY,
+        domains=20_000,
+        provider_share=0.0,
+        lists=20,
+        list_size=100_000,
+        batch_rate=0.0,
+        seconds=12,
+        warmup=4,
+        redis_ops_per_second=8_000,
+        postgres_writes_per_second=1e9,
+    )
+    full = _first_saturated(tail_only, policy, "Redis")
+    half = _first_saturated(replace(tail_only, redis_ops_per_second=4_000), policy, "Redis")
+    assert half < full
+
+
+def _first_saturated(world: World, policy: Policy, resource: str) -> int:
+    for workers in (1, 2, 4, 8, 16, 32):
+        if simulate(replace(world, workers=workers), policy)[1].saturated == resource:
+            return workers
+    return 64
