@@ -67,9 +67,9 @@ class UsageCharge(Base):
     __tablename__ = "usage_charges"
     __table_args__ = (
         UniqueConstraint("account_id", "idempotency_key"),
-        # The charge's account is its period's, checked against the period row (which the charge locks
-        # anyway to count) rather than the account row: every concurrent charge of an account share-locked
-        # that one row, and Postgres recorded each set of lockers as a new multixact (docs/decisions.md).
+        # The charge's account is its period's, checked against the period row (which the charge holds
+        # locked anyway to count) rather than by one more share lock on the account's row, which every
+        # concurrent charge of the account took (each new set of lockers is a multixact; docs/decisions.md).
         ForeignKeyConstraint(
             ["period_id", "account_id"], ["usage_periods.id", "usage_periods.account_id"], ondelete="CASCADE"
         ),

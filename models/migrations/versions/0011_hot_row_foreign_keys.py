@@ -1,5 +1,5 @@
-"""No foreign key share-locks an account's or a key's one row on every charge and job: a charge's account
-is checked against its period row (which the charge locks anyway), a job's key is a plain id.
+"""Two foreign keys fewer share-lock an account's or a key's row on every quick validation: a charge's
+account is checked against its period row (which the charge holds locked anyway), a job's key is a plain id.
 
 Revision ID: 0011_hot_row_foreign_keys
 Revises: 0010_list_rows
