@@ -50,6 +50,7 @@ from verifier.dns import MailDomain, MailResolver
 from verifier.smtp import probe_domain_group
 
 WINDOW = 60.0
+PEAK_RSS: list[str] = []  # one line per configuration, printed after the table
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,7 @@ def main() -> None:
                     print(row.markdown(), flush=True)
         for row in reference_rows(lab, args.domains):
             print(row.markdown(), flush=True)
+        print("", *PEAK_RSS, sep="\n")
 
 
 def service_rows(
@@ -143,7 +145,18 @@ def service_rows(
         rows.append(
             _measure(lab, f"{name}: POST /bulk/jobs", pids, len(emails), lambda: bulk(base, key, emails))
         )
+        PEAK_RSS.append(f"- {name}: probes worker peak RSS (VmHWM, after both paths) {_peak_rss(worker.pid)}")
     return rows
+
+
+def _peak_rss(pid: int) -> str:
+    """VmHWM of ``pid`` and of each child process it has (a gevent worker has none)."""
+    peaks = []
+    for each in [pid, *_children(pid)]:
+        status = Path(f"/proc/{each}/status").read_text().splitlines()
+        kib = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+        peaks.append(f"{kib / 1024:.0f} MiB (pid {each})")
+    return ", ".join(peaks)
 
 
 def _gunicorn() -> list[str]:

@@ -83,7 +83,9 @@ class ValidationJob(Base):
     # "val_"/"bat_"/"blk_" + 96 random bits: the id clients see; numeric ids never leave the service.
     public_id: Mapped[str] = mapped_column(String(40), unique=True)
     account_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("accounts.id", ondelete="CASCADE"))
-    key_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey("api_keys.id", ondelete="SET NULL"))
+    # The key that submitted the job, kept after the key is deleted as audit entries keep it (ids are never
+    # reused). No foreign key: every concurrent job of a key share-locked its one row (docs/decisions.md).
+    key_id: Mapped[int | None] = mapped_column(BigInteger)
     kind: Mapped[str] = mapped_column(String(16))
     status: Mapped[str] = mapped_column(String(16))
     options: Mapped[dict[str, Any]] = mapped_column(JSONB)

@@ -14,6 +14,7 @@ from sqlalchemy import (
     BigInteger,
     CheckConstraint,
     ForeignKey,
+    ForeignKeyConstraint,
     Identity,
     Index,
     Integer,
@@ -32,6 +33,8 @@ class UsagePeriod(Base):
     __tablename__ = "usage_periods"
     __table_args__ = (
         UniqueConstraint("account_id", "period_start"),
+        # What a charge's foreign key refers to, so the database holds a charge to its period's account.
+        UniqueConstraint("id", "account_id"),
         CheckConstraint("used >= 0", name="used_not_negative"),
         # The reset sweep reads periods that ended but were not closed yet.
         Index("ix_usage_periods_open_end", "period_end", postgresql_where="closed_at IS NULL"),
@@ -64,15 +67,19 @@ class UsageCharge(Base):
     __tablename__ = "usage_charges"
     __table_args__ = (
         UniqueConstraint("account_id", "idempotency_key"),
+        # The charge's account is its period's, checked against the period row (which the charge holds
+        # locked anyway to count) rather than by one more share lock on the account's row, which every
+        # concurrent charge of the account took (each new set of lockers is a multixact; docs/decisions.md).
+        ForeignKeyConstraint(
+            ["period_id", "account_id"], ["usage_periods.id", "usage_periods.account_id"], ondelete="CASCADE"
+        ),
         Index("ix_usage_charges_account_charged_at", "account_id", "charged_at"),
         CheckConstraint("validations > 0", name="validations_positive"),
     )
 
     id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
-    account_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("accounts.id", ondelete="CASCADE"))
-    period_id: Mapped[int] = mapped_column(
-        BigInteger, ForeignKey("usage_periods.id", ondelete="CASCADE"), index=True
-    )
+    account_id: Mapped[int] = mapped_column(BigInteger)
+    period_id: Mapped[int] = mapped_column(BigInteger, index=True)
     idempotency_key: Mapped[str] = mapped_column(Text)
     validations: Mapped[int] = mapped_column(Integer)
     charged_at: Mapped[datetime] = mapped_column(default=clock.now)

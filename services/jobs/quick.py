@@ -16,10 +16,10 @@ exchange the period's row lock is never held across a DNS lookup.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import orjson
 from sqlalchemy import Table, insert
 from sqlalchemy.orm import Session
 
@@ -123,14 +123,23 @@ class QuickValidation:
         }
 
     def statement_params(self, auth: AuthContext) -> dict[str, Any]:
-        """``AT_ONCE_CTES``'s values (charging adds ``account_id`` and ``now``)."""
-        job = self.job_row(auth)
-        item = self.item_row(self.result.to_dict())
+        """``AT_ONCE_CTES``'s values (charging adds ``account_id`` and ``now``), built directly: this runs on
+        every quick validation (the job row's timestamps and the rows' dicts were a twentieth of its CPU).
+        The JSON columns go as text Postgres parses into ``jsonb``, so the serialiser's spacing is moot."""
+        result = self.result
         return {
-            **{name: job[name] for name in ("public_id", "key_id", "kind", "status", *_SEVERITIES)},
-            "options": json.dumps(job["options"]),
-            **{name: item[name] for name in ("input", "email", "state", "score", "severity")},
-            "result": json.dumps(item["result"]),
+            "public_id": self.public_id,
+            "key_id": auth.key.id,
+            "kind": JobKind.SINGLE.value,
+            "status": JobStatus.COMPLETED.value,
+            **_counters(result.severity),
+            "options": _json(self.options.to_json()),
+            "input": storable(self.email),
+            "email": result.email,
+            "state": ItemState.DONE.value,
+            "score": result.score,
+            "severity": result.severity.value,
+            "result": _json(result.to_dict()),
         }
 
     def item_row(self, stored: dict[str, Any]) -> dict[str, Any]:
@@ -155,7 +164,9 @@ def quick_result(raw: str, options: Options) -> ValidationResult:
     return assemble(parsed, outcome.mail_domain, None, options)
 
 
-_SEVERITIES = tuple(name.value for name in Severity)
+def _json(value: dict[str, Any]) -> str:
+    """Checks are keyed by the engine's ``StrEnum`` names: written as their values, as ``json`` does."""
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def _counters(severity: Severity) -> dict[str, int]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Response, jsonify
+from flask import Response
 from pydantic import BaseModel, ConfigDict, model_validator
 from pydantic.alias_generators import to_camel
 
@@ -38,6 +38,6 @@ class Out(BaseModel):
 
 
 def respond(body: Out, status: int = 200) -> Response:
-    response = jsonify(body.model_dump(mode="json", by_alias=True))
-    response.status_code = status
-    return response
+    """``body`` as JSON in the schema's field order, serialised by pydantic in one step (dumping to
+    Python values and then through the json module was a twentieth of a quick validation's CPU)."""
+    return Response(body.model_dump_json(by_alias=True), status, mimetype="application/json")
