@@ -145,7 +145,10 @@ def service_rows(
         rows.append(
             _measure(lab, f"{name}: POST /bulk/jobs", pids, len(emails), lambda: bulk(base, key, emails))
         )
-        PEAK_RSS.append(f"- {name}: probes worker peak RSS (VmHWM, after both paths) {_peak_rss(worker.pid)}")
+        peaks = ", ".join(_peak_rss(worker.pid) for worker in workers)
+        PEAK_RSS.append(
+            f"- {name}: workers' peak RSS (VmHWM, after both paths; threads worker first) {peaks}"
+        )
     return rows
 
 
