@@ -106,7 +106,9 @@ def main() -> None:
         configs = {
             "lanes": ({"PROBE_LANES": "true"}, emails),
             "per-group": (
-                {"PROBE_LANES": "false", "SMTP_MIN_SESSION_INTERVAL_MS": "0"},
+                # 100 greenlets, as it ran: a group holds a database connection while it saves, and 500
+                # of them would wait on the process's pool of 15
+                {"PROBE_LANES": "false", "SMTP_MIN_SESSION_INTERVAL_MS": "0", "PROBE_CONCURRENCY": "100"},
                 emails[: args.reference],
             ),
         }
@@ -129,7 +131,8 @@ def service_rows(
         key = _account(env)
         web = stack.enter_context(process(env, _gunicorn(), ready="Booting worker"))
         workers = [
-            stack.enter_context(process(env, command, ready=" ready.")) for command in _workers(probe_workers)
+            stack.enter_context(process(env, command, ready=" ready."))
+            for command in _workers(probe_workers, extra.get("PROBE_CONCURRENCY"))
         ]
         base = f"http://127.0.0.1:{env['PORT']}"
         pids = [web.pid, *(worker.pid for worker in workers)]
@@ -168,12 +171,12 @@ def _gunicorn() -> list[str]:
     return gunicorn("web:create_app()")
 
 
-def _workers(probe_workers: int) -> list[list[str]]:
+def _workers(probe_workers: int, greenlets: str | None) -> list[list[str]]:
     """The Procfile's shape: one ``worker`` (default queue, threads: plans bulk lists) and
     ``probe_workers`` ``probes`` processes (gevent: lanes)."""
     from bench.validation_workers import _celery_worker  # noqa: PLC0415
 
-    probes = [_celery_worker(i + 1, "probes", "gevent") for i in range(probe_workers)]
+    probes = [_celery_worker(i + 1, "probes", "gevent", greenlets) for i in range(probe_workers)]
     return [_celery_worker(0, "default", "threads"), *probes]
 
 

@@ -121,9 +121,12 @@ def _gunicorn(app: str) -> list[str]:
     return [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", app]
 
 
-def _celery_worker(index: int = 0, queues: str = "default,probes", pool: str = "gevent") -> list[str]:
+def _celery_worker(
+    index: int = 0, queues: str = "default,probes", pool: str = "gevent", greenlets: str | None = None
+) -> list[str]:
     """A Celery worker as the Procfile runs one (``probes``: gevent, ``worker``: threads)."""
-    concurrency = os.environ.get("PROBE_CONCURRENCY", "500") if pool == "gevent" else "8"
+    greenlets = greenlets or os.environ.get("PROBE_CONCURRENCY", "500")
+    concurrency = greenlets if pool == "gevent" else "8"
     return [
         sys.executable,
         "-m",
