@@ -23,7 +23,7 @@ timeout = 60
 graceful_timeout = 20
 # No gunicorn access line: the app writes one JSON line per request (``web.pipeline.log_request``: request
 # id, method, path without its query string, status, duration, client IP, account and key), and a second,
-# plain line per request was a tenth of a quick validation's CPU (issue 13). Requests that never reach the
+# plain line per request would cost a tenth of a quick validation's CPU. Requests that never reach the
 # app (a malformed request line) are in gunicorn's error log.
 accesslog = None
 forwarded_allow_ips = "127.0.0.1"

@@ -1,4 +1,4 @@
-"""The lab's corpus of tricky servers through ``POST /validate/batch`` (issue 12's target): a batch answers
+"""The lab's corpus of tricky servers through ``POST /validate/batch``: the target is that a batch answers
 in at most the slowest healthy server's session time plus 2 s; nothing waits for a greylisting or 421
 server beyond the sync wait.
 

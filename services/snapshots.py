@@ -1,8 +1,8 @@
 """Per-process snapshots of the rows every request reads: an API key with its account, a reseller's brand.
 
-Reading them from Postgres on every request was a connection checkout, a ping and a query each; a web
-process now keeps them in memory, and a change reaches every process within a second (issue 13: a
-revoked or rotated key is refused everywhere within 1 s). How:
+Reading them from Postgres on every request would cost a connection checkout, a ping and a query each;
+a web process keeps them in memory, and a change reaches every process within a second (a revoked or
+rotated key must be refused everywhere within 1 s). How:
 
 - **A generation in Redis.** Any committed ORM write to ``api_keys``, ``accounts`` or ``white_labels``
   (a flush or an ORM-enabled INSERT/UPDATE/DELETE, from any process: web, worker, CLI) clears this
@@ -39,7 +39,7 @@ from models.resellers import WhiteLabel
 from services.redis_client import get_redis, key
 
 TTL_SECONDS = 0.5
-# How long a process trusts the generation it read last (issue 13 asks for every process within 1 s).
+# How long a process trusts the generation it read last (a change must reach every process within 1 s).
 SYNC_SECONDS = 0.1
 # How long a thread waits for another thread's load of the same snapshot before reading it itself.
 LOAD_WAIT_SECONDS = 1.0

@@ -23,8 +23,11 @@ one failed claim.
 
 from __future__ import annotations
 
+import functools
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from redis.commands.core import Script
 
@@ -175,5 +178,11 @@ def _key(domain: str, part: str) -> str:
     return key("lane", domain, part)
 
 
-def _script(source: str) -> Script:
+def _script(source: str) -> Callable[..., Any]:
+    """The script bound to the current client; its digest is computed once per process, not per call."""
+    return functools.partial(_registered(source), client=get_redis())
+
+
+@functools.cache
+def _registered(source: str) -> Script:
     return get_redis().register_script(source)

@@ -44,8 +44,8 @@ def _nth_start(anchor: datetime, n: int) -> datetime:
 def period_containing(anchor: datetime, at: datetime) -> Period:
     """The period of an account anchored at ``anchor`` that contains ``at`` (before the anchor: the first).
 
-    The last answer per anchor is kept: every charge asks, and the month arithmetic was a fortieth of a
-    quick validation's CPU (issue 13). A kept period is reused only when it contains ``at``, and only one
+    The last answer per anchor is kept: every charge asks, and the month arithmetic costs a fortieth of a
+    quick validation's CPU. A kept period is reused only when it contains ``at``, and only one
     period of an anchor does, so the answer is the same."""
     known = _LAST.get(anchor)
     if known is not None and known.start <= at < known.end:

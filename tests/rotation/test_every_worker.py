@@ -1,5 +1,5 @@
 """Web processes keep API keys in memory (``services.snapshots``); a revoked or rotated key must still be
-refused by every one of them within a second (issue 13). Real gunicorn with three worker processes; each
+refused by every one of them within a second. Real gunicorn with three worker processes; each
 request below opens its own connection, and the kernel spreads connections over the workers
 (``reuse_port``), so thirty of them reach every worker with near certainty (a worker missed by all thirty:
 3 x (2/3)^30, about 1 in 200,000).

@@ -1,4 +1,4 @@
-"""Temporary failures never hold a batch hostage (issue 12, item 3), through the real service: gunicorn,
+"""Temporary failures never hold a batch hostage, through the real service: gunicorn,
 a Celery worker with beat, the mail lab, and a live HTTPS webhook receiver.
 
 ``greylist.test`` answers 450 to a first RCPT (and accepts it once retried), ``busy.test`` answers 421 at
