@@ -19,6 +19,7 @@ cooperative, so a tarpit costs a greenlet its timeout, not the worker its life.
 
 from __future__ import annotations
 
+import ipaddress
 import select
 import smtplib
 import socket
@@ -55,10 +56,21 @@ class _Client(smtplib.SMTP):
     tcp_connected = False  # set once TCP is up, even if the greeting never comes (a tarpit session)
 
     def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
+        # A plain connect to the IP literal: ``create_connection`` would call getaddrinfo, which gevent
+        # runs on a thread pool (ten more threads, each with a malloc arena, in a probes process).
+        family = socket.AF_INET6 if ipaddress.ip_address(host).version == 6 else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
         try:
-            sock = socket.create_connection((host, port), self.connect_timeout, self.source_address)
+            sock.settimeout(self.connect_timeout)
+            if self.source_address:
+                sock.bind(self.source_address)
+            sock.connect((host, port))
         except TimeoutError as error:
+            sock.close()
             raise ConnectTimeout("connect timeout") from error
+        except OSError:
+            sock.close()
+            raise
         self.tcp_connected = True
         sock.settimeout(timeout)  # from here on: the banner timeout
         return sock
