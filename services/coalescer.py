@@ -5,6 +5,10 @@ transaction per round would cost more CPU than the probe itself. Requests submit
 run is busy (and for ``gather`` seconds after the first) go together into the next run, so the number of
 statements follows the number of runs, not of rounds, and a caller waits at most one run plus ``gather``.
 
+A run takes requests up to a total ``weight`` of ``most`` (the rest wait for the next run): the rounds of
+every lane of a big list finish together, and one run over all of them would hold every result of the list
+in memory at once.
+
 Trade-off accepted: one failing request fails every request of its run (they share the transaction); the
 callers handle it as they would their own failure.
 """
@@ -24,10 +28,20 @@ Answer = TypeVar("Answer")
 class Coalescer(Generic[Item, Answer]):
     """Runs ``run`` on the items submitted together; ``run`` answers one value per item, in order."""
 
-    def __init__(self, name: str, run: Callable[[list[Item]], Sequence[Answer]], *, gather: float) -> None:
+    def __init__(
+        self,
+        name: str,
+        run: Callable[[list[Item]], Sequence[Answer]],
+        *,
+        gather: float,
+        most: int,
+        weight: Callable[[Item], int] = lambda _item: 1,
+    ) -> None:
         self.name = name
         self._run = run
         self._gather = gather
+        self._most = most
+        self._weight = weight
         self._pending: list[tuple[Item, Future[Answer]]] = []
         self._ready = threading.Condition()
         self._thread: threading.Thread | None = None
@@ -50,8 +64,18 @@ class Coalescer(Generic[Item, Answer]):
                     self._ready.wait()
             time.sleep(self._gather)  # let the rounds finishing at about the same time join this run
             with self._ready:
-                batch, self._pending = self._pending, []
+                taken = self._taken()
+                batch, self._pending = self._pending[:taken], self._pending[taken:]
             self._answer(batch)
+
+    def _taken(self) -> int:
+        """How many of the pending requests the next run takes: at least one, then up to ``most``."""
+        total = 0
+        for count, (item, _) in enumerate(self._pending):
+            total += self._weight(item)
+            if total > self._most and count:
+                return count
+        return len(self._pending)
 
     def _answer(self, batch: list[tuple[Item, Future[Answer]]]) -> None:
         try:

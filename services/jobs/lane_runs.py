@@ -131,14 +131,20 @@ def _wake_interim(claims: Iterable[runs.Claim]) -> None:
         settling.wake_if_answered(job_id, kind)
 
 
+def _addresses(round_: Round) -> int:
+    return sum(len(claim.emails) for claim in round_[0])
+
+
 def claim_rounds(rounds: Sequence[list[int]]) -> list[list[runs.Claim]]:
     """The claims of many lanes' rounds in one statement, handed back to each round."""
     claims = {claim.group_id: claim for claim in runs.claim_groups([g for ids in rounds for g in ids])}
     return [[claims[group] for group in ids if group in claims] for ids in rounds]
 
 
-CLAIMS = Coalescer("lane-claims", claim_rounds, gather=0.005)
-SAVES = Coalescer("lane-saves", save_rounds, gather=0.02)
+# A save run holds its results in memory a few times over (rows, JSON, the statement): 1,000 addresses
+# are a few MB, where the 10,000 of a list's lanes finishing together were most of a worker's peak RSS.
+CLAIMS = Coalescer("lane-claims", claim_rounds, gather=0.005, most=1000, weight=len)
+SAVES = Coalescer("lane-saves", save_rounds, gather=0.02, most=3000, weight=_addresses)
 
 
 def probe_together(claims: list[runs.Claim]) -> dict[int, GroupVerdicts]:
