@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from models.accounts import Account
 from services.usage.plans import plan_for
 from verifier.engine import Options
@@ -55,6 +57,13 @@ class JobOptions:
 def storable(text: str) -> str:
     """Text Postgres can hold: NUL and lone surrogates become backslash escapes (both are invalid anyway)."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
+
+
+def json_text(value: Any) -> str:
+    """JSON for a statement parameter. orjson rather than ``json``: results are written by the thousand,
+    and the ``json`` module's encoder builds every piece as a Python string first (a save's peak memory).
+    Checks are keyed by the engine's ``StrEnum`` names: written as their values, as ``json`` does."""
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def result_row(email: str, result: ValidationResult) -> dict[str, JsonValue]:

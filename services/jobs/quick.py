@@ -19,7 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import orjson
 from sqlalchemy import Table, insert
 from sqlalchemy.orm import Session
 
@@ -29,7 +28,7 @@ from models.jobs import ItemState, JobItem, JobKind, JobStatus, ValidationJob
 from services.auth import AuthContext
 from services.jobs import completion
 from services.jobs.engine import shared_engine
-from services.jobs.options import JobOptions, storable
+from services.jobs.options import JobOptions, json_text, storable
 from services.jobs.submit import new_public_id
 from services.usage.charging import AtOnce, Then
 from verifier.engine import Options, assemble, syntax_failure_result
@@ -133,13 +132,13 @@ class QuickValidation:
             "kind": JobKind.SINGLE.value,
             "status": JobStatus.COMPLETED.value,
             **_counters(result.severity),
-            "options": _json(self.options.to_json()),
+            "options": json_text(self.options.to_json()),
             "input": storable(self.email),
             "email": result.email,
             "state": ItemState.DONE.value,
             "score": result.score,
             "severity": result.severity.value,
-            "result": _json(result.to_dict()),
+            "result": json_text(result.to_dict()),
         }
 
     def item_row(self, stored: dict[str, Any]) -> dict[str, Any]:
@@ -162,11 +161,6 @@ def quick_result(raw: str, options: Options) -> ValidationResult:
         return syntax_failure_result(raw, parsed)
     outcome = engine.run_group([parsed], options)
     return assemble(parsed, outcome.mail_domain, None, options)
-
-
-def _json(value: dict[str, Any]) -> str:
-    """Checks are keyed by the engine's ``StrEnum`` names: written as their values, as ``json`` does."""
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def _counters(severity: Severity) -> dict[str, int]:

@@ -17,7 +17,6 @@ its event, and after commit wakes the web request waiting for it.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -33,7 +32,7 @@ from models.session import transaction
 from services.jobs import completion, degraded, settling
 from services.jobs.dispatch import send_groups
 from services.jobs.lanes import LaneRef
-from services.jobs.options import JobOptions, result_row
+from services.jobs.options import JobOptions, json_text, result_row
 from services.jobs.probe import MAX_CLAIMS, GroupVerdicts, given_up, probe_group
 from settings import get_settings
 
@@ -142,7 +141,7 @@ def save(session: Session, claim: Claim, verdicts: GroupVerdicts) -> None:
         )
     rows = [result_row(email, result) for email, result in verdicts.settled.items()]
     if rows:
-        severities = session.scalars(_SETTLE, {"job": claim.job_id, "rows": json.dumps(rows)}).all()
+        severities = session.scalars(_SETTLE, {"job": claim.job_id, "rows": json_text(rows)}).all()
         add_counts(session, claim.job_id, Counter(severities))
     settling.record_interim(session, claim.job_id, verdicts.interim)
     if verdicts.deferred:

@@ -17,7 +17,7 @@ Groups with deferred addresses (their interim answers, ``settling.record_interim
 
 from __future__ import annotations
 
-import json
+import itertools
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
@@ -27,9 +27,12 @@ from sqlalchemy.orm import Session
 from core import clock
 from models.jobs import GroupState, JobGroup, JobStatus, ValidationJob
 from services.jobs import completion, degraded, runs
-from services.jobs.options import result_row
+from services.jobs.options import json_text, result_row
 from services.jobs.probe import GroupVerdicts
 
+# Results per statement: the statement's text holds its rows' JSON, and a save run of thousands of
+# addresses built as one text was most of a probes worker's peak memory.
+SETTLE_CHUNK = 500
 _SETTLE = text("""
 UPDATE job_items i SET state = 'done', result = r.result, score = r.score, severity = r.severity
 FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(job bigint, email text, result jsonb, score int,
@@ -69,7 +72,7 @@ def save_round(session: Session, done: Sequence[tuple[runs.Claim, GroupVerdicts]
     )
     _settle(session, done)
     session.execute(
-        _GROUPS_DONE, {"now": clock.now(), "claims": json.dumps([_group_row(c, v) for c, v in done])}
+        _GROUPS_DONE, {"now": clock.now(), "claims": json_text([_group_row(c, v) for c, v in done])}
     )
     completed = _complete(session, job_ids)
     for job_id in _waiting(session, [job for job in job_ids if job not in completed]):
@@ -77,23 +80,21 @@ def save_round(session: Session, done: Sequence[tuple[runs.Claim, GroupVerdicts]
 
 
 def _settle(session: Session, done: Sequence[tuple[runs.Claim, GroupVerdicts]]) -> None:
-    rows = [
+    rows = (
         {"job": claim.job_id, **result_row(email, result)}
         for claim, verdicts in done
         for email, result in verdicts.settled.items()
-    ]
-    if not rows:
-        return
-    changed = session.execute(_SETTLE, {"rows": json.dumps(rows)}).all()
+    )
     per_job: defaultdict[int, Counter[str]] = defaultdict(Counter)
-    for job_id, severity in changed:
-        per_job[job_id][severity] += 1
+    while chunk := list(itertools.islice(rows, SETTLE_CHUNK)):
+        for job_id, severity in session.execute(_SETTLE, {"rows": json_text(chunk)}):
+            per_job[job_id][severity] += 1
     counts = [
         {"job": job, "processed": sum(c.values()), **{name: c.get(name, 0) for name in runs.COUNTERS}}
         for job, c in per_job.items()
     ]
     if counts:
-        session.execute(_COUNT, {"counts": json.dumps(counts)})
+        session.execute(_COUNT, {"counts": json_text(counts)})
 
 
 def _group_row(claim: runs.Claim, verdicts: GroupVerdicts) -> dict[str, object]:
