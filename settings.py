@@ -198,6 +198,9 @@ class Settings:
     redis_key_prefix: str
     # REDIS_MAX_CONNECTIONS: per process; a probe worker's lanes each hold one while they wait on a bell
     redis_max_connections: int
+    # DATABASE_POOL_SIZE: Postgres connections one process may hold at once (``models.session``); more
+    # callers wait for one. No code path holds two, so any size of at least one cannot deadlock.
+    database_pool_size: int = 15
     # Where gunicorn listens (BIND_ADDRESS): loopback, so only a proxy on the same host reaches the app;
     # 0.0.0.0 inside a container, whose published port the host then fences.
     bind_address: str = "127.0.0.1"
@@ -247,6 +250,9 @@ class Settings:
             redis_key_prefix=env.get("REDIS_KEY_PREFIX", "vm:"),
             redis_max_connections=parse_int(
                 "REDIS_MAX_CONNECTIONS", env.get("REDIS_MAX_CONNECTIONS", "1000"), minimum=10
+            ),
+            database_pool_size=parse_int(
+                "DATABASE_POOL_SIZE", env.get("DATABASE_POOL_SIZE", "15"), minimum=1
             ),
             webhook_ca_bundle=env.get("REQUESTS_CA_BUNDLE", "").strip() or None,
             mail_ca_bundle=parse_ca_bundle("MAIL_CA_BUNDLE", env.get("MAIL_CA_BUNDLE", "")),

@@ -38,15 +38,17 @@ IDLE_PING_SECONDS = 1.0
 # Connections a process keeps between uses: at least a web process's threads (gunicorn.conf.py, 8) and a
 # threads-pool worker's concurrency (8), so none of them opens and closes a connection per request (with
 # SQLAlchemy's default of 5, a busy 8-thread web process started a new Postgres backend for one request
-# in 16). The pool still opens them only as concurrent use asks; at most 15 per process, as before.
-POOL_SIZE, MAX_OVERFLOW = 10, 5
+# in 16). The pool still opens them only as concurrent use asks, up to ``DATABASE_POOL_SIZE``.
+KEPT = 10
 
 
 @lru_cache(maxsize=1)
 def get_engine() -> Engine:
     """One pooled engine per process; a connection idle for a while is pinged at checkout, so a restarted
     Postgres costs one retry, not a 500 (``_ping_if_idle``)."""
-    engine = create_engine(database_url(), pool_size=POOL_SIZE, max_overflow=MAX_OVERFLOW)
+    most = get_settings().database_pool_size
+    kept = min(KEPT, most)
+    engine = create_engine(database_url(), pool_size=kept, max_overflow=most - kept)
     event.listen(engine, "checkout", _ping_if_idle)
     event.listen(engine, "checkin", _note_checkin)
     return engine

@@ -50,7 +50,7 @@ def wake_if_answered(job_id: int, kind: str) -> None:
         return
     with transaction() as session:
         job = session.get(ValidationJob, job_id)
-        if job is not None and standing(job).answered:
+        if job is not None and standing_in(session, job).answered:
             signal_done(session, job.public_id)
 
 
@@ -65,16 +65,26 @@ class Standing:
 def standing(job: ValidationJob) -> Standing:
     """A completed job is answered; a running one once none of its items waits for a first answer and
     some answers are interim (a running job without any is merely between its last save and completion)."""
-    status = JobStatus(job.status)
-    if status is JobStatus.COMPLETED:
-        return Standing(answered=True)
-    if status is not JobStatus.RUNNING:
-        return Standing(answered=False)
+    if job.status != JobStatus.RUNNING.value:
+        return _final(job)
     with transaction() as session:
-        if _unanswered(session, job.id):
-            return Standing(answered=False)
-        interim = session.scalar(_count(job.id, (ItemState.INTERIM.value,))) or 0
+        return standing_in(session, job)
+
+
+def standing_in(session: Session, job: ValidationJob) -> Standing:
+    """``standing`` inside a transaction already open: a caller holding a connection must not wait for a
+    second one (a worker's greenlets each holding one and waiting for another exhaust its pool)."""
+    if job.status != JobStatus.RUNNING.value:
+        return _final(job)
+    if _unanswered(session, job.id):
+        return Standing(answered=False)
+    interim = session.scalar(_count(job.id, (ItemState.INTERIM.value,))) or 0
     return Standing(interim > 0, interim)
+
+
+def _final(job: ValidationJob) -> Standing:
+    """A job that no longer runs: answered if it completed (a cancelled or failed one never is)."""
+    return Standing(answered=job.status == JobStatus.COMPLETED.value)
 
 
 def retrying(job: ValidationJob) -> int:
