@@ -64,8 +64,8 @@ class RedisSessionLimiter:
             if token is not None:
                 return token
             left = give_up - time.monotonic()
-            if left <= 0:
-                return None
+            if left <= 0 or wait > left:
+                return None  # a backoff or spacing outlasting the timeout: waiting for it would be in vain
             # a spacing or backoff answer says how long; a full slot set is polled, doubling the pause
             time.sleep(min(wait or pause, left))
             pause = pause if wait else min(pause * 2, POLL_MAX)
@@ -79,6 +79,9 @@ class RedisSessionLimiter:
         if reason is not None:
             seconds = politeness.back_off(mx_host, self.rules)
             log.warning("backing off from %s for %.0f s: %s", mx_host, seconds, reason)
+
+    def backing_off(self, mx_host: str) -> float:
+        return politeness.backing_off(mx_host)
 
     def active(self, mx_host: str) -> int:
         """Leases currently held on ``mx_host`` (expired ones included until the next acquire drops them)."""

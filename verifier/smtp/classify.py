@@ -118,10 +118,19 @@ _NO_REPLY_REASONS = {
     "deadline reached": "deadline",
     "connection closed by server": "disconnected",
     "session limit": "session_limit",
+    "backing off": "backing_off",
 }
-# Silences that say "not now" (a server too slow or busy, our own wait for a session slot) rather than
-# "nothing there": they carry a retry time like a 4xx, so a client (and ``retryTemporary``) knows when.
-_TEMPORARY_SILENCES = {"timeout", "connect_timeout", "deadline", "disconnected", "session_limit"}
+# Silences that say "not now" (a server too slow or busy, our own wait for a session slot, a server that
+# asked us to back off) rather than "nothing there": they carry a retry time like a 4xx, so a client (and
+# ``retryTemporary``) knows when.
+_TEMPORARY_SILENCES = {
+    "timeout",
+    "connect_timeout",
+    "deadline",
+    "disconnected",
+    "session_limit",
+    "backing_off",
+}
 _MAILBOX_OUTCOMES = {ProbeOutcome.REJECTED_MAILBOX, ProbeOutcome.FULL, ProbeOutcome.DISABLED}
 
 

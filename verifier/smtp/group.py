@@ -234,7 +234,7 @@ class GroupRun:
         lease = self._acquire(target)
         session = ProbeSession(target, self.config, self.deadline, starttls=target not in self._plaintext)
         if lease is None:
-            self.local_evidence.append(session.no_reply("SESSION LIMIT", "session limit"))
+            self.local_evidence.append(self._no_slot(session))
             return None, self.local_evidence[-1]
         self.sessions.append(session)
         self._leases[id(session)] = lease
@@ -243,6 +243,14 @@ class GroupRun:
             self._release(session)
             return None, evidence
         return session, evidence
+
+    def _no_slot(self, session: ProbeSession) -> ReplyEvidence:
+        """Why no session could open: the server asked us to back off (a 421, slow replies), or our own
+        limits (sessions at once, spacing) left no slot before the deadline."""
+        limiter, ip = self._limiter, session.target.ip
+        if isinstance(limiter, SessionObserver) and limiter.backing_off(ip) > 0:
+            return session.no_reply("BACKOFF", "backing off")
+        return session.no_reply("SESSION LIMIT", "session limit")
 
     def _ready(self, session: ProbeSession, utf8_wanted: bool) -> bool:
         """Greet and MAIL FROM; a refusal here is about us and settles every waiting address."""

@@ -38,6 +38,10 @@ class SessionObserver(Protocol):
         """``transcript``: the replies of one session (or of its part a group used), in order."""
         ...
 
+    def backing_off(self, mx_ip: str, /) -> float:
+        """Seconds before a new session to ``mx_ip`` may open again because it complained (0: none)."""
+        ...
+
 
 class LocalSessionLimiter:
     """A thread-safe (and, under gevent's monkey-patching, greenlet-safe) in-process limiter."""
