@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import secrets
 
-from redis.commands.core import Script
-
-from services.redis_client import get_redis, key
+from services.redis_client import get_redis, key, script
 
 # KEYS: the lease set. ARGV: slots, lease seconds, token. 1 when granted.
 _ACQUIRE = """
@@ -32,7 +30,7 @@ return 0
 def try_acquire(namespace: str, name: str, slots: int, lease_seconds: float) -> str | None:
     """A lease token if one of ``slots`` is free for ``name`` now, else None (never waits)."""
     token = secrets.token_hex(8)
-    granted = _script()(keys=[_set(namespace, name)], args=[slots, lease_seconds, token])
+    granted = script(_ACQUIRE)(keys=[_set(namespace, name)], args=[slots, lease_seconds, token])
     return token if granted else None
 
 
@@ -46,7 +44,7 @@ return redis.call('ZADD', KEYS[1], 'XX', 'CH', t + tonumber(ARGV[1]), ARGV[2])
 
 def renew(namespace: str, name: str, token: str, lease_seconds: float) -> bool:
     """Extend a lease still held (False when it was lost: expired and dropped, or released)."""
-    renewed = get_redis().register_script(_RENEW)(keys=[_set(namespace, name)], args=[lease_seconds, token])
+    renewed = script(_RENEW)(keys=[_set(namespace, name)], args=[lease_seconds, token])
     return bool(renewed)
 
 
@@ -62,7 +60,3 @@ def held(namespace: str, name: str) -> int:
 
 def _set(namespace: str, name: str) -> str:
     return key(namespace, name.lower())
-
-
-def _script() -> Script:
-    return get_redis().register_script(_ACQUIRE)

@@ -7,9 +7,13 @@ counters. The client is built once per process from settings; redis-py pools con
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from functools import lru_cache
+from typing import Any
 
 import redis
+from redis.commands.core import Script
 
 from settings import get_settings
 
@@ -34,6 +38,18 @@ def get_redis() -> redis.Redis:
 def key(*parts: str | int) -> str:
     """``key("rl", 42, "minute")`` -> ``"vm:rl:42:minute"`` with the configured prefix."""
     return get_settings().redis_key_prefix + ":".join(str(part) for part in parts)
+
+
+def script(source: str) -> Callable[..., Any]:
+    """A Lua script bound to the current client, called as ``script(SOURCE)(keys=[...], args=[...])``.
+    Registered once per process: redis-py's ``register_script`` hashes the source on every call, and
+    the lanes and politeness scripts run several times per probed address."""
+    return functools.partial(_registered(source), client=get_redis())
+
+
+@functools.cache
+def _registered(source: str) -> Script:
+    return get_redis().register_script(source)
 
 
 def reset() -> None:

@@ -23,15 +23,10 @@ one failed claim.
 
 from __future__ import annotations
 
-import functools
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from redis.commands.core import Script
-
-from services.redis_client import get_redis, key
+from services.redis_client import get_redis, key, script
 from settings import get_settings
 
 LANE_TTL = 86_400  # a lane nobody drains for a day is dropped; its groups come back through the sweeper
@@ -129,26 +124,26 @@ def push(refs: list[LaneRef]) -> list[str]:
     args: list[str | int] = [get_settings().redis_key_prefix, LANE_TTL, get_settings().jobs.lease]
     for (domain, account), encoded in by_lane.items():
         args += [domain, account, len(encoded), *encoded]
-    woken = _script(_PUSH)(keys=[], args=args)
+    woken = script(_PUSH)(keys=[], args=args)
     return [str(domain) for domain in woken]
 
 
 def pop_round(domain: str, max_addresses: int) -> list[int]:
     """Group ids for one round of ``domain``: accounts in turn, up to ``max_addresses`` (one ref over)."""
-    taken = _script(_POP)(keys=[_key(domain, "ring")], args=[_key(domain, "q:"), max_addresses])
+    taken = script(_POP)(keys=[_key(domain, "ring")], args=[_key(domain, "q:"), max_addresses])
     return [int(str(ref).split(":", 1)[0]) for ref in taken]
 
 
 def take(domain: str) -> str | None:
     """A token holding the lane if nobody drains it now (a drain message may be on its way: it is ours)."""
     token = secrets.token_hex(8)
-    holding = _script(_TAKE)(keys=[_key(domain, "holder"), _key(domain, "bell")], args=[token, _lease()])
+    holding = script(_TAKE)(keys=[_key(domain, "holder"), _key(domain, "bell")], args=[token, _lease()])
     return token if holding else None
 
 
 def keep(domain: str, token: str) -> bool:
     """Extend the hold; False if it was lost (expired: another worker may drain the lane now)."""
-    return bool(_script(_RENEW)(keys=[_key(domain, "holder")], args=[token, _lease()]))
+    return bool(script(_RENEW)(keys=[_key(domain, "holder")], args=[token, _lease()]))
 
 
 def wait_for_push(domain: str, seconds: float) -> bool:
@@ -162,12 +157,12 @@ def let_go(domain: str, token: str) -> bool:
     """Give the lane up; True when refs still wait, the lane is marked sent and the caller sends one drain
     message."""
     ring, holder = _key(domain, "ring"), _key(domain, "holder")
-    return bool(_script(_LET_GO)(keys=[holder, ring], args=[token, _lease()]))
+    return bool(script(_LET_GO)(keys=[holder, ring], args=[token, _lease()]))
 
 
 def unsend(domain: str) -> None:
     """The drain message could not be sent: drop its mark so the next push tries again."""
-    _script(_UNSEND)(keys=[_key(domain, "holder")], args=[])
+    script(_UNSEND)(keys=[_key(domain, "holder")], args=[])
 
 
 def _lease() -> int:
@@ -176,13 +171,3 @@ def _lease() -> int:
 
 def _key(domain: str, part: str) -> str:
     return key("lane", domain, part)
-
-
-def _script(source: str) -> Callable[..., Any]:
-    """The script bound to the current client; its digest is computed once per process, not per call."""
-    return functools.partial(_registered(source), client=get_redis())
-
-
-@functools.cache
-def _registered(source: str) -> Script:
-    return get_redis().register_script(source)

@@ -24,9 +24,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from redis.commands.core import Script
-
-from services.redis_client import get_redis, key
+from services.redis_client import get_redis, key, script
 from verifier.smtp import ReplyEvidence
 
 # KEYS: leases, next-open, backoff. ARGV: slots, lease seconds, token, interval seconds.
@@ -75,9 +73,7 @@ def try_open(ip: str, rules: Politeness) -> tuple[str | None, float]:
     token = secrets.token_hex(8)
     keys = [key("smtp-slots", ip), key("smtp-next", ip), key("smtp-backoff", ip)]
     answer = int(
-        _script(_ACQUIRE)(
-            keys=keys, args=[rules.per_host, rules.lease_seconds, token, rules.interval_seconds]
-        )
+        script(_ACQUIRE)(keys=keys, args=[rules.per_host, rules.lease_seconds, token, rules.interval_seconds])
     )
     if answer == 0:
         return token, 0.0
@@ -106,7 +102,7 @@ def complaint(transcript: Sequence[ReplyEvidence], rules: Politeness) -> str | N
 def back_off(ip: str, rules: Politeness) -> float:
     """Start (or double) the backoff of ``ip``; its length in seconds."""
     keys = [key("smtp-backoff", ip), key("smtp-backoff-level", ip)]
-    ms = int(_script(_BACK_OFF)(keys=keys, args=[rules.backoff_seconds, rules.backoff_max_seconds]))
+    ms = int(script(_BACK_OFF)(keys=keys, args=[rules.backoff_seconds, rules.backoff_max_seconds]))
     return ms / 1000
 
 
@@ -114,7 +110,3 @@ def backing_off(ip: str) -> float:
     """Seconds of backoff left on ``ip`` (0 when none)."""
     left = int(get_redis().pttl(key("smtp-backoff", ip)))
     return max(left, 0) / 1000
-
-
-def _script(source: str) -> Script:
-    return get_redis().register_script(source)

@@ -22,7 +22,7 @@ from core import clock
 from core.times import EPOCH
 from models.audit import AuditEntry, AuditEvent
 from models.session import transaction
-from services.redis_client import get_redis, key
+from services.redis_client import get_redis, key, script
 
 BUCKET = timedelta(minutes=10)
 WINDOW = timedelta(hours=24)
@@ -61,8 +61,7 @@ def record(account_id: int, status: int) -> None:
         return
     now = clock.now()
     millis = int((now - EPOCH).total_seconds() * 1000)
-    script = get_redis().register_script(_RECORD)
-    script(keys=[_bucket_key(account_id, _index(now))], args=[field, millis, BUCKET_TTL_SECONDS])
+    script(_RECORD)(keys=[_bucket_key(account_id, _index(now))], args=[field, millis, BUCKET_TTL_SECONDS])
 
 
 def recent(account_id: int) -> RecentErrors:
