@@ -67,8 +67,10 @@ class Fleet:
 
     # -- the run --------------------------------------------------------------------------------
     def run(self, until: float | None = None) -> None:
-        for worker in range(self.world.workers):
-            for _ in range(self.world.greenlets):
+        # Greenlets wait for messages in turn across the workers, as the workers' blocked BRPOPs are
+        # served in turn: the broker's first messages spread over the fleet instead of filling worker 0.
+        for _ in range(self.world.greenlets):
+            for worker in range(self.world.workers):
                 self.env.process(self._greenlet(worker))
         for account in range(self.world.lists):
             self.env.process(self._submit_list(account))
@@ -286,6 +288,8 @@ class Fleet:
         job.in_flight -= 1
         if self.ledger.measuring():
             self.counts.addresses += group.size
+            if self.catalog.is_consumer(group.domain):
+                self.counts.consumer_addresses += group.size
         if job.done >= job.total:
             job.finished = self.env.now
 

@@ -22,6 +22,7 @@ class Counts:
     """What the run measured after the warm-up (``settled``: every result, from the start)."""
 
     addresses: int = 0
+    consumer_addresses: int = 0  # at the providers' consumer domains (one lane each)
     sessions: int = 0
     refusals_421: int = 0
     messages: int = 0

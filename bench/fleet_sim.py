@@ -73,6 +73,7 @@ class Row:
 
     workers: int
     addresses_per_second: float
+    consumer_per_second: float  # of them, at the providers' consumer domains
     provider_ip_sessions: int
     refusals_421: int
     messages_per_second: float
@@ -120,6 +121,7 @@ def measure(fleet: Fleet) -> Row:
     return Row(
         workers=world.workers,
         addresses_per_second=counts.addresses / span,
+        consumer_per_second=counts.consumer_addresses / span,
         provider_ip_sessions=max(provider_ips, default=0),
         refusals_421=counts.refusals_421,
         messages_per_second=counts.messages / span,
@@ -166,7 +168,8 @@ def _quantile(values: Sequence[float], share: float) -> float:
 
 # -- output ------------------------------------------------------------------------------------------
 HEADER = (
-    "| workers | addresses/s | max sessions per provider IP | 421s | broker msgs/s | Redis | Postgres "
+    "| workers | addresses/s (at consumer domains) | max sessions per provider IP | 421s | broker msgs/s "
+    "| Redis | Postgres "
     "| worker CPU | provider IPs | consumer lanes | saturated | greenlets mostly wait on "
     "| small batches p50 / p99 | Redis cmds / Postgres writes per address |\n"
     "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|"
@@ -179,7 +182,8 @@ def table_row(row: Row) -> str:
     waited = max(row.grace, row.batch_p50 if math.isfinite(row.batch_p50) else 0.0)
     latency = f"{_seconds(row.batch_p50, row.grace)} / {_seconds(row.batch_p99, waited)}"
     return (
-        f"| {row.workers} | {row.addresses_per_second:,.0f} | {row.provider_ip_sessions} | "
+        f"| {row.workers} | {row.addresses_per_second:,.0f} ({row.consumer_per_second:,.0f}) | "
+        f"{row.provider_ip_sessions} | "
         f"{row.refusals_421:,} | {row.messages_per_second:,.0f} | {shares} | {row.saturated} | "
         f"{row.waiting_on} | {latency} | {row.redis_per_address:.1f} / {row.postgres_per_address:.2f} |"
     )
