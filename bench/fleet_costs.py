@@ -1,62 +1,96 @@
 """Unit costs of the fleet simulation (``bench/fleet_sim.py``): measured figures, counts read off the code.
 
-Measured figures cite ``docs/benchmarks.md`` (the line is quoted, so a reader finds it whatever the line
-number has become). Counts of statements and Redis commands are read off the modules named beside each; a
-Lua script costs its inner commands plus one for the EVALSHA itself. The capacities of the shared servers
-are assumptions of the scenario (the issue's figures), not measurements: every table prints them.
+Measured figures cite ``docs/benchmarks.md`` (the figures are quoted, so a reader finds them whatever the
+line number has become). Counts of statements and Redis commands are read off the modules named beside
+each; a Lua script costs its inner commands plus one for the EVALSHA itself, a transactional pipeline
+its commands plus MULTI and EXEC. The capacities of the shared servers are assumptions of the scenario
+(the issue's figures), not measurements: every table prints them.
 """
 
 from __future__ import annotations
 
-# -- CPU of the web and worker processes per address (docs/benchmarks.md, "Throughput: lanes against one
-# session set per group", table rows "lanes: POST /bulk/jobs | 413 | ... | 0.87 ms" and "lanes: 100 batches
-# of 100, 10 in flight | 149 | ... | 4.80 ms"). Both are web + worker; the simulation charges all of it to
-# the probe worker's one core, which overstates the worker's share (the web scales on its own).
-CPU_PER_BULK_ADDRESS = 0.87e-3
-CPU_PER_BATCH_ADDRESS = 4.80e-3
+# -- CPU of the probes worker per address (docs/benchmarks.md, throughput Round 3, `bench.throughput
+# --only lanes`: "batches (100 batches of 100, 10 in flight) 0.95-0.98 ms (0.62-0.66 ms workers)" and
+# "POST /bulk/jobs 0.31-0.35 ms (0.29-0.32 ms workers)", web + workers per address with the workers'
+# share in brackets). Only the workers' share is charged to the simulated worker's core: the web runs in
+# its own processes on its own cores (gunicorn scales apart from the probes workers), and charging it
+# here made the worker look busier than it is. The upper end of each range; the bulk figure also holds
+# the planning by the threads `worker` process, which in a fleet runs beside the probes worker.
+CPU_PER_BULK_ADDRESS = 0.32e-3
+CPU_PER_BATCH_ADDRESS = 0.66e-3
 
 # -- Postgres. One multi-row statement costs one "simple write"; each row it touches beyond that costs
 # ROW_COST of one. docs/benchmarks.md, "Streaming proof": "stored in 9.2 s (109,000 rows/s with COPY)" on
 # the 2-core container; against the scenario's 20,000 simple writes/s that is 20,000 / 109,000 = 0.18.
 ROW_COST = 0.18
-# services/jobs/runs.claim_groups: one UPDATE ... RETURNING for the round (in its own transaction: +BEGIN,
-# COMMIT).
-PG_CLAIM = 3
-# services/jobs/saving.save_round in one transaction: BEGIN, the jobs' row lock, _SETTLE, _COUNT,
-# _GROUPS_DONE, _complete's UPDATE, _waiting's SELECT, COMMIT.
-PG_SAVE = 8
-# services/jobs/runs.fill_window per job still waiting: the in-flight count and dispatch's UPDATE.
+# Claims and saves are coalesced per probes process (services/jobs/lane_runs.CLAIMS and SAVES on
+# services/coalescer.Coalescer): a run starts `gather` seconds after its first request, takes requests
+# up to `most` by weight (always at least one), and the next run starts when it is done. Claims weigh
+# their groups, saves their addresses.
+CLAIM_GATHER, CLAIM_MOST = 0.005, 1000
+SAVE_GATHER, SAVE_MOST = 0.02, 3000
+# lane_runs.claim_rounds -> runs.claim_groups, once per claim run: one UPDATE ... RETURNING over every
+# round's groups in its own transaction (+BEGIN, COMMIT); each group claimed is a row.
+PG_CLAIM_RUN = 3
+# lane_runs.save_rounds -> saving.save_round, once per save run, one transaction: BEGIN, the jobs' row
+# lock, _SETTLE (one per SETTLE_CHUNK results), _COUNT, _GROUPS_DONE, _complete's UPDATE, _waiting's
+# SELECT, COMMIT. Rows: every address settled, every group marked done, every job locked.
+PG_SAVE_RUN = 8
+SETTLE_CHUNK = 500  # services/jobs/saving.SETTLE_CHUNK
+# runs.fill_window per job of the run still waiting: the in-flight count and dispatch's UPDATE; each
+# group it queues is a row. (settling.wake_if_answered runs only for jobs that asked for retries of
+# temporary failures, which the simulated jobs do not.)
 PG_REFILL = 2
-# settling.wake_if_answered, once per job of the round (lane_runs.run_round): one read.
-PG_WAKE_CHECK = 1
-# A batch accepted by the web (services/jobs/submit + plan): BEGIN, charge, job row, items, groups, the
-# first window's dispatch, COMMIT; its item and group rows are charged at ROW_COST each.
-PG_BATCH_SUBMIT = 7
+# A batch accepted by the web (services/jobs/submit.submit and plan.plan): store (BEGIN, job row, items,
+# COMMIT), the charge (one prepared statement in its transaction), admit (BEGIN, UPDATE, COMMIT), two
+# parse chunks (the second finds nothing), make_groups (BEGIN, unparsed check, job UPDATE, groups
+# INSERT, complete_if_done, fill_window's two, COMMIT): about 25. Rows: each item is inserted and then
+# marked parsed, each group inserted and then queued.
+PG_BATCH_SUBMIT = 25
+PG_BATCH_ROWS_PER_ITEM = 2
+PG_BATCH_ROWS_PER_GROUP = 2
 
 # -- Redis commands (one Redis for the fleet: lanes, politeness, caches and the Celery broker).
-# services/jobs/lanes._PUSH per (lane, account) of a dispatch: EXPIRE, LPOS, RPUSH, EXPIRE + one RPUSH per
-# ref, + EVALSHA; then SET NX for the lane's mark (lanes.mark_sent).
-REDIS_PUSH = 6
+# services/jobs/lanes._PUSH, one script per dispatch (a job's refill) whatever its lanes: the EVALSHA;
+# per lane and account: EXPIRE queue, LPOS, RPUSH ring (counted always), EXPIRE ring, GET holder, then
+# SET holder "sent" for a lane nobody holds (it needs a drain message) or RPUSH, EXPIRE of the bell of a
+# held lane; one RPUSH per ref.
+REDIS_PUSH = 1
+REDIS_PUSH_PER_LANE = 5
+REDIS_PUSH_WAKE = 1
+REDIS_PUSH_RING = 2
 REDIS_PUSH_PER_REF = 1
-# lanes._POP: LPOP ring, LPOP queue, LLEN, RPUSH per ref taken, one last LPOP, + EVALSHA.
+# lanes._POP: per ref taken LPOP ring, LPOP queue, LLEN, RPUSH ring; one last LPOP of the emptied ring
+# and the EVALSHA.
 REDIS_POP = 2
 REDIS_POP_PER_REF = 4
-# lanes.take (lease_sets._ACQUIRE: TIME, ZREMRANGEBYSCORE, ZCARD, ZADD, EXPIRE + EVALSHA) at a turn's
-# start; clear_sent (DEL), give_back (ZREM), waiting (EXISTS) at its end.
-REDIS_TAKE = 6
-REDIS_TURN_END = 3
-# lanes.keep (lease_sets._RENEW: TIME, ZADD + EVALSHA) before every round.
+# lanes._TAKE at a turn's start: GET, SET, DEL bell + EVALSHA. lanes._LET_GO at its end: GET, EXISTS ring,
+# SET or DEL + EVALSHA. lanes._RENEW (keep): GET, SET + EVALSHA, once the hold is a third of
+# JOB_LEASE_SECONDS old (lane_runs._turn), so not at all within a turn shorter than that.
+REDIS_TAKE = 4
+REDIS_LET_GO = 4
 REDIS_KEEP = 3
-# Per round probed: the catch-all cache GET (services/jobs/engine.CatchAllCache) and the DNS cache GET
-# (memoized per process for a few seconds: counted once per round, an upper bound).
-REDIS_ROUND_CACHES = 2
-# politeness._ACQUIRE per look: TIME, PTTL, ZREMRANGEBYSCORE, ZCARD, GET, ZADD, EXPIRE, SET + EVALSHA;
-# politeness.close: ZREM; politeness._BACK_OFF: INCR, PEXPIRE, SET + EVALSHA.
+# lanes.wait_for_push: one BLPOP on the lane's bell, answered by a ring or its timeout.
+REDIS_BELL_WAIT = 1
+# Per round probed, the DNS answer and the catch-all verdict (services/jobs/engine.RedisTtlCache and
+# CatchAllCache): each read through services/jobs/dns_memo.DnsMemo, a GET and PTTL pipeline memoized in
+# the process for MEMO_SECONDS.
+REDIS_CACHE_KEYS_PER_ROUND = 2
+REDIS_CACHE_READ = 2
+MEMO_SECONDS = 5.0  # services/jobs/dns_memo.MEMO_SECONDS
+# politeness._ACQUIRE per look, by its answer, each + EVALSHA: granted TIME, PTTL, ZREMRANGEBYSCORE,
+# ZCARD, GET, ZADD, EXPIRE, SET; full after ZCARD; too soon after GET; backing off after PTTL.
 REDIS_TRY_OPEN = 9
+REDIS_TRY_FULL = 5
+REDIS_TRY_SPACING = 6
+REDIS_TRY_BACKING_OFF = 3
+# politeness.close: ZREM; politeness._BACK_OFF: INCR, PEXPIRE, SET + EVALSHA.
 REDIS_CLOSE = 1
 REDIS_BACK_OFF = 4
-# One Celery message on the Redis transport (kombu): LPUSH and the task-sent event's PUBLISH by the sender;
-# BRPOP, the unacked HSET and ZADD by the worker; HDEL and ZREM at the late ack.
-REDIS_PER_MESSAGE = 7
+# One Celery message on the Redis transport (kombu; workers/celery_app and services/broker turn task
+# events on): the sender's LPUSH and task-sent PUBLISH; the worker's BRPOP, the unacked ZADD and HSET
+# (MULTI/EXEC pipeline), its task-received, task-started and task-succeeded PUBLISHes, and at the late
+# ack ZREM and HDEL (MULTI/EXEC pipeline).
+REDIS_PER_MESSAGE = 14
 # A batch at the web: rate-limit script (about 4 commands), snapshot generation GET.
 REDIS_BATCH_SUBMIT = 5

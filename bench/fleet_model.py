@@ -1,52 +1,39 @@
 """The fleet's scheduling at scale as a discrete-event simulation (SimPy): what ``bench/fleet_sim.py`` runs.
 
 One SimPy process per greenlet of every probes worker takes drain messages from one broker queue and
-drains the lane as ``services/jobs/lane_runs.drain`` does: the lane's lease, rounds of one ref per account
-in turn (``lanes.pop_round``), the 0.3 s linger on an empty lane, a turn of ``LANE_TURN_SECONDS``, the
-claim, the probe on a kept or new session, the save, the window refill that pushes the job's next
-groups (``runs.fill_window``) and wakes their lanes. Sessions go through the politeness rules per MX IP
-(``MxIp``) and the keeper of their worker; a provider answers 421 to a session past its own limit.
+drains the lane as ``services/jobs/lane_runs.drain`` does: the lane's hold (``lanes.take``), rounds of
+one ref per account in turn (``lanes.pop_round``), on an empty lane a wait on its bell while a kept
+session stays warm, a turn of ``LANE_TURN_SECONDS``; each round's claim goes through the worker's claim
+coalescer (the round waits for it), the probe on a kept or new session, the CPU, then the save goes to
+the worker's save coalescer and the next round starts at once; the turn waits for its saves before it
+lets go. A save run settles the groups of every round in it, refills the jobs' windows
+(``runs.fill_window``) and pushes the new groups to their lanes, waking or ringing them. Sessions go
+through the politeness rules per MX IP (``MxIp``) and the keeper of their worker; a provider answers
+421 to a session past its own limit.
 
-Granularity, to keep 10,000 greenlets affordable: one timeout per phase (claim, probe per session,
-save), never per SMTP command; the shared servers book their work without events (``Server``); the
+Granularity, to keep 50,000 greenlets affordable: one timeout per phase (claim, probe per session,
+CPU), never per SMTP command; the shared servers book their work without events (``Server``); the
 invalid addresses of a round are drawn at random per RCPT. Not modelled: DNS (memoized), crashes and
 lease expiry, greylisting, the sweeper, web requests other than the batches' submission.
 """
 
 from __future__ import annotations
 
+import math
 import random
-from collections.abc import Generator, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Generator
 from typing import Any
 
 import simpy
 
 from bench import fleet_costs as cost
-from bench.fleet_parts import POLL_FIRST, POLL_MAX, Group, Job, Lane, MxIp, Server, Session, pipeline
+from bench.fleet_parts import Counts, Group, Job, Lane, Ledger, Server
+from bench.fleet_runs import Runs
+from bench.fleet_smtp import Prober
 from bench.fleet_world import Catalog, Policy, World
 
 Process = Generator[simpy.Event, Any, Any]
-LINGER = (0.05, 0.1, 0.15, 0.0)  # services/jobs/lane_runs.LINGER
 SAMPLE_EVERY = 0.5  # seconds between looks at lanes, greenlets and sessions
-
-
-@dataclass
-class Counts:
-    """What the run measured after the warm-up (``settled``: every result, from the start)."""
-
-    addresses: int = 0
-    sessions: int = 0
-    refusals_421: int = 0
-    messages: int = 0
-    unknown: int = 0
-    groups: int = 0  # groups settled, from the start
-    settled_twice: int = 0  # groups settled again after their result was saved: must stay 0
-    samples: int = 0
-    busy_greenlets: float = 0.0
-    consumer_lanes_held: float = 0.0
-    provider_sessions: float = 0.0  # open sessions over SMTP_SESSIONS_PER_MX_HOST, mean of provider IPs
-    provider_opened: int = 0  # new sessions to provider IPs
 
 
 class Fleet:
@@ -60,21 +47,30 @@ class Fleet:
         self.redis = Server(world.redis_ops_per_second)
         self.postgres = Server(world.postgres_writes_per_second)
         self.cores = [Server(1.0) for _ in range(world.workers)]
+        self.claims = [
+            self._runs(self._claim_run, cost.CLAIM_GATHER, cost.CLAIM_MOST, len) for _ in self.cores
+        ]
+        self.saves = [
+            self._runs(self._save_run, cost.SAVE_GATHER, cost.SAVE_MOST, _addresses) for _ in self.cores
+        ]
+        self.memo: dict[tuple[int, int], float] = {}  # (worker, domain) -> end of its memoized cache reads
         self.broker: simpy.Store = simpy.Store(self.env)
         self.lanes: dict[int, Lane] = {}
-        self.ips: dict[int, MxIp] = {}
         self.jobs: list[Job] = []
-        self.catch_all_known: set[int] = set()
         self.counts = Counts()
+        self.ledger = Ledger(self.env, world.warmup)
+        self.spent = self.ledger.spent  # greenlet-seconds by what they waited on, after the warm-up
+        self.prober = Prober(self.ledger, world, policy, self.catalog, self.redis, self.counts)
+        self.ips = self.prober.ips
         self.busy = 0
         self.marks: dict[str, float] = {}
-        self.spent: dict[str, float] = {}  # greenlet-seconds by what they waited on, after the warm-up
-        self._refused = self._refusals()
 
     # -- the run --------------------------------------------------------------------------------
     def run(self, until: float | None = None) -> None:
-        for worker in range(self.world.workers):
-            for _ in range(self.world.greenlets):
+        # Greenlets wait for messages in turn across the workers, as the workers' blocked BRPOPs are
+        # served in turn: the broker's first messages spread over the fleet instead of filling worker 0.
+        for _ in range(self.world.greenlets):
+            for worker in range(self.world.workers):
                 self.env.process(self._greenlet(worker))
         for account in range(self.world.lists):
             self.env.process(self._submit_list(account))
@@ -83,18 +79,10 @@ class Fleet:
         self.env.process(self._sampler())
         self.env.run(until=self.world.seconds if until is None else until)
 
-    def measuring(self) -> bool:
-        return self.env.now >= self.world.warmup
-
-    def _wait(self, seconds: float, why: str) -> simpy.Timeout:
-        if self.measuring():
-            self.spent[why] = self.spent.get(why, 0.0) + seconds
-        return self.env.timeout(seconds)
-
-    def _refusals(self) -> Iterator[bool]:
-        rng, share = self.rng, self.world.invalid_share
-        while True:
-            yield rng.random() < share
+    def _runs(
+        self, run: Callable[[list[list[Group]]], Process], gather: float, most: int, weight: Weight
+    ) -> Runs[list[Group]]:
+        return Runs(self.env, run, gather=gather, most=most, weight=weight)
 
     # -- work arriving --------------------------------------------------------------------------
     def _submit_list(self, account: int) -> Process:
@@ -120,9 +108,9 @@ class Fleet:
             sizes[domain] = sizes.get(domain, 0) + 1
         job.pending.extend(Group(job, domain, size) for domain, size in sizes.items())
         job.planned = job.total
-        rows = job.total + len(sizes)
-        self.postgres.ask(self.env.now, cost.PG_BATCH_SUBMIT + cost.ROW_COST * rows)
-        self.redis.ask(self.env.now, cost.REDIS_BATCH_SUBMIT)
+        rows = cost.PG_BATCH_ROWS_PER_ITEM * job.total + cost.PG_BATCH_ROWS_PER_GROUP * len(sizes)
+        self.postgres.ask(self.env.now, cost.PG_BATCH_SUBMIT + cost.ROW_COST * rows, "batches")
+        self.redis.ask(self.env.now, cost.REDIS_BATCH_SUBMIT, "batches")
         self.jobs.append(job)
         self._fill_window(job)
 
@@ -136,24 +124,36 @@ class Fleet:
         return groups
 
     def _fill_window(self, job: Job) -> float:
-        """runs.fill_window, then lanes.push and the wake-ups; the Redis wait it cost."""
+        """runs.fill_window, then one lanes.push for the job's new groups and their wake-ups; the Redis
+        wait it cost."""
         groups = self._next_groups(job, self.policy.window - job.in_flight)
+        if not groups:
+            return 0.0
         job.in_flight += len(groups)
-        wait = 0.0
         for group in groups:
             lane = self.lanes.get(group.domain) or self.lanes.setdefault(group.domain, Lane(group.domain))
             lane.push(group)
-            wait = self.redis.ask(self.env.now, cost.REDIS_PUSH + cost.REDIS_PUSH_PER_REF)
+        units = cost.REDIS_PUSH + cost.REDIS_PUSH_PER_REF * len(groups)
+        woken = []
+        for domain in dict.fromkeys(group.domain for group in groups):  # one entry per lane
+            lane, units = self.lanes[domain], units + cost.REDIS_PUSH_PER_LANE
             if lane.holders + lane.messages < self.policy.lane_slots:
-                wait = self._wake(lane)
+                woken.append(lane)
+                units += cost.REDIS_PUSH_WAKE
+            elif lane.holders:
+                lane.ring_bell()
+                units += cost.REDIS_PUSH_RING
+        wait = self.redis.ask(self.env.now, units, "lanes: push")
+        for lane in woken:
+            wait = self._wake(lane)
         return wait
 
     def _wake(self, lane: Lane) -> float:
         lane.messages += 1
         self.broker.put(lane.domain)
-        if self.measuring():
+        if self.ledger.measuring():
             self.counts.messages += 1
-        return self.redis.ask(self.env.now, cost.REDIS_PER_MESSAGE)
+        return self.redis.ask(self.env.now, cost.REDIS_PER_MESSAGE, "broker")
 
     # -- a worker's greenlet: lane_runs.drain ---------------------------------------------------
     def _greenlet(self, worker: int) -> Process:
@@ -166,66 +166,116 @@ class Fleet:
             self.busy -= 1
 
     def _drain(self, worker: int, lane: Lane) -> Process:
-        wait = self.redis.ask(self.env.now, cost.REDIS_TAKE)
+        wait = self.redis.ask(self.env.now, cost.REDIS_TAKE, "lanes: turn")
         if lane.holders >= self.policy.lane_slots:
-            yield self._wait(wait, "Redis")
+            yield self.ledger.wait(wait, "Redis")
             return
         lane.holders += 1
-        ends = self.env.now + self.policy.lane_turn
-        while self.env.now < ends:
-            wait += self.redis.ask(self.env.now, cost.REDIS_KEEP)
+        lane.rings = 0  # _TAKE deletes the bell: rings from before the turn are in the queues already
+        started = renewed = self.env.now
+        saves: list[simpy.Event] = []
+        while self.env.now < started + self.policy.lane_turn:
+            if self.env.now - renewed > self.policy.lease / 3:
+                wait += self.redis.ask(self.env.now, cost.REDIS_KEEP, "lanes: turn")
+                renewed = self.env.now
             groups = yield from self._next_round(lane, wait)
             if not groups:
                 break
-            yield from self._round(worker, lane, groups)
+            saves.append((yield from self._round(worker, lane, groups)))
             wait = 0.0
+        since = self.env.now
+        yield self.env.all_of(saves)  # the turn's saves, which ran while its next rounds did
+        self.ledger.spend("save (Postgres)", self.env.now - since)
         lane.holders -= 1
-        wait = self.redis.ask(self.env.now, cost.REDIS_TURN_END)
+        wait = self.redis.ask(self.env.now, cost.REDIS_LET_GO, "lanes: turn")
         if lane.waiting() and lane.holders + lane.messages < self.policy.lane_slots:
             wait += self._wake(lane)
-        yield self._wait(wait, "Redis")
+        yield self.ledger.wait(wait, "Redis")
 
     def _next_round(self, lane: Lane, wait: float) -> Process:
-        for pause in LINGER:
+        """lane_runs._next_round: pop a round; on an empty lane, wait on its bell while a kept session
+        stays warm (SMTP_SESSION_IDLE_SECONDS) and pop again when a push rang."""
+        until = self.env.now + self.policy.idle_seconds
+        while True:
             groups = lane.pop_round(self.policy.max_rcpt)
-            wait += self.redis.ask(self.env.now, cost.REDIS_POP + cost.REDIS_POP_PER_REF * len(groups))
-            if groups:
-                yield self._wait(wait, "Redis")
-                return groups
-            yield self._wait(wait, "Redis")
-            yield self._wait(pause, "linger on an empty lane")
+            units = cost.REDIS_POP + cost.REDIS_POP_PER_REF * len(groups)
+            yield self.ledger.wait(wait + self.redis.ask(self.env.now, units, "lanes: rounds"), "Redis")
             wait = 0.0
-        return []
+            left = until - self.env.now
+            if groups or left <= 0:
+                return groups
+            if not (yield from self._wait_for_push(lane, left)):
+                return []
+
+    def _wait_for_push(self, lane: Lane, seconds: float) -> Process:
+        """lanes.wait_for_push: BLPOP on the bell; True when a push rang it."""
+        self.redis.ask(self.env.now, cost.REDIS_BELL_WAIT, "lanes: bell")
+        if lane.rings:
+            lane.rings -= 1
+            return True
+        bell, since = self.env.event(), self.env.now
+        lane.waiters.append(bell)
+        yield bell | self.env.timeout(seconds)
+        self.ledger.spend("bell of an empty lane", self.env.now - since)
+        if not bell.triggered:
+            lane.waiters.remove(bell)
+        return bell.triggered
 
     def _round(self, worker: int, lane: Lane, groups: list[Group]) -> Process:
-        """lane_runs.run_round: claim, probe, CPU, save in one transaction, refill the windows."""
-        now = self.env.now
-        claim = self.postgres.ask(now, cost.PG_CLAIM + cost.ROW_COST * len(groups))
-        caches = self.redis.ask(now, cost.REDIS_ROUND_CACHES)
-        yield self._wait(claim + caches, "claim (Postgres)")
+        """lane_runs._turn's round: the claim (coalesced), the probe, its CPU; the save is handed to the
+        worker's saver and the next round starts at once. The save's event."""
+        since = self.env.now
+        yield self.claims[worker].submit(groups)
+        self.ledger.spend("claim (Postgres)", self.env.now - since)
+        if self.ledger.measuring():
+            self.counts.rounds += 1
+        yield self.ledger.wait(self._caches(worker, lane.domain), "Redis")
         addresses = sum(group.size for group in groups)
-        unknown = yield from self._probe(worker, lane.domain, addresses)
-        yield self._wait(self._save(worker, groups, unknown), "save (CPU, Postgres)")
-
-    def _save(self, worker: int, groups: list[Group], unknown: int) -> float:
-        now = self.env.now
+        unknown = yield from self.prober.probe(worker, lane.domain, addresses)
+        if self.ledger.measuring():
+            self.counts.unknown += unknown
         cpu = sum(
             group.size * (cost.CPU_PER_BATCH_ADDRESS if group.job.batch else cost.CPU_PER_BULK_ADDRESS)
             for group in groups
         )
-        jobs = {id(group.job): group.job for group in groups}.values()
+        yield self.ledger.wait(self.cores[worker].ask(self.env.now, cpu, "probes"), "CPU")
+        return self.saves[worker].submit(groups)
+
+    def _caches(self, worker: int, domain: int) -> float:
+        """The DNS answer and catch-all verdict of a round: from Redis once per MEMO_SECONDS per process."""
+        if self.memo.get((worker, domain), 0.0) > self.env.now:
+            return 0.0
+        self.memo[(worker, domain)] = self.env.now + cost.MEMO_SECONDS
+        units = cost.REDIS_CACHE_KEYS_PER_ROUND * cost.REDIS_CACHE_READ
+        return self.redis.ask(self.env.now, units, "caches")
+
+    # -- the worker's coalesced claims and saves (lane_runs.CLAIMS and SAVES) -----------------------
+    def _claim_run(self, rounds: list[list[Group]]) -> Process:
+        groups = sum(len(round_) for round_ in rounds)
+        yield self.env.timeout(
+            self.postgres.ask(self.env.now, cost.PG_CLAIM_RUN + cost.ROW_COST * groups, "claims")
+        )
+
+    def _save_run(self, rounds: list[list[Group]]) -> Process:
+        """lane_runs.save_rounds: every round's groups in one transaction, the windows refilled in it,
+        the refills pushed to their lanes after commit (by the saver, before its next run)."""
+        groups = [group for round_ in rounds for group in round_]
+        jobs = list({id(group.job): group.job for group in groups}.values())
         addresses = sum(group.size for group in groups)
-        units = cost.PG_SAVE + cost.ROW_COST * (addresses + len(groups) + len(jobs))
-        units += (cost.PG_WAKE_CHECK + cost.PG_REFILL) * len(jobs)
-        wait = self.cores[worker].ask(now, cpu) + self.postgres.ask(now, units)
+        chunks = max(1, math.ceil(addresses / cost.SETTLE_CHUNK))
+        units = cost.PG_SAVE_RUN + chunks - 1 + cost.ROW_COST * (addresses + len(groups) + len(jobs))
+        for job in jobs:
+            mine = [group for group in groups if group.job is job]
+            if job.done + sum(group.size for group in mine) < job.total and job.planned_more():
+                units += cost.PG_REFILL + cost.ROW_COST * len(mine)  # about as many as settled
+        yield self.env.timeout(self.postgres.ask(self.env.now, units, "saves"))
         for group in groups:
             self._settle(group)
-        if self.measuring():
-            self.counts.unknown += unknown
+        wait = 0.0
         for job in jobs:
             if job.done < job.total:
                 wait = max(wait, self._fill_window(job))
-        return wait
+        yield self.env.timeout(wait)
 
     def _settle(self, group: Group) -> None:
         if group.done:
@@ -236,79 +286,12 @@ class Fleet:
         job = group.job
         job.done += group.size
         job.in_flight -= 1
-        if self.measuring():
+        if self.ledger.measuring():
             self.counts.addresses += group.size
+            if self.catalog.is_consumer(group.domain):
+                self.counts.consumer_addresses += group.size
         if job.done >= job.total:
             job.finished = self.env.now
-
-    # -- SMTP: the engine's group prober with the keeper and the limiter ------------------------
-    def _probe(self, worker: int, domain: int, addresses: int) -> Process:
-        """Probe ``addresses`` of ``domain``; how many ended unknown (no session before the deadline)."""
-        ip = self.catalog.ip_of(domain)
-        mx = self.ips.get(ip) or self.ips.setdefault(ip, MxIp())
-        deadline, left = self.env.now + self.policy.deadline, addresses
-        while left > 0:
-            session = mx.kept.pop(worker, None)
-            if session is None or session.idle_until <= self.env.now:
-                if session is not None:
-                    mx.open -= 1  # it idled out before we came back
-                session = yield from self._open(worker, ip, mx, deadline)
-                if session is None:
-                    return left
-            trips, sent = pipeline(session, left, self.policy, self._refused)
-            left -= sent
-            if left == 0 and domain not in self.catch_all_known:
-                self.catch_all_known.add(domain)  # the random-address RCPT, refused; cached for 6 h
-                session.sent, session.rejected, trips = session.sent + 1, session.rejected + 1, trips + 1
-            yield self._wait(trips * self.world.reply_latency, "SMTP replies")
-            self._after(worker, mx, session)
-        return 0
-
-    def _after(self, worker: int, mx: MxIp, session: Session) -> None:
-        """Keep a session with room (one idle per worker and MX), else QUIT and give its lease back."""
-        if session.has_room(self.policy) and self.policy.idle_seconds > 0 and worker not in mx.kept:
-            session.idle_until = self.env.now + self.policy.idle_seconds
-            mx.kept[worker] = session
-            return
-        mx.open -= 1
-        self.redis.ask(self.env.now, cost.REDIS_CLOSE)
-
-    def _open(self, worker: int, ip: int, mx: MxIp, deadline: float) -> Process:
-        """RedisSessionLimiter.acquire with the keeper's close_idle_to; None past the deadline."""
-        pause = POLL_FIRST
-        while True:
-            now = self.env.now
-            self.redis.ask(now, cost.REDIS_CLOSE * mx.reap(now))
-            wait = self.redis.ask(now, cost.REDIS_TRY_OPEN)
-            answer = mx.try_open(now, self.policy)
-            if answer == 0:
-                if self.measuring():
-                    self.counts.sessions += 1
-                    self.counts.provider_opened += self.catalog.is_provider_ip(ip)
-                if self._refused_by_provider(ip, mx):
-                    yield self._wait(wait + self.world.reply_latency, "SMTP replies")  # the 421 banner
-                    continue
-                yield self._wait(wait + 2 * self.world.reply_latency, "SMTP replies")  # banner, EHLO
-                return Session()
-            if answer < 0 and mx.kept.pop(worker, None) is not None:
-                mx.open -= 1  # our own idle session to this IP gives its slot up
-                continue
-            sleep = pause if answer < 0 else answer
-            pause = min(pause * 2, POLL_MAX) if answer < 0 else pause
-            if now + wait + sleep >= deadline:
-                yield self._wait(max(0.0, deadline - now), "session slot (politeness)")
-                return None
-            yield self._wait(wait + sleep, "session slot (politeness)")
-
-    def _refused_by_provider(self, ip: int, mx: MxIp) -> bool:
-        """A provider answers 421 past its own session limit; the limiter backs off (politeness)."""
-        if not self.catalog.is_provider_ip(ip) or mx.open <= self.world.provider_session_limit:
-            return False
-        mx.open -= 1
-        mx.back_off(self.env.now, self.policy)
-        self.redis.ask(self.env.now, cost.REDIS_BACK_OFF + cost.REDIS_CLOSE)
-        self.counts.refusals_421 += 1  # counted from the start: the first ones come in the warm-up
-        return True
 
     # -- looking at the run ---------------------------------------------------------------------
     def _sampler(self) -> Process:
@@ -333,4 +316,12 @@ class Fleet:
         now = self.env.now
         marks = {"redis": self.redis.busy_until(now), "postgres": self.postgres.busy_until(now)}
         marks["cores"] = sum(core.busy_until(now) for core in self.cores)
+        marks["redis units"], marks["postgres units"] = self.redis.units, self.postgres.units
         return marks
+
+
+Weight = Callable[[list[Group]], int]
+
+
+def _addresses(round_: list[Group]) -> int:
+    return sum(group.size for group in round_)

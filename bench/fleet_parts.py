@@ -10,9 +10,50 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import simpy
+
 from bench.fleet_world import Policy
 
 POLL_FIRST, POLL_MAX = 0.05, 0.25  # services/jobs/engine.RedisSessionLimiter's polling of a full slot set
+
+
+@dataclass
+class Counts:
+    """What the run measured after the warm-up (``settled``: every result, from the start)."""
+
+    addresses: int = 0
+    consumer_addresses: int = 0  # at the providers' consumer domains (one lane each)
+    sessions: int = 0
+    refusals_421: int = 0
+    messages: int = 0
+    rounds: int = 0
+    unknown: int = 0
+    groups: int = 0  # groups settled, from the start
+    settled_twice: int = 0  # groups settled again after their result was saved: must stay 0
+    samples: int = 0
+    busy_greenlets: float = 0.0
+    consumer_lanes_held: float = 0.0
+    provider_sessions: float = 0.0  # open sessions over SMTP_SESSIONS_PER_MX_HOST, mean of provider IPs
+    provider_opened: int = 0  # new sessions to provider IPs
+
+
+class Ledger:
+    """Greenlet-seconds by what they waited on, after the warm-up, and the timeouts that spend them."""
+
+    def __init__(self, env: simpy.Environment, warmup: float) -> None:
+        self.env, self.warmup = env, warmup
+        self.spent: dict[str, float] = {}
+
+    def measuring(self) -> bool:
+        return self.env.now >= self.warmup
+
+    def wait(self, seconds: float, why: str) -> simpy.Timeout:
+        self.spend(why, seconds)
+        return self.env.timeout(seconds)
+
+    def spend(self, why: str, seconds: float) -> None:
+        if self.measuring():
+            self.spent[why] = self.spent.get(why, 0.0) + seconds
 
 
 class Server:
@@ -25,12 +66,14 @@ class Server:
 
     def __init__(self, rate: float) -> None:
         self.rate, self.free_at, self.busy, self.units = rate, 0.0, 0.0, 0.0
+        self.spent: dict[str, float] = {}  # units by what asked for them, over the whole run
 
-    def ask(self, now: float, units: float) -> float:
+    def ask(self, now: float, units: float, why: str = "other") -> float:
         service = units / self.rate
         self.free_at = max(now, self.free_at) + service
         self.busy += service
         self.units += units
+        self.spent[why] = self.spent.get(why, 0.0) + units
         return self.free_at - now
 
     def busy_until(self, now: float) -> float:
@@ -118,16 +161,29 @@ class Job:
     done: int = 0
     finished: float | None = None
 
+    def planned_more(self) -> bool:
+        """Groups still to send: planned and waiting, or not planned yet (a big list)."""
+        return bool(self.pending) or self.planned < self.total
+
 
 @dataclass
 class Lane:
-    """One domain's lane (``services/jobs/lanes``): a queue per account and the ring of accounts."""
+    """One domain's lane (``services/jobs/lanes``): a queue per account, the ring of accounts, the bell."""
 
     domain: int
     queues: dict[int, deque[Group]] = field(default_factory=dict)
     ring: deque[int] = field(default_factory=deque)
     holders: int = 0
-    messages: int = 0  # drain messages on their way (the ``sent`` mark)
+    messages: int = 0  # drain messages on their way (the holder key's ``sent``)
+    rings: int = 0  # pushes waiting in the bell list, nobody blocked on it
+    waiters: deque[simpy.Event] = field(default_factory=deque)  # holders blocked on the bell (BLPOP)
+
+    def ring_bell(self) -> None:
+        """A push to a held lane: the first holder blocked on the bell wakes, else the ring waits."""
+        if self.waiters:
+            self.waiters.popleft().succeed()
+        else:
+            self.rings += 1
 
     def push(self, group: Group) -> None:
         queue = self.queues.get(group.job.account)

@@ -6,10 +6,11 @@ simulated with the service's own policy (``settings.get_settings()`` and the eng
 docs/benchmarks.md (``bench/fleet_costs.py``). The model is ``bench/fleet_model.py``; its limits are
 written there and in docs/throughput.md.
 
-For each scenario, a sweep over the number of probes workers (gevent, 100 greenlets each), one Markdown
+For each scenario, a sweep over the number of probes workers (gevent, 500 greenlets each), one Markdown
 table: addresses settled per second, the most sessions any provider MX IP saw at once, 421s received,
 utilisation of Redis, Postgres, the workers' cores, the greenlets and the providers' consumer-domain
-lanes, the resource that saturated first, and the latency of the small batches of other accounts.
+lanes, the resource that saturated first, the latency of the small batches of other accounts, and the
+Redis commands and Postgres writes per address (with, under each table, what the Redis commands were for).
 
 Run: ``.venv/bin/python -m bench.fleet_sim`` (all scenarios) or ``--scenario defaults --workers 1 50``.
 """
@@ -72,6 +73,7 @@ class Row:
 
     workers: int
     addresses_per_second: float
+    consumer_per_second: float  # of them, at the providers' consumer domains
     provider_ip_sessions: int
     refusals_421: int
     messages_per_second: float
@@ -82,6 +84,9 @@ class Row:
     batches: int
     settled_twice: int
     grace: float
+    redis_per_address: float
+    postgres_per_address: float
+    redis_uses: dict[str, float]  # share of Redis commands by use, over the whole run
 
     @property
     def saturated(self) -> str:
@@ -111,10 +116,12 @@ def measure(fleet: Fleet) -> Row:
         "provider IPs": max(counts.provider_sessions / samples, _spacing_used(fleet, span)),
     }
     p50, p99, batches = batch_latency(fleet)
+    addresses = max(1, counts.addresses)
     provider_ips = [mx.most_open for ip, mx in fleet.ips.items() if fleet.catalog.is_provider_ip(ip)]
     return Row(
         workers=world.workers,
         addresses_per_second=counts.addresses / span,
+        consumer_per_second=counts.consumer_addresses / span,
         provider_ip_sessions=max(provider_ips, default=0),
         refusals_421=counts.refusals_421,
         messages_per_second=counts.messages / span,
@@ -125,6 +132,9 @@ def measure(fleet: Fleet) -> Row:
         batches=batches,
         settled_twice=counts.settled_twice,
         grace=grace(world),
+        redis_per_address=(fleet.redis.units - fleet.marks.get("redis units", 0.0)) / addresses,
+        postgres_per_address=(fleet.postgres.units - fleet.marks.get("postgres units", 0.0)) / addresses,
+        redis_uses={use: units / max(1.0, fleet.redis.units) for use, units in fleet.redis.spent.items()},
     )
 
 
@@ -158,10 +168,11 @@ def _quantile(values: Sequence[float], share: float) -> float:
 
 # -- output ------------------------------------------------------------------------------------------
 HEADER = (
-    "| workers | addresses/s | max sessions per provider IP | 421s | broker msgs/s | Redis | Postgres "
+    "| workers | addresses/s (at consumer domains) | max sessions per provider IP | 421s | broker msgs/s "
+    "| Redis | Postgres "
     "| worker CPU | provider IPs | consumer lanes | saturated | greenlets mostly wait on "
-    "| small batches p50 / p99 |\n"
-    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|"
+    "| small batches p50 / p99 | Redis cmds / Postgres writes per address |\n"
+    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|"
 )
 
 
@@ -171,10 +182,16 @@ def table_row(row: Row) -> str:
     waited = max(row.grace, row.batch_p50 if math.isfinite(row.batch_p50) else 0.0)
     latency = f"{_seconds(row.batch_p50, row.grace)} / {_seconds(row.batch_p99, waited)}"
     return (
-        f"| {row.workers} | {row.addresses_per_second:,.0f} | {row.provider_ip_sessions} | "
+        f"| {row.workers} | {row.addresses_per_second:,.0f} ({row.consumer_per_second:,.0f}) | "
+        f"{row.provider_ip_sessions} | "
         f"{row.refusals_421:,} | {row.messages_per_second:,.0f} | {shares} | {row.saturated} | "
-        f"{row.waiting_on} | {latency} |"
+        f"{row.waiting_on} | {latency} | {row.redis_per_address:.1f} / {row.postgres_per_address:.2f} |"
     )
+
+
+def redis_uses(row: Row) -> str:
+    uses = sorted(row.redis_uses.items(), key=lambda item: -item[1])
+    return f"Redis by use at {row.workers} workers: " + ", ".join(f"{use} {share:.0%}" for use, share in uses)
 
 
 def _seconds(value: float, waited: float) -> str:
@@ -214,9 +231,11 @@ def main() -> None:
         world, changed = scenario.change(base, policy)
         print(f"### {scenario.title} (`{scenario.name}`)\n\n{HEADER}")
         started = time.process_time()
+        rows = []
         for workers in args.workers:
-            print(table_row(simulate(replace(world, workers=workers), changed)[1]), flush=True)
-        print(f"\n({time.process_time() - started:.1f} s of CPU)\n")
+            rows.append(simulate(replace(world, workers=workers), changed)[1])
+            print(table_row(rows[-1]), flush=True)
+        print(f"\n{redis_uses(rows[-1])}.\n\n({time.process_time() - started:.1f} s of CPU)\n")
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ class Policy:
     backoff: float  # SMTP_BACKOFF_SECONDS
     backoff_max: float  # SMTP_BACKOFF_MAX_SECONDS
     lane_turn: float  # LANE_TURN_SECONDS
+    lease: float  # JOB_LEASE_SECONDS: a lane's hold is renewed once a third of it old
     window: int  # JOB_WINDOW
     lane_slots: int = 1  # holders of one lane at once: 1 in services/jobs/lanes.take
 
@@ -49,6 +50,7 @@ class Policy:
             backoff=jobs.backoff_seconds,
             backoff_max=jobs.backoff_max_seconds,
             lane_turn=jobs.lane_turn,
+            lease=jobs.lease,
             window=jobs.window,
         )
 
@@ -58,7 +60,7 @@ class World:
     """Everything the policy does not say: the fleet, the servers, the mail domains, the load."""
 
     workers: int = 50
-    greenlets: int = 100  # the probes worker's gevent pool
+    greenlets: int = 500  # the probes worker's gevent pool (Procfile: PROBE_CONCURRENCY, default 500)
     domains: int = 100_000
     providers: int = 5
     ips_per_provider: int = 5

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import replace
+from typing import Any
 
 import pytest
+import simpy
 
 from bench.fleet_model import Fleet
+from bench.fleet_runs import Runs
 from bench.fleet_sim import simulate
 from bench.fleet_world import Policy, World
 from settings import get_settings
@@ -53,7 +57,7 @@ def test_sessions_per_provider_ip_never_exceed_the_configured_limit(policy: Poli
 
 
 def test_a_limit_above_the_providers_earns_421s_and_a_backoff(policy: Policy) -> None:
-    fleet, row = simulate(replace(TINY, workers=4), replace(policy, per_host=8, lane_slots=8))
+    fleet, row = simulate(replace(TINY, workers=8), replace(policy, per_host=8, lane_slots=8))
     assert row.refusals_421 > 0
     assert _provider_peak(fleet) == TINY.provider_session_limit + 1  # the one that was refused
     assert any(mx.backoff_until > 0 for mx in fleet.ips.values())
@@ -67,6 +71,32 @@ def test_every_address_gets_exactly_one_result(policy: Policy) -> None:
     assert all(job.finished is not None for job in fleet.jobs)
     assert [job.done for job in fleet.jobs] == [job.total for job in fleet.jobs]
     assert fleet.counts.groups > len(fleet.jobs)
+
+
+def test_more_rounds_at_once_share_each_save(policy: Policy) -> None:
+    few, many = (_rounds_per_save(replace(TINY, greenlets=greenlets), policy) for greenlets in (20, 200))
+    assert 1 < few < many  # statements follow the runs, not the rounds
+
+
+def _rounds_per_save(world: World, policy: Policy) -> float:
+    fleet, _ = simulate(world, policy)
+    saves = [saver.counts for saver in fleet.saves]
+    return sum(c.requests for c in saves) / sum(c.runs for c in saves)
+
+
+def test_a_run_takes_what_waits_up_to_its_weight_and_never_nothing() -> None:
+    env = simpy.Environment()
+    taken: list[list[int]] = []
+
+    def run(items: list[int]) -> Generator[simpy.Event, Any, None]:
+        taken.append(items)
+        yield env.timeout(1.0)
+
+    runs = Runs(env, run, gather=0.1, most=7, weight=lambda item: item)
+    for item in (3, 3, 3, 9, 1):
+        runs.submit(item)
+    env.run(until=10)
+    assert taken == [[3, 3], [3], [9], [1]]  # 3+3+3 is over 7; a 9 alone still runs
 
 
 def test_halving_redis_moves_the_saturation_point_to_fewer_workers(policy: Policy) -> None:
