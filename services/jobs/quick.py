@@ -32,7 +32,7 @@ from services.jobs.options import JobOptions, json_text, storable
 from services.jobs.submit import new_public_id
 from services.usage.charging import AtOnce, Then
 from verifier.engine import Options, assemble, syntax_failure_result
-from verifier.results import Severity, ValidationResult
+from verifier.results import JsonValue, Severity, ValidationResult
 from verifier.syntax import SyntaxFailure
 
 
@@ -77,23 +77,23 @@ class ChargeWith(Protocol):
 
 def validate_quick(
     auth: AuthContext, email: str, options: JobOptions, charge: ChargeWith
-) -> ValidationResult:
-    """Judge ``email`` without SMTP, then charge one validation and record it together; the result."""
+) -> dict[str, JsonValue]:
+    """Judge ``email`` without SMTP, then charge one validation and record it together; the result as
+    stored (``ValidationResult.to_dict``, built once for the record and the answer)."""
     result = quick_result(email, options.engine)
     public_id = new_public_id(JobKind.SINGLE)
-    quick = QuickValidation(public_id, email, options, result)
+    quick = QuickValidation(public_id, email, options, result, result.to_dict())
     at_once = AtOnce(AT_ONCE_CTES, quick.statement_params(auth), only_if=NO_SUBSCRIBER)
     charge(1, public_id, then=lambda session: record(session, auth, quick), at_once=at_once)
-    return result
+    return quick.stored
 
 
 def record(session: Session, auth: AuthContext, quick: QuickValidation) -> None:
     """The completed job of one, its item and ``validation.completed``: Core inserts, no ORM unit of work
     (the rows are never read back in this request)."""
     job_id = session.execute(_INSERT_JOB, quick.job_row(auth)).scalar_one()
-    stored = quick.result.to_dict()
-    session.execute(_INSERT_ITEM, {"job_id": job_id, **quick.item_row(stored)})
-    completion.emit_validation_completed(session, auth.account.id, auth.key.id, stored, elapsed_ms=0)
+    session.execute(_INSERT_ITEM, {"job_id": job_id, **quick.item_row()})
+    completion.emit_validation_completed(session, auth.account.id, auth.key.id, quick.stored, elapsed_ms=0)
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,7 @@ class QuickValidation:
     email: str
     options: JobOptions
     result: ValidationResult
+    stored: dict[str, JsonValue]  # ``result.to_dict()``
 
     def job_row(self, auth: AuthContext) -> dict[str, Any]:
         now = clock.now()
@@ -138,10 +139,10 @@ class QuickValidation:
             "state": ItemState.DONE.value,
             "score": result.score,
             "severity": result.severity.value,
-            "result": json_text(result.to_dict()),
+            "result": json_text(self.stored),
         }
 
-    def item_row(self, stored: dict[str, Any]) -> dict[str, Any]:
+    def item_row(self) -> dict[str, Any]:
         return {
             "position": 0,
             "input": storable(self.email),
@@ -149,7 +150,7 @@ class QuickValidation:
             "state": ItemState.DONE.value,
             "score": self.result.score,
             "severity": self.result.severity.value,
-            "result": stored,
+            "result": self.stored,
         }
 
 
