@@ -10,6 +10,7 @@ verified domain, so a white-labelled customer's links keep pointing at its resel
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 from sqlalchemy import select
@@ -54,7 +55,7 @@ def hostname_of(host_header: str) -> str | None:
 def verified_host(account: Account, host_header: str) -> str | None:
     """The request's host if it is a custom domain verified by ``account``'s reseller, else None."""
     reseller_id, hostname = reseller_of(account), hostname_of(host_header)
-    if reseller_id is None or hostname is None or hostname == urlsplit(base_url()).hostname:
+    if reseller_id is None or hostname is None or hostname == _hostname_of_url(base_url()):
         return None  # most requests: no custom domain is possible, no query
     stmt = select(CustomDomain.hostname).where(
         CustomDomain.reseller_id == reseller_id,
@@ -63,6 +64,12 @@ def verified_host(account: Account, host_header: str) -> str | None:
     )
     with transaction() as session:
         return session.scalar(stmt)
+
+
+@lru_cache(maxsize=8)
+def _hostname_of_url(url: str) -> str | None:
+    """By URL, not once: tests change PUBLIC_BASE_URL within a process."""
+    return urlsplit(url).hostname
 
 
 def account_host(session: Session, account_id: int) -> str | None:

@@ -22,7 +22,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from core.times import iso
 from models.keys import KeyStatus
 from services.keys import rotation_policy
-from web import body_limits, limits
+from web import body_limits, limits, logs
 from web.auth import authenticate_request
 from web.client_ip import client_ip
 
@@ -71,9 +71,10 @@ def add_key_warning(response: Response) -> Response:
 def log_request(response: Response) -> Response:
     """One line per request; the path without its query string, which may hold a development key."""
     auth = g.get("auth")
-    log.info(
+    logs.write(
+        log,
         "request",
-        extra={
+        {
             "requestId": g.get("request_id"),
             "method": request.method,
             "path": request.path,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import orjson
@@ -28,8 +29,7 @@ class JobOptions:
     def for_account(
         cls, account: Account, *, quick_mode: bool, skip_catch_all: bool, retry_temporary: bool = False
     ) -> JobOptions:
-        features = tuple(feature.value for feature in plan_for(account.tier).features)
-        return cls(quick_mode, skip_catch_all, features, retry_temporary)
+        return cls(quick_mode, skip_catch_all, _feature_names(account.tier), retry_temporary)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -52,6 +52,12 @@ class JobOptions:
     @property
     def engine(self) -> Options:
         return Options(self.quick_mode, self.skip_catch_all, frozenset(self.features))
+
+
+@cache
+def _feature_names(tier: str) -> tuple[str, ...]:
+    """Per tier, once: plans are constants, and every request of a job or a quick validation asks."""
+    return tuple(feature.value for feature in plan_for(tier).features)
 
 
 def storable(text: str) -> str:

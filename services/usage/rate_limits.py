@@ -28,7 +28,7 @@ from models.accounts import Account
 from models.audit import AuditEvent
 from services import audit
 from services.auth import AuthContext
-from services.redis_client import get_redis, key
+from services.redis_client import get_redis, key, run_on_own_connection
 from services.usage import charging
 from services.usage.errors import RateLimited
 from services.usage.plans import plan_for
@@ -156,12 +156,13 @@ def _key(account_id: int, window: str, start: datetime) -> str:
 
 
 def _evaluate(keys: list[str], args: list[str | int]) -> list[int]:
-    """EVALSHA itself on every request (redis-py's ``Script.__call__`` first checks whether its client is a
-    pipeline, a typing-protocol ``isinstance`` that cost a fifth of the call); the script object reloads
-    the script after a Redis restart emptied its cache."""
+    """EVALSHA itself on every request, on the thread's own connection (``run_on_own_connection``; redis-py's
+    ``Script.__call__`` first checks whether its client is a pipeline, a typing-protocol ``isinstance``
+    that cost a fifth of the call); the script object reloads the script after a Redis restart emptied
+    its cache."""
     script = _script()
     try:
-        return script.registered_client.evalsha(script.sha, len(keys), *keys, *args)  # type: ignore[no-any-return]
+        return run_on_own_connection("EVALSHA", script.sha, len(keys), *keys, *args)  # type: ignore[no-any-return]
     except NoScriptError:
         return script(keys=keys, args=args)  # type: ignore[no-any-return]
 

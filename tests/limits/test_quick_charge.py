@@ -5,9 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 
 from flask.testing import FlaskClient
+from sqlalchemy import select
 
 from models.accounts import Tier
-from models.jobs import ValidationJob
+from models.jobs import JobItem, ValidationJob
+from models.session import transaction
 from services.usage.charging import AtOnce, charge_validations
 from tests.fixtures.db import open_persona
 from tests.limits.helpers import count_rows, fill, load_account, usage_of, validate
@@ -52,3 +54,36 @@ def test_a_charge_key_replayed_on_the_one_statement_path_counts_once_and_the_con
 
     assert (first.replayed, replayed.replayed, next_one.replayed) == (False, True, False)
     assert next_one.status.used == 2
+
+
+def test_the_one_statement_path_records_the_same_rows_as_the_full_one(
+    client: FlaskClient, at_instant: datetime
+) -> None:
+    growth = open_persona(Tier.GROWTH)
+
+    first = validate(client, growth.headers)  # the period's first charge: the full transaction
+    second = validate(client, growth.headers)  # the one statement
+
+    assert (first.status_code, second.status_code) == (200, 200)
+    assert first.get_json()["checks"] == second.get_json()["checks"]
+    with transaction() as session:
+        jobs = (
+            session.execute(
+                select(ValidationJob)
+                .where(ValidationJob.account_id == growth.account_id)
+                .order_by(ValidationJob.id)
+            )
+            .scalars()
+            .all()
+        )
+        items = [
+            session.execute(select(JobItem).where(JobItem.job_id == job.id)).scalar_one() for job in jobs
+        ]
+        shown = [
+            (job.kind, job.status, job.total, job.processed, job.valid, job.warning, job.invalid, job.options)
+            for job in jobs
+        ]
+        stored = [(i.position, i.input, i.email, i.state, i.score, i.severity, i.result) for i in items]
+    assert shown[0] == shown[1] == ("single", "completed", 1, 1, 0, 0, 1, shown[0][-1])
+    assert stored[0] == stored[1]
+    assert stored[0][3:6] == ("done", 0, "invalid")

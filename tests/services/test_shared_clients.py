@@ -32,3 +32,12 @@ def test_every_redis_key_carries_the_configured_prefix(database_url) -> None:
     client = redis_client.get_redis()
     client.set(name, "1", ex=60)
     assert client.get(name) == "1"
+
+
+def test_a_threads_own_redis_connection_is_replaced_when_the_server_drops_it(database_url) -> None:
+    first = redis_client.run_on_own_connection("CLIENT", "ID")
+    assert redis_client.run_on_own_connection("CLIENT", "ID") == first  # kept between commands
+
+    redis_client.get_redis().client_kill_filter(_id=first)
+
+    assert redis_client.run_on_own_connection("CLIENT", "ID") != first  # answered, on a new connection

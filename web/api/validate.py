@@ -19,7 +19,8 @@ from web.client_ip import client_ip
 from web.geo import country_of
 from web.limits import charge, rate_limited
 from web.openapi import document
-from web.schemas.base import respond
+from web.schemas.base import json_response, respond
+from web.schemas.single_result import single_result_json
 from web.schemas.validation import AcceptedOut, SingleResultOut, ValidateBody, job_options
 from web.validation import parse_body
 
@@ -45,7 +46,7 @@ def validate() -> Response:
     auth = current_auth()
     options = job_options(auth.account, body.options)
     if options.quick_mode:
-        result = quick.validate_quick(auth, body.email, options, charge).to_dict()
+        result = quick.validate_quick(auth, body.email, options, charge)
     else:
         submitted = submit.submit(auth, JobKind.SINGLE, [body.email], options, charge)
         job = submit.wait(submitted.job, get_settings().jobs.single_wait)
@@ -53,7 +54,7 @@ def validate() -> Response:
         if not standing.answered:
             return respond(AcceptedOut.of(job, link_host()), 202)
         result = submit.results(job).results[0] | retrying(job, standing)
-    return respond(SingleResultOut.model_validate({**result, "metadata": metadata(started)}))
+    return json_response(single_result_json(result, metadata(started)))
 
 
 def retrying(job: ValidationJob, standing: settling.Standing) -> dict[str, JsonValue]:

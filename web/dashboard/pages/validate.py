@@ -54,7 +54,7 @@ def _validate(auth: AuthContext, body: ValidateBody) -> dict[str, JsonValue] | N
     """The result, or None if the workers have not finished within the wait (the page says so)."""
     options = job_options(auth.account, body.options)
     if options.quick_mode:
-        return quick.validate_quick(auth, body.email, options, charger(auth)).to_dict()
+        return quick.validate_quick(auth, body.email, options, charger(auth))
     submitted = submit.submit(auth, JobKind.SINGLE, [body.email], options, charger(auth))
     job = submit.wait(submitted.job, get_settings().jobs.single_wait)
     if job.status != JobStatus.COMPLETED.value:

@@ -1,0 +1,73 @@
+"""The answer of ``POST /validate`` is written without building ``SingleResultOut``: the bytes must be the
+ones the model writes, for every shape a result takes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from verifier.engine import syntax_failure_result
+from verifier.results import CheckName, CheckResult, Severity, ValidationResult
+from verifier.syntax import SyntaxFailure
+from web.schemas.single_result import single_result_json
+from web.schemas.validation import SingleResultOut
+
+OWN_BRAND = {
+    "provider": "verimail",
+    "support": "support@verimail.localhost",
+    "documentation": "https://d.test",
+}
+RESELLER = {"provider": "Acme Mail", "support": "help@acme.test", "documentation": "https://acme.test/docs"}
+
+
+def judged() -> dict[str, Any]:
+    # Keyed by the engine's StrEnum names, as ``assemble`` keys them.
+    checks: dict[str, CheckResult] = {
+        CheckName.SYNTAX: CheckResult("syntax", True, "Well formed.", {"localPart": "bob"}),
+        CheckName.DOMAIN: CheckResult("domain", True, "Accepts mail.", {"mxRecords": ["mx.a.test"]}),
+        CheckName.SMTP: CheckResult(
+            "smtp", False, "Greylisted.", {"verdict": "unknown", "retryAfter": 300}, "unknown", "greylisted"
+        ),
+        CheckName.ROLE_BASED: CheckResult("roleBased", True, "Not a role.", {"confidence": 0.25}),
+    }
+    result = ValidationResult(
+        "Bob@A.test", True, 72, Severity.VALID, checks, ("Retry later.",), input=" Bob@A.test "
+    )
+    return result.to_dict()
+
+
+def metadata(brand: dict[str, str], at: datetime, country: str | None) -> dict[str, Any]:
+    return {"processingTime": 3, "timestamp": at, "ipAddress": "203.0.113.9", "country": country, **brand}
+
+
+@pytest.mark.parametrize(
+    ("result", "request_metadata"),
+    [
+        (judged(), metadata(OWN_BRAND, datetime(2026, 3, 1, 12, 0, 0, 120, tzinfo=UTC), None)),
+        (judged(), metadata(RESELLER, datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC), "FR")),
+        (
+            syntax_failure_result("no-at-sign", SyntaxFailure("No @-sign.")).to_dict(),
+            metadata(OWN_BRAND, datetime(2026, 3, 1, 23, 59, 59, 999999, tzinfo=UTC), None),
+        ),
+        (
+            judged() | {"retrying": True, "resultsUrl": "https://api.test/batches/b_1/results"},
+            metadata(OWN_BRAND, datetime(2026, 3, 1, tzinfo=UTC), None),
+        ),
+    ],
+    ids=["judged", "white-label", "syntax-failure", "retrying"],
+)
+def test_the_answer_is_byte_for_byte_the_models(
+    result: dict[str, Any], request_metadata: dict[str, Any]
+) -> None:
+    model = SingleResultOut.model_validate({**result, "metadata": request_metadata})
+
+    assert single_result_json(result, request_metadata).decode() == model.model_dump_json(by_alias=True)
+
+
+def test_a_result_missing_a_required_field_is_refused_as_the_model_would() -> None:
+    incomplete = {key: value for key, value in judged().items() if key != "score"}
+
+    with pytest.raises(KeyError):
+        single_result_json(incomplete, metadata(OWN_BRAND, datetime(2026, 3, 1, tzinfo=UTC), None))
