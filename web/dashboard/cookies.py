@@ -1,8 +1,8 @@
 """Flask's signed-cookie sessions, opened without building the cookie signer when there is no cookie.
 
 The session cookie's path is ``/dashboard``, so no API request carries one; Flask still built an
-itsdangerous signer on every request to find that out (measured: a fortieth of a quick validation's CPU,
-issue 13). Same sessions, same cookies: only the empty case skips the signer.
+itsdangerous signer on every request to find that out (measured: a fortieth of a quick validation's CPU).
+Same sessions, same cookies: only the empty case skips the signer.
 """
 
 from __future__ import annotations
