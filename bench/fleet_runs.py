@@ -15,6 +15,8 @@ from typing import Any, Generic, TypeVar
 
 import simpy
 
+from services.coalescer import run_size
+
 Item = TypeVar("Item")
 Process = Generator[simpy.Event, Any, Any]
 
@@ -60,21 +62,13 @@ class Runs(Generic[Item]):
                 self._idle = self.env.event()
                 yield self._idle
             yield self.env.timeout(self._gather)
-            taken = self._taken()
+            taken = run_size([self._weight(item) for item, _ in self._pending], self._most)
             batch, self._pending = self._pending[:taken], self._pending[taken:]
             items = [item for item, _ in batch]
             self._count(items)
             yield from self._run(items)
             for _, done in batch:
                 done.succeed()
-
-    def _taken(self) -> int:
-        total = 0
-        for count, (item, _) in enumerate(self._pending):
-            total += self._weight(item)
-            if total > self._most and count:
-                return count
-        return len(self._pending)
 
     def _count(self, items: list[Item]) -> None:
         self.counts.runs += 1

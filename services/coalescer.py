@@ -64,18 +64,9 @@ class Coalescer(Generic[Item, Answer]):
                     self._ready.wait()
             time.sleep(self._gather)  # let the rounds finishing at about the same time join this run
             with self._ready:
-                taken = self._taken()
+                taken = run_size([self._weight(item) for item, _ in self._pending], self._most)
                 batch, self._pending = self._pending[:taken], self._pending[taken:]
             self._answer(batch)
-
-    def _taken(self) -> int:
-        """How many of the pending requests the next run takes: at least one, then up to ``most``."""
-        total = 0
-        for count, (item, _) in enumerate(self._pending):
-            total += self._weight(item)
-            if total > self._most and count:
-                return count
-        return len(self._pending)
 
     def _answer(self, batch: list[tuple[Item, Future[Answer]]]) -> None:
         try:
@@ -86,3 +77,14 @@ class Coalescer(Generic[Item, Answer]):
             return
         for (_, future), answer in zip(batch, answers, strict=True):
             future.set_result(answer)
+
+
+def run_size(weights: Sequence[int], most: int) -> int:
+    """How many of the pending requests (their weights, in order) the next run takes: at least one, then
+    as many as fit in ``most``."""
+    total = 0
+    for count, weight in enumerate(weights):
+        total += weight
+        if total > most and count:
+            return count
+    return len(weights)
