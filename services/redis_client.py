@@ -83,11 +83,13 @@ def script(source: str) -> Callable[..., Any]:
     """A Lua script bound to the current client, called as ``script(SOURCE)(keys=[...], args=[...])``.
     Registered once per process: redis-py's ``register_script`` hashes the source on every call, and
     the lanes and politeness scripts run several times per probed address."""
-    return functools.partial(_registered(source), client=get_redis())
+    return functools.partial(registered(source), client=get_redis())
 
 
 @functools.cache
-def _registered(source: str) -> Script:
+def registered(source: str) -> Script:
+    """The script object of ``source`` (its ``sha``); called through ``script``, it reloads the script
+    into a Redis that restarted and forgot it."""
     return get_redis().register_script(source)
 
 

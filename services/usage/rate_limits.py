@@ -20,7 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from redis.commands.core import Script
 from redis.exceptions import NoScriptError
 
 from core import clock
@@ -28,7 +27,7 @@ from models.accounts import Account
 from models.audit import AuditEvent
 from services import audit
 from services.auth import AuthContext
-from services.redis_client import get_redis, key, run_on_own_connection
+from services.redis_client import key, registered, run_on_own_connection, script
 from services.usage import charging
 from services.usage.errors import RateLimited
 from services.usage.plans import plan_for
@@ -160,21 +159,8 @@ def _evaluate(keys: list[str], args: list[str | int]) -> list[int]:
     ``Script.__call__`` first checks whether its client is a pipeline, a typing-protocol ``isinstance``
     that cost a fifth of the call); the script object reloads the script after a Redis restart emptied
     its cache."""
-    script = _script()
     try:
-        return run_on_own_connection("EVALSHA", script.sha, len(keys), *keys, *args)  # type: ignore[no-any-return]
+        sha = registered(_SCRIPT).sha
+        return run_on_own_connection("EVALSHA", sha, len(keys), *keys, *args)  # type: ignore[no-any-return]
     except NoScriptError:
-        return script(keys=keys, args=args)  # type: ignore[no-any-return]
-
-
-def _script() -> Script:
-    """redis-py sends EVALSHA and reloads the script itself after a Redis restart emptied its cache. Kept
-    per client (registering hashed the script on every request)."""
-    global _registered  # noqa: PLW0603 - one per process, replaced when the client is
-    client = get_redis()
-    if _registered is None or _registered[0] is not client:
-        _registered = (client, client.register_script(_SCRIPT))
-    return _registered[1]
-
-
-_registered: tuple[object, Script] | None = None
+        return script(_SCRIPT)(keys=keys, args=args)  # type: ignore[no-any-return]
