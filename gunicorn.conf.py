@@ -6,8 +6,10 @@ wait does not block other requests.
 """
 
 import os
+from typing import Any
 
 from settings import get_settings
+from verifier.engine import load_reference_data
 
 # Loopback unless BIND_ADDRESS says otherwise: behind a proxy (README, "Behind a proxy") only the proxy on
 # this host should reach the app, or a client could bypass it and forge X-Forwarded-For.
@@ -27,3 +29,8 @@ graceful_timeout = 20
 # app (a malformed request line) are in gunicorn's error log.
 accesslog = None
 forwarded_allow_ips = "127.0.0.1"
+
+
+def post_worker_init(_worker: Any) -> None:
+    """Each worker loads the engine's lists before it accepts a connection, not during its first request."""
+    load_reference_data()

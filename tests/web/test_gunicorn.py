@@ -123,3 +123,21 @@ def test_server_logs_never_show_a_secret_even_from_a_query_string(served, owner:
     lines = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
     assert "/api/keys" in {line.get("path") for line in lines if line.get("message") == "request"}
     assert owner.secret not in text  # the request lines are there, without the key
+
+
+def test_each_worker_loads_the_engine_lists_before_serving() -> None:
+    """gunicorn's ``post_worker_init`` hook loads every list, so no request of a new worker pays for it."""
+    code = (
+        "import runpy\n"
+        "from verifier.lists.domains import domain_lists\n"
+        "from verifier.lists.providers import provider_table\n"
+        "from verifier.lists.roles import role_names\n"
+        "from verifier.typo import icann_suffixes\n"
+        "loaders = (domain_lists, role_names, provider_table, icann_suffixes)\n"
+        "hooks = runpy.run_path('gunicorn.conf.py')\n"
+        "before = [loader.cache_info().currsize for loader in loaders]\n"
+        "hooks['post_worker_init'](None)\n"
+        "print(before, [loader.cache_info().currsize for loader in loaders])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[0, 0, 0, 0] [1, 1, 1, 1]"
