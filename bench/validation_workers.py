@@ -254,8 +254,9 @@ def quick(env: dict[str, str], keys: list[str], total: int, workers: int) -> Non
     median = statistics.median
     print(
         f"\nmedians: /validate quickMode {median(o['rps'] for o, _ in rows):,.0f} requests/s, "
-        f"p99 {median(o['p99_ms'] for o, _ in rows)} ms; bare Flask {median(b['rps'] for _, b in rows):,.0f} "
-        f"requests/s; bare / ours {median(b['rps'] / o['rps'] for o, b in rows):.1f}x\n"
+        f"p99 {median(o['p99_ms'] for o, _ in rows):.1f} ms; "
+        f"bare Flask {median(b['rps'] for _, b in rows):,.0f} requests/s; "
+        f"bare / ours {median(b['rps'] / o['rps'] for o, b in rows):.1f}x\n"
     )
     _cpu_table(rows)
 
