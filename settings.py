@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-from verifier.config import EngineConfigError, parse_bool, parse_int
+from verifier.config import EngineConfigError, parse_bool, parse_int, parse_seconds
 
 APP_ENVS = ("development", "production")
 # Development only: a stable key so a worker and a web process started by hand agree on it. Production
@@ -27,6 +27,7 @@ _DEVELOPMENT_SEALING_KEY = hashlib.sha256(b"verimail development sealing key").d
 # Development only, like the sealing key: signs dashboard session cookies; production requires SECRET_KEY.
 _DEVELOPMENT_SECRET_KEY = "verimail development secret key"  # noqa: S105 - never used in production
 SECRET_KEY_MIN_LENGTH = 32
+REDIS_TIMEOUT_FLOOR = 3.0  # seconds: a blocking wait (2 s at a time) and a second for its reply
 
 
 # One parser and one error type for the whole process: the service may depend on the engine, never the
@@ -81,6 +82,16 @@ def parse_secret_key(raw: str | None, app_env: str) -> str:
     if len(text) < SECRET_KEY_MIN_LENGTH:
         raise ConfigError(f"SECRET_KEY must be at least {SECRET_KEY_MIN_LENGTH} characters")
     return text
+
+
+def parse_redis_timeout(raw: str) -> float:
+    seconds = parse_seconds("REDIS_SOCKET_TIMEOUT", raw)
+    if seconds < REDIS_TIMEOUT_FLOOR:
+        raise ConfigError(
+            f"REDIS_SOCKET_TIMEOUT must be at least {REDIS_TIMEOUT_FLOOR:g} seconds "
+            f"(a blocking wait lasts up to 2 s), got {raw!r}"
+        )
+    return seconds
 
 
 def parse_base_url(env: Mapping[str, str], default: str) -> str:
@@ -201,6 +212,9 @@ class Settings:
     # DATABASE_POOL_SIZE: Postgres connections one process may hold at once (``models.session``); more
     # callers wait for one. No code path holds two, so any size of at least one cannot deadlock.
     database_pool_size: int = 15
+    # REDIS_SOCKET_TIMEOUT: the deadline of every Redis connect and reply. Blocking commands wait at most
+    # ``services.redis_client.BLOCKING_SLICE`` (2 s) at a time, so it must leave room above that.
+    redis_socket_timeout: float = 5.0
     # Where gunicorn listens (BIND_ADDRESS): loopback, so only a proxy on the same host reaches the app;
     # 0.0.0.0 inside a container, whose published port the host then fences.
     bind_address: str = "127.0.0.1"
@@ -251,6 +265,7 @@ class Settings:
             redis_max_connections=parse_int(
                 "REDIS_MAX_CONNECTIONS", env.get("REDIS_MAX_CONNECTIONS", "1000"), minimum=10
             ),
+            redis_socket_timeout=parse_redis_timeout(env.get("REDIS_SOCKET_TIMEOUT", "5")),
             database_pool_size=parse_int(
                 "DATABASE_POOL_SIZE", env.get("DATABASE_POOL_SIZE", "15"), minimum=1
             ),

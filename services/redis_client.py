@@ -21,6 +21,9 @@ from redis.connection import AbstractConnection
 from settings import get_settings
 
 POOL_WAIT = 5.0
+# The longest one blocking command (BLPOP) waits; callers that wait longer loop. redis-py does not stretch
+# the socket timeout for a blocking command, so a longer one would fail as "Redis unreachable".
+BLOCKING_SLICE = 2.0
 _own = threading.local()
 
 
@@ -28,12 +31,15 @@ _own = threading.local()
 def get_redis() -> redis.Redis:
     """The process-wide client (decoded strings in and out). Past ``REDIS_MAX_CONNECTIONS`` a caller
     waits up to ``POOL_WAIT`` seconds for a free connection: a burst of greenlets queues instead of
-    failing (redis-py's own pool raises at its default of 100)."""
+    failing (redis-py's own pool raises at its default of 100). Every connect and reply has a deadline of
+    ``REDIS_SOCKET_TIMEOUT``: an unreachable Redis fails a request instead of hanging it."""
     settings = get_settings()
     pool = redis.BlockingConnectionPool.from_url(
         settings.redis_url,
         max_connections=settings.redis_max_connections,
         timeout=POOL_WAIT,
+        socket_timeout=settings.redis_socket_timeout,
+        socket_connect_timeout=settings.redis_socket_timeout,
         decode_responses=True,
     )
     return redis.Redis(connection_pool=pool)

@@ -109,7 +109,8 @@ def parse_int(name: str, raw: str, *, minimum: int = 0) -> int:
     return value
 
 
-def _parse_seconds(name: str, raw: str) -> float:
+def parse_seconds(name: str, raw: str) -> float:
+    """A positive, finite number of seconds; also the service's parser (``settings.py`` imports it)."""
     try:
         value = float(raw.strip())
     except ValueError:
@@ -160,16 +161,16 @@ class EngineConfig:
 
         return cls(
             dns_nameservers=parse_nameservers(env.get("DNS_NAMESERVERS", "")),
-            dns_timeout=read("DNS_TIMEOUT", _parse_seconds, d.dns_timeout),
+            dns_timeout=read("DNS_TIMEOUT", parse_seconds, d.dns_timeout),
             dns_cache_max_ttl=read("DNS_CACHE_MAX_TTL", _count, d.dns_cache_max_ttl),
             dns_negative_ttl=read("DNS_NEGATIVE_TTL", _count, d.dns_negative_ttl),
             smtp_probe_port=read("SMTP_PROBE_PORT", _port, d.smtp_probe_port),
             smtp_helo_host=read("SMTP_HELO_HOST", _parse_text, d.smtp_helo_host),
             smtp_mail_from=read("SMTP_MAIL_FROM", _parse_text, d.smtp_mail_from),
-            smtp_timeout=read("SMTP_TIMEOUT", _parse_seconds, d.smtp_timeout),
-            smtp_connect_timeout=read("SMTP_CONNECT_TIMEOUT", _parse_seconds, d.smtp_connect_timeout),
-            smtp_banner_timeout=read("SMTP_BANNER_TIMEOUT", _parse_seconds, d.smtp_banner_timeout),
-            smtp_deadline=read("SMTP_DEADLINE", _parse_seconds, d.smtp_deadline),
+            smtp_timeout=read("SMTP_TIMEOUT", parse_seconds, d.smtp_timeout),
+            smtp_connect_timeout=read("SMTP_CONNECT_TIMEOUT", parse_seconds, d.smtp_connect_timeout),
+            smtp_banner_timeout=read("SMTP_BANNER_TIMEOUT", parse_seconds, d.smtp_banner_timeout),
+            smtp_deadline=read("SMTP_DEADLINE", parse_seconds, d.smtp_deadline),
             smtp_max_rcpt_per_session=read(
                 "SMTP_MAX_RCPT_PER_SESSION", _positive, d.smtp_max_rcpt_per_session
             ),
@@ -185,7 +186,7 @@ class EngineConfig:
 
 def _parse_idle(name: str, raw: str) -> float:
     """Seconds, where 0 is allowed (no session is kept)."""
-    return 0.0 if raw.strip() in ("0", "0.0") else _parse_seconds(name, raw)
+    return 0.0 if raw.strip() in ("0", "0.0") else parse_seconds(name, raw)
 
 
 def _count(name: str, raw: str) -> int:

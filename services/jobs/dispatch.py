@@ -22,12 +22,11 @@ from sqlalchemy.orm import Session
 from services.broker import DRAIN_LANE_TASK, PROBE_GROUP_TASK, after_commit, send_after_commit, send_task
 from services.jobs import lanes
 from services.jobs.lanes import LaneRef
-from services.redis_client import get_redis, key
+from services.redis_client import BLOCKING_SLICE, get_redis, key
 from settings import get_settings
 
 log = logging.getLogger(__name__)
 DONE_SIGNAL_TTL = 600
-WAIT_SLICE = 2.0  # seconds of one BLPOP, well under the Redis client's socket timeout
 
 
 def send_groups(session: Session, refs: list[LaneRef]) -> None:
@@ -74,11 +73,9 @@ def signal_done(session: Session, public_id: str) -> None:
 
 
 def wait_done(public_id: str, seconds: float) -> bool:
-    """Block up to ``seconds``, at most ``WAIT_SLICE``, for the job's completion signal (a waiting web
-    thread costs no CPU). Callers loop and read Postgres between slices: the signal wakes one waiter only,
-    and the Redis client's socket timeout (5 s by default in redis-py 8) does not stretch for a blocking
-    command, so a longer BLPOP would fail as "Redis unreachable"."""
-    timeout = min(seconds, WAIT_SLICE)
+    """Block up to ``seconds``, at most ``BLOCKING_SLICE``, for the job's completion signal (a waiting web
+    thread costs no CPU). Callers loop and read Postgres between slices: the signal wakes one waiter only."""
+    timeout = min(seconds, BLOCKING_SLICE)
     if timeout <= 0:
         return False
     try:

@@ -88,8 +88,9 @@ def _next_round(domain: str, round_size: int, linger: float) -> list[int]:
     while True:
         if group_ids := lanes.pop_round(domain, round_size):
             return group_ids
-        if not lanes.wait_for_push(domain, until - time.monotonic()):
+        if (left := until - time.monotonic()) <= 0:
             return []
+        lanes.wait_for_push(domain, left)
 
 
 def probe_round(claims: list[runs.Claim]) -> Round:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from services.redis_client import get_redis, key, script
+from services.redis_client import BLOCKING_SLICE, get_redis, key, script
 from settings import get_settings
 
 LANE_TTL = 86_400  # a lane nobody drains for a day is dropped; its groups come back through the sweeper
@@ -147,10 +147,11 @@ def keep(domain: str, token: str) -> bool:
 
 
 def wait_for_push(domain: str, seconds: float) -> bool:
-    """Block up to ``seconds`` for a push to the lane we hold; True when one came."""
+    """Block up to ``seconds``, at most ``BLOCKING_SLICE``, for a push to the lane we hold; True when one
+    came (callers that wait longer loop)."""
     if seconds <= 0:
         return False
-    return get_redis().blpop([_key(domain, "bell")], timeout=seconds) is not None
+    return get_redis().blpop([_key(domain, "bell")], timeout=min(seconds, BLOCKING_SLICE)) is not None
 
 
 def let_go(domain: str, token: str) -> bool:
