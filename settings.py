@@ -27,7 +27,10 @@ _DEVELOPMENT_SEALING_KEY = hashlib.sha256(b"verimail development sealing key").d
 # Development only, like the sealing key: signs dashboard session cookies; production requires SECRET_KEY.
 _DEVELOPMENT_SECRET_KEY = "verimail development secret key"  # noqa: S105 - never used in production
 SECRET_KEY_MIN_LENGTH = 32
-REDIS_TIMEOUT_FLOOR = 3.0  # seconds: a blocking wait (2 s at a time) and a second for its reply
+# The longest one blocking Redis command (BLPOP) waits; callers that wait longer loop. redis-py does not
+# stretch the socket timeout for a blocking command, so a longer one would fail as "Redis unreachable".
+BLOCKING_SLICE = 2.0
+REDIS_TIMEOUT_FLOOR = BLOCKING_SLICE + 1.0  # a blocking wait and a second for its reply
 
 
 # One parser and one error type for the whole process: the service may depend on the engine, never the
@@ -89,7 +92,7 @@ def parse_redis_timeout(raw: str) -> float:
     if seconds < REDIS_TIMEOUT_FLOOR:
         raise ConfigError(
             f"REDIS_SOCKET_TIMEOUT must be at least {REDIS_TIMEOUT_FLOOR:g} seconds "
-            f"(a blocking wait lasts up to 2 s), got {raw!r}"
+            f"(a blocking wait lasts up to {BLOCKING_SLICE:g} s), got {raw!r}"
         )
     return seconds
 
@@ -213,7 +216,7 @@ class Settings:
     # callers wait for one. No code path holds two, so any size of at least one cannot deadlock.
     database_pool_size: int = 15
     # REDIS_SOCKET_TIMEOUT: the deadline of every Redis connect and reply. Blocking commands wait at most
-    # ``services.redis_client.BLOCKING_SLICE`` (2 s) at a time, so it must leave room above that.
+    # ``BLOCKING_SLICE`` at a time, so it must leave room above that.
     redis_socket_timeout: float = 5.0
     # Where gunicorn listens (BIND_ADDRESS): loopback, so only a proxy on the same host reaches the app;
     # 0.0.0.0 inside a container, whose published port the host then fences.

@@ -21,9 +21,6 @@ from redis.connection import AbstractConnection
 from settings import get_settings
 
 POOL_WAIT = 5.0
-# The longest one blocking command (BLPOP) waits; callers that wait longer loop. redis-py does not stretch
-# the socket timeout for a blocking command, so a longer one would fail as "Redis unreachable".
-BLOCKING_SLICE = 2.0
 _own = threading.local()
 
 

@@ -22,8 +22,8 @@ from sqlalchemy.orm import Session
 from services.broker import DRAIN_LANE_TASK, PROBE_GROUP_TASK, after_commit, send_after_commit, send_task
 from services.jobs import lanes
 from services.jobs.lanes import LaneRef
-from services.redis_client import BLOCKING_SLICE, get_redis, key
-from settings import get_settings
+from services.redis_client import get_redis, key
+from settings import BLOCKING_SLICE, get_settings
 
 log = logging.getLogger(__name__)
 DONE_SIGNAL_TTL = 600

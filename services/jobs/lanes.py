@@ -26,8 +26,8 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from services.redis_client import BLOCKING_SLICE, get_redis, key, script
-from settings import get_settings
+from services.redis_client import get_redis, key, script
+from settings import BLOCKING_SLICE, get_settings
 
 LANE_TTL = 86_400  # a lane nobody drains for a day is dropped; its groups come back through the sweeper
 
