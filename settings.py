@@ -232,6 +232,10 @@ class Settings:
     key_sealing_key: bytes = field(default=_DEVELOPMENT_SEALING_KEY, repr=False)
     # Signs the dashboard's session cookie and CSRF tokens (web.dashboard).
     secret_key: str = field(default=_DEVELOPMENT_SECRET_KEY, repr=False)
+    # Requests without a valid key (failed authentications, unknown routes), per client IP (an IPv6
+    # client by its /64): ANONYMOUS_REQUESTS_PER_MINUTE and _PER_DAY (``services.usage.rate_limits``).
+    anonymous_per_minute: int = 60
+    anonymous_per_day: int = 2000
     # Who results name when no reseller's white-label applies (``services.branding``).
     brand: ServiceBrand = field(default_factory=ServiceBrand)
 
@@ -278,6 +282,12 @@ class Settings:
             secret_key=parse_secret_key(env.get("SECRET_KEY"), app_env),
             outbox_retention_days=parse_int(
                 "OUTBOX_RETENTION_DAYS", env.get("OUTBOX_RETENTION_DAYS", "30"), minimum=1
+            ),
+            anonymous_per_minute=parse_int(
+                "ANONYMOUS_REQUESTS_PER_MINUTE", env.get("ANONYMOUS_REQUESTS_PER_MINUTE", "60"), minimum=1
+            ),
+            anonymous_per_day=parse_int(
+                "ANONYMOUS_REQUESTS_PER_DAY", env.get("ANONYMOUS_REQUESTS_PER_DAY", "2000"), minimum=1
             ),
             jobs=JobSettings.from_env(env, production=app_env == "production"),
             brand=ServiceBrand.from_env(env, base_url),

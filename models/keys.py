@@ -128,3 +128,21 @@ class SealedSecret(Base):
     ciphertext: Mapped[bytes] = mapped_column(LargeBinary)
     expires_at: Mapped[datetime] = mapped_column(index=True)
     sealed_at: Mapped[datetime] = mapped_column(default=clock.now, server_default=func.now())
+
+
+class RetiredSecret(Base):
+    """A secret that no longer authenticates because its key was given a new one or deleted, by its
+    SHA-256 only (as ``api_keys`` keeps live ones): a request that still presents it is a failed
+    authentication of that account, shown in its audit log, not of nobody. Kept for the account's life;
+    one row per rotation is a few a year."""
+
+    __tablename__ = "retired_secrets"
+
+    secret_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    # No foreign key: a deleted key's id stays in its account's trail, as audit entries keep it.
+    key_id: Mapped[int] = mapped_column(BigInteger)
+    reason: Mapped[str] = mapped_column(String(16))
+    retired_at: Mapped[datetime] = mapped_column(default=clock.now, server_default=func.now())

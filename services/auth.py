@@ -7,7 +7,7 @@ for the request, and every capability (validation, usage, webhooks, limits) read
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NoReturn
 
 from sqlalchemy import select
@@ -20,22 +20,44 @@ from models.keys import ApiKey
 from models.session import transaction
 from services import audit, audit_folding, snapshots
 from services.errors import InsufficientPermissions, InvalidApiKey, IpNotAllowed, MissingApiKey
-from services.keys import allowlist, last_used, rotation_policy, scopes, secrets
+from services.keys import allowlist, last_used, retired_secrets, rotation_policy, scopes, secrets
 
 INVALID_MESSAGE = "The API key is not valid: it may be mistyped, revoked or deactivated."
 # Found keys with their account, by (publishable?, SHA-256 of the credential): ``services.snapshots`` says
-# how a revocation, a rotation or a suspension reaches every process at once (at most TTL_SECONDS).
+# how a revocation, a rotation or a suspension reaches every process on the next request.
 _KEYS: snapshots.Snapshots[tuple[bool, str], ApiKey] = snapshots.Snapshots()
 
 
 @dataclass(frozen=True)
+class Presented:
+    """A credential as presented: kept for the request so a snapshot can be confirmed by reading again."""
+
+    credential: str = field(repr=False)
+
+    @property
+    def is_publishable(self) -> bool:
+        return self.credential.startswith(secrets.PUBLISHABLE_PREFIX)
+
+    @property
+    def cache_key(self) -> tuple[bool, str]:
+        return (self.is_publishable, secrets.hash_secret(self.credential))
+
+
+@dataclass(frozen=True)
 class AuthContext:
-    """The authenticated caller: its account, its key row (a detached snapshot) and where it called from."""
+    """The authenticated caller: its account, its key row (a detached snapshot) and where it called from.
+
+    ``generation`` is the snapshot generation the key was read under when it came from this process's
+    memory (``confirm`` checks it against the current one), None when it was read from Postgres for this
+    request.
+    """
 
     account: Account
     key: ApiKey
     is_publishable: bool
     origin: audit.Origin
+    presented: Presented | None = field(default=None, repr=False)
+    generation: str | None = None
 
     @property
     def scopes(self) -> list[str]:
@@ -43,25 +65,53 @@ class AuthContext:
 
 
 def authenticate(credential: str | None, origin: audit.Origin) -> AuthContext:
-    """Find the key behind ``credential`` and check it may be used from ``origin.ip``."""
+    """Find the key behind ``credential`` and check it may be used from ``origin.ip``.
+
+    The key may come from this process's snapshot: the caller confirms it (``confirm``) with the
+    generation its rate-limit round trip returns before serving the request.
+    """
     if not credential:
         raise MissingApiKey("No API key supplied. Send it in the X-API-Key header.")
-    is_publishable = credential.startswith(secrets.PUBLISHABLE_PREFIX)
-    snapshots.sync()
-    cache_key = (is_publishable, secrets.hash_secret(credential))
-    key = _KEYS.get(cache_key, lambda: _find_key(credential, is_publishable))
-    if key is None or not key.is_usable or _past_deactivation(key) or key.account.suspended_at is not None:
-        _record_failure(key, origin)
+    presented = Presented(credential)
+    found = _KEYS.get(presented.cache_key, lambda: _find_key(presented))
+    return _admit(presented, found.value, origin, found.generation)
+
+
+def confirm(auth: AuthContext, current: str | None) -> AuthContext:
+    """``auth`` itself when its key was read under the ``current`` generation (or for this request);
+    otherwise the key read again, admitted or refused as a fresh request would be."""
+    if auth.generation is None or auth.generation == current or auth.presented is None:
+        return auth
+    return _read_again(auth.presented, auth.origin, current)
+
+
+def _read_again(presented: Presented, origin: audit.Origin, current: str | None) -> AuthContext:
+    key = _KEYS.reload(presented.cache_key, current, lambda: _find_key(presented))
+    return _admit(presented, key, origin, None)
+
+
+def _admit(
+    presented: Presented, key: ApiKey | None, origin: audit.Origin, generation: str | None
+) -> AuthContext:
+    """The checks of a key found for ``presented``; a refusal based on a snapshot is confirmed first
+    (a reactivated account, a widened allowlist must not be refused on the next request either)."""
+    usable = key is not None and key.is_usable and not _past_deactivation(key)
+    if key is None or not usable or key.account.suspended_at is not None:
+        if generation is not None:
+            return _read_again(presented, origin, snapshots.read_generation())
+        _record_failure(key, presented, origin)
         raise InvalidApiKey(INVALID_MESSAGE)
     if not allowlist.permits(key.allowed_ips, origin.ip):
+        if generation is not None:
+            return _read_again(presented, origin, snapshots.read_generation())
         _record(AuditEvent.IP_DENIED, key, origin, clientIp=origin.ip)
         raise IpNotAllowed(
             f"Requests with this key must come from an allowed IP address; {origin.ip} is not one.",
             client_ip=origin.ip,
-            allowed=None if is_publishable else key.allowed_ips,
+            allowed=None if presented.is_publishable else key.allowed_ips,
         )
     last_used.note_use(key)
-    return AuthContext(account=key.account, key=key, is_publishable=is_publishable, origin=origin)
+    return AuthContext(key.account, key, presented.is_publishable, origin, presented, generation)
 
 
 def _past_deactivation(key: ApiKey) -> bool:
@@ -70,22 +120,34 @@ def _past_deactivation(key: ApiKey) -> bool:
     return clock.now() >= rotation_policy.stops_working_at(key)
 
 
-def _record_failure(key: ApiKey | None, origin: audit.Origin) -> None:
-    """A revoked, deactivated or expired key, or one of a suspended account, is its account's business; an
-    unknown key names nobody. Both are folded per key, source IP and minute (``services.audit_folding``)."""
+def _record_failure(key: ApiKey | None, presented: Presented, origin: audit.Origin) -> None:
+    """A revoked, deactivated or expired key, one of a suspended account, or a secret the account rotated
+    away or deleted, is that account's business; an unknown key names nobody. All are folded per key,
+    source IP and minute (``services.audit_folding``)."""
     if key is not None:
         status = "expired" if key.is_usable else key.status
         reason = "account suspended" if key.account.suspended_at is not None else f"key {status}"
         _record(AuditEvent.AUTH_FAILED, key, origin, reason=reason)
-    else:
+        return
+    retired = retired_secrets.find(presented.cache_key[1]) if not presented.is_publishable else None
+    if retired is None:
         _record(AuditEvent.AUTH_FAILED, None, origin, reason="unknown key")
+        return
+    audit_folding.record_folded(
+        AuditEvent.AUTH_FAILED,
+        account_id=retired.account_id,
+        key_id=retired.key_id,
+        origin=origin,
+        details={"reason": f"secret {retired.reason}"},
+    )
 
 
-def _find_key(credential: str, is_publishable: bool) -> ApiKey | None:
+def _find_key(presented: Presented) -> ApiKey | None:
     """One indexed lookup: by plaintext for publishable keys, by SHA-256 for secret keys. The row is a
     detached snapshot shared by concurrent requests of this process: read it, never change it."""
+    credential = presented.credential
     stmt = select(ApiKey).options(joinedload(ApiKey.account))
-    if is_publishable:
+    if presented.is_publishable:
         stmt = stmt.where(ApiKey.publishable_key == credential)
     elif credential.startswith(secrets.SECRET_PREFIX):
         stmt = stmt.where(ApiKey.secret_hash == secrets.hash_secret(credential))
@@ -93,24 +155,35 @@ def _find_key(credential: str, is_publishable: bool) -> ApiKey | None:
         return None
     with transaction() as session:
         key = session.scalars(stmt).one_or_none()
-    if key is not None and not is_publishable and not secrets.matches(credential, key.secret_hash):
+    if key is not None and not presented.is_publishable and not secrets.matches(credential, key.secret_hash):
         return None
     return key
 
 
 def authorize(
     auth: AuthContext, required: str, *, publishable_ok: bool = False, alternatives: tuple[str, ...] = ()
-) -> None:
-    """Raise INSUFFICIENT_PERMISSIONS unless the caller's key covers ``required`` or one of ``alternatives``.
+) -> AuthContext:
+    """Raise INSUFFICIENT_PERMISSIONS unless the caller's key covers ``required`` or one of ``alternatives``;
+    the caller as confirmed (a refusal from a snapshot is checked against the key as it is now).
 
     Publishable keys live in browsers and apps where anyone can read them, so they pass only where a
     route opted in (``publishable_ok``, read-only routes) and never for creating, rotating, revoking or
     validating, whatever scopes their key row carries.
     """
+    if _permits(auth, required, publishable_ok, alternatives):
+        return auth
+    auth = confirm(auth, snapshots.read_generation())
     if auth.is_publishable and not publishable_ok:
         deny(auth, required, "Publishable keys are read-only and cannot be used here; use the secret key.")
-    if not any(scopes.allows(auth.scopes, scope) for scope in (required, *alternatives)):
+    if not _permits(auth, required, publishable_ok, alternatives):
         deny(auth, required, f"This key lacks the {required} scope needed for this request.")
+    return auth
+
+
+def _permits(auth: AuthContext, required: str, publishable_ok: bool, alternatives: tuple[str, ...]) -> bool:
+    if auth.is_publishable and not publishable_ok:
+        return False
+    return any(scopes.allows(auth.scopes, scope) for scope in (required, *alternatives))
 
 
 def deny(auth: AuthContext, required: str, message: str) -> NoReturn:

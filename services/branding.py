@@ -69,7 +69,7 @@ def brand_of(account: Account, *, via_custom_domain: bool = False) -> Brand:
         with transaction() as session:
             return brand_in(session, account, via_custom_domain=via_custom_domain)
 
-    return _BRANDS.get((reseller_id, via_custom_domain), load) or service_brand()
+    return _BRANDS.get((reseller_id, via_custom_domain), load).value or service_brand()
 
 
 def brand_of_id(session: Session, account_id: int) -> Brand:

@@ -1,23 +1,26 @@
 """Per-process snapshots of the rows every request reads: an API key with its account, a reseller's brand.
 
 Reading them from Postgres on every request would cost a connection checkout, a ping and a query each;
-a web process keeps them in memory, and a change reaches every process within a second (a revoked or
-rotated key must be refused everywhere within 1 s). How:
+a web process keeps them in memory. A revoked or rotated key, a suspended or reactivated account, must
+still be seen by every process on the very next request after the change was answered. How:
 
-- **A generation in Redis.** Any committed ORM write to ``api_keys``, ``accounts`` or ``white_labels``
-  (a flush or an ORM-enabled INSERT/UPDATE/DELETE, from any process: web, worker, CLI) clears this
-  process's snapshots and increments ``snapshots:generation`` after the commit (``_after_commit``).
-  Authenticated requests read the generation (``sync``, one GET) before using a snapshot, at most once
-  per ``SYNC_SECONDS`` per process (the process that made the change has cleared its own at once), and
-  a changed value drops them all: a revocation is refused by every process within ``SYNC_SECONDS``
-  of its commit. Reading it on every request was one Redis round trip in three of a quick validation.
-- **A short life.** A snapshot is used for at most ``TTL_SECONDS``, whatever the generation says: a write
-  the hook cannot see (SQL typed by hand, an increment lost with Redis) is still picked up within that.
-- **Redis down**: ``sync`` cannot read the generation, and snapshots are not used until it can (every
-  request reads Postgres, as before); never served stale for longer than the TTL.
+- **A generation in Redis.** Any ORM write to ``api_keys``, ``accounts`` or ``white_labels`` (a flush or
+  an ORM-enabled INSERT/UPDATE/DELETE, from any process: web, worker, CLI) increments
+  ``snapshots:generation`` inside its transaction, and again after its commit (``_bump``). The first
+  increment makes the write fail when Redis cannot be told (a revocation that cannot reach every process
+  is refused rather than half done); the second covers readers that re-read the row between the two.
+- **Every entry carries the generation it was read under** (the latest this process had seen before the
+  read). A request served from an entry confirms it on a round trip it makes anyway: the rate-limit
+  script returns the current generation (``services.usage.rate_limits``), and an entry older than it is
+  read again before the request is served (``services.auth.confirm``). A refusal taken from an entry is
+  confirmed the same way before it is answered (``read_generation``).
+- **A short life.** An entry is used for at most ``TTL_SECONDS``, whatever the generation says: a write
+  the hooks cannot see (SQL typed by hand) is still picked up within that.
+- **Redis down**: no generation can be read, and entries are not used until one is (every request reads
+  Postgres).
 
 Writers that change nothing a request reads (``last_used_at``) say so with the execution option
-``KEEPS_SNAPSHOTS`` so they do not clear every process's snapshots once a minute.
+``KEEPS_SNAPSHOTS`` so they do not make every process read its keys again once a minute.
 """
 
 from __future__ import annotations
@@ -39,8 +42,6 @@ from models.resellers import WhiteLabel
 from services.redis_client import get_redis, key
 
 TTL_SECONDS = 0.5
-# How long a process trusts the generation it read last (a change must reach every process within 1 s).
-SYNC_SECONDS = 0.1
 # How long a thread waits for another thread's load of the same snapshot before reading it itself.
 LOAD_WAIT_SECONDS = 1.0
 KEEPS_SNAPSHOTS = "verimail_keeps_snapshots"
@@ -51,6 +52,20 @@ K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
 
+def generation_key() -> str:
+    """The Redis key of the generation (the rate-limit script reads it beside its counters)."""
+    return key("snapshots", "generation")
+
+
+@dataclass(frozen=True)
+class Found(Generic[V]):
+    """What ``Snapshots.get`` found: ``generation`` is the one the value was read under when it came from
+    an entry, None when it was read from Postgres during this call (and so needs no confirming)."""
+
+    value: V | None
+    generation: str | None
+
+
 @dataclass(frozen=True)
 class _Entry(Generic[V]):
     value: V
@@ -59,7 +74,7 @@ class _Entry(Generic[V]):
 
 
 class _Generation:
-    """This process's view of the Redis generation: None until read, and while Redis is unreachable."""
+    """The latest generation this process has seen: None until read, and while Redis is unreachable."""
 
     def __init__(self) -> None:
         self.value: str | None = None
@@ -80,13 +95,23 @@ class Snapshots(Generic[K, V]):
         self._lock = threading.Lock()
         _caches.append(self)
 
-    def get(self, cache_key: K, load: Callable[[], V | None]) -> V | None:
+    def get(self, cache_key: K, load: Callable[[], V | None]) -> Found[V]:
         generation = _generation.value
         if generation is None or time.monotonic() - _generation.read_at > TTL_SECONDS:
-            return load()  # not synced lately (Redis down, or a process that never syncs): no snapshots
+            return Found(load(), None)  # no generation seen lately (Redis down, an idle process)
         if (value := self._fresh(cache_key, generation)) is not None:
-            return value
-        return self._load_once(cache_key, generation, load)
+            return Found(value, generation)
+        return Found(self._load_once(cache_key, generation, load), None)
+
+    def reload(self, cache_key: K, generation: str | None, load: Callable[[], V | None]) -> V | None:
+        """Read ``cache_key`` again now, after ``generation`` was seen, and keep it under that generation."""
+        value = load()
+        with self._lock:
+            if value is not None and generation is not None:
+                self._entries[cache_key] = _Entry(value, generation, time.monotonic())
+            else:
+                self._entries.pop(cache_key, None)
+        return value
 
     def _fresh(self, cache_key: K, generation: str) -> V | None:
         entry = self._entries.get(cache_key)
@@ -110,7 +135,7 @@ class Snapshots(Generic[K, V]):
             return found if found is not None else load()
         try:
             started = time.monotonic()
-            value = load()  # read after the generation: a write committed since shows up as a new generation
+            value = load()  # read after the generation was seen: a later write shows up as a new one
             if value is not None:
                 with self._lock:
                     self._entries[cache_key] = _Entry(value, generation, started)
@@ -125,20 +150,23 @@ class Snapshots(Generic[K, V]):
             self._entries.clear()
 
 
-def sync() -> None:
-    """Read the generation (before any snapshot is used, unless read in the last ``SYNC_SECONDS``); drop
-    everything it changed."""
-    if _generation.value is not None and time.monotonic() - _generation.read_at < SYNC_SECONDS:
-        return
+def observe(generation: str | None) -> None:
+    """The generation as Redis just said it (None: Redis could not be read); entries of another one are
+    dropped, since none of them can be served again."""
+    if generation is not None and generation != _generation.value:
+        clear_all()
+    _generation.value, _generation.read_at = generation, time.monotonic()
+
+
+def read_generation() -> str | None:
+    """Ask Redis for the generation now (one GET): for paths that make no rate-limit round trip."""
     try:
-        current = str(get_redis().get(key("snapshots", "generation")) or "0")
+        current: str | None = str(get_redis().get(generation_key()) or "0")
     except RedisError:
         log.warning("snapshot generation unreadable: reading keys from Postgres", exc_info=True)
-        _generation.value = None
-        return
-    if current != _generation.value:
-        clear_all()
-    _generation.value, _generation.read_at = current, time.monotonic()
+        current = None
+    observe(current)
+    return current
 
 
 def clear_all() -> None:
@@ -146,23 +174,16 @@ def clear_all() -> None:
         cache.clear()
 
 
-def _published() -> None:
-    """After a commit that changed watched rows: clear here at once, then tell every other process."""
+def _bump() -> None:
     clear_all()
-    try:
-        get_redis().incr(key("snapshots", "generation"))
-    except RedisError:
-        log.warning(
-            "snapshot generation not incremented: other processes see the change within %ss",
-            TTL_SECONDS,
-            exc_info=True,
-        )
+    get_redis().incr(generation_key())
 
 
 @event.listens_for(Session, "after_flush")
 def _after_flush(session: Session, _flush: UOWTransaction) -> None:
     changed = (*session.new, *session.dirty, *session.deleted)
     if any(isinstance(row, WATCHED) for row in changed):
+        _bump()  # inside the transaction: a RedisError here rolls the write back
         session.info[_DIRTY] = True
 
 
@@ -173,10 +194,22 @@ def _on_execute(state: ORMExecuteState) -> None:
     if writes and not state.execution_options.get(KEEPS_SNAPSHOTS):
         mapper = state.bind_mapper
         if mapper is not None and issubclass(mapper.class_, WATCHED):
+            _bump()
             state.session.info[_DIRTY] = True
 
 
 @event.listens_for(Session, "after_commit")
 def _after_commit(session: Session) -> None:
-    if session.info.pop(_DIRTY, False):
-        _published()
+    if not session.info.pop(_DIRTY, False):
+        return
+    try:
+        _bump()
+    except RedisError:
+        # The in-transaction increment already changed the generation; only a reader that re-read the
+        # row between it and the commit can hold the old row, for at most TTL_SECONDS.
+        log.warning("snapshot generation not incremented after commit", exc_info=True)
+
+
+@event.listens_for(Session, "after_rollback")
+def _after_rollback(session: Session) -> None:
+    session.info.pop(_DIRTY, None)

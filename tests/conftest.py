@@ -10,6 +10,10 @@ os.environ["REDIS_KEY_PREFIX"] = f"vmtest_{secrets.token_hex(6)}:"
 # No test may ask the system resolver (it is not on loopback): by default the engine resolves through a
 # loopback port where nothing listens, which answers "unknown" at once; lab tests point it at the lab DNS.
 os.environ["DNS_NAMESERVERS"] = "127.0.0.1:9"
+# Every test calls from 127.0.0.1, and many are refused on purpose: the anonymous windows of that one client
+# would otherwise turn later refusals into 429s. tests/limits/test_anonymous_windows.py sets its own.
+os.environ.setdefault("ANONYMOUS_REQUESTS_PER_MINUTE", "1000000")
+os.environ.setdefault("ANONYMOUS_REQUESTS_PER_DAY", "1000000")
 
 pytest_plugins = [
     "tests.fixtures.lab",  # the mail lab: DNS on 127.0.0.1, SMTP servers on 127.0.0.x

@@ -7,26 +7,33 @@ fails for any non-public operation that forgot to name its scope. The authentica
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from functools import wraps
 from typing import ParamSpec, TypeVar
 
 from flask import current_app, g, request
+from redis.exceptions import RedisError
 
 from services import auth as auth_service
 from services.audit import Origin
 from services.auth import AuthContext
-from services.errors import InvalidApiKey, QueryApiKeyRefused
+from services.errors import InvalidApiKey, IpNotAllowed, MissingApiKey, QueryApiKeyRefused
+from services.usage import rate_limits
 from web.client_ip import client_ip
 from web.config import app_settings
 
 P = ParamSpec("P")
 R = TypeVar("R")
 PUBLIC = "verimail_public"
+# Set by ``web.limits.rate_limited`` on views that count requests; read here and by /openapi.json.
+RATE_LIMITED = "verimail_rate_limited"
 SCOPE = "verimail_scope"
 PUBLISHABLE_OK = "verimail_publishable_ok"
 ALTERNATIVE_SCOPES = "verimail_alternative_scopes"
 QUERY_KEY_PARAM = "api_key"
+REFUSALS = (MissingApiKey, InvalidApiKey, IpNotAllowed, QueryApiKeyRefused)
+log = logging.getLogger(__name__)
 
 
 def public(view: Callable[P, R]) -> Callable[P, R]:
@@ -44,8 +51,10 @@ def require_scope(
     def decorate(view: Callable[P, R]) -> Callable[P, R]:
         @wraps(view)
         def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
-            auth_service.authorize(
-                current_auth(), scope, publishable_ok=publishable_ok, alternatives=alternatives
+            g.auth = guarding(
+                lambda: auth_service.authorize(
+                    current_auth(), scope, publishable_ok=publishable_ok, alternatives=alternatives
+                )
             )
             return view(*args, **kwargs)
 
@@ -67,13 +76,38 @@ def origin() -> Origin:
 
 
 def authenticate_request() -> None:
-    """``before_request``: unknown routes fall through to 404, public views pass, the rest need a key."""
+    """``before_request``: unknown routes fall through to 404, public views pass, the rest need a key.
+
+    A key may come from this process's snapshot; it is confirmed before the view runs, on the rate-limit
+    round trip: the counting one of a rate-limited view (``web.limits.rate_limited``), else a peek here
+    (whose windows then go into the headers).
+    """
     if request.url_rule is None or request.endpoint is None:
         return
     view = current_app.view_functions[request.endpoint]
     if getattr(view, PUBLIC, False):
         return
-    g.auth = auth_service.authenticate(presented_key(), origin())
+    g.auth = guarding(lambda: auth_service.authenticate(presented_key(), origin()))
+    if not getattr(view, RATE_LIMITED, False):
+        g.auth, g.rate_status = guarding(lambda: rate_limits.peek_confirmed(current_auth()))
+
+
+def guarding(step: Callable[[], R]) -> R:
+    """Run an authentication step; when it refuses the caller, the request no longer speaks for an account:
+    it counts against its client's anonymous windows, and past them the refusal is a 429 instead."""
+    try:
+        return step()
+    except REFUSALS:
+        g.auth = None
+        _count_anonymous()
+        raise
+
+
+def _count_anonymous() -> None:
+    try:
+        g.rate_status = rate_limits.admit_anonymous(client_ip())
+    except RedisError:
+        log.warning("refused request not counted: Redis unreachable", exc_info=True)
 
 
 def presented_key() -> str | None:

@@ -2,16 +2,17 @@
 
 Headers (docs/plans.md lists them for clients):
 
-- ``X-RateLimit-Limit`` / ``-Remaining`` / ``-Reset`` on every authenticated response. They describe the
-  window the caller is closest to exhausting (usually the minute, the day late in a busy day; see
+- ``X-RateLimit-Limit`` / ``-Remaining`` / ``-Reset`` on every API response. They describe the window the
+  caller is closest to exhausting (usually the minute, the day late in a busy day; see
   ``RateStatus.binding``); ``Reset`` is Unix seconds, the same number as the 429 body's ``reset``.
-  Routes that do not validate are not counted, but still report the windows.
+  Routes that do not validate are not counted, but still report the windows. A caller without a valid
+  key is described by its client's anonymous windows (``ANONYMOUS_REQUESTS_PER_MINUTE``/``_PER_DAY``):
+  failed authentications count there, and past them are answered 429.
 - ``X-Quota-State``, ``X-Quota-Limit``, ``X-Quota-Used``, ``X-Quota-Reset`` (Unix seconds) and a readable
   ``X-Quota-Warning`` once the monthly quota is at 80% or more (``warning``, ``grace``, ``blocked``).
 - ``Retry-After`` (seconds) on every 429, equal to the body's ``retryAfter``.
 
-A response to a request that failed authentication has no account, so it carries none of these. Reading
-the windows and the quota for headers is best effort: if Redis or Postgres is unreachable the response
+Reading the windows and the quota for headers is best effort: if Redis or Postgres is unreachable the response
 goes out without them rather than failing (or masking the real error of) a request that had nothing to do
 with rate_limits. Admission itself is not best effort.
 """
@@ -23,7 +24,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import ParamSpec, TypeVar
 
-from flask import Flask, Response, g
+from flask import Flask, Response, g, request
 from redis.exceptions import RedisError
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -34,11 +35,13 @@ from services.usage.errors import QuotaExhausted, RateLimited
 from services.usage.quota import QuotaState, QuotaStatus
 from services.usage.rate_limits import RateStatus
 from web import errors
+from web.auth import RATE_LIMITED, current_auth, guarding
+from web.client_ip import client_ip
 
 P = ParamSpec("P")
 R = TypeVar("R")
 log = logging.getLogger(__name__)
-RATE_LIMITED = "verimail_rate_limited"
+DASHBOARD = "dashboard"  # the blueprint of the pages for people
 
 
 def rate_limited(view: Callable[P, R]) -> Callable[P, R]:
@@ -47,7 +50,7 @@ def rate_limited(view: Callable[P, R]) -> Callable[P, R]:
 
     @wraps(view)
     def admitted(*args: P.args, **kwargs: P.kwargs) -> R:
-        g.rate_status = rate_limits.admit_request(g.auth)
+        g.auth, g.rate_status = guarding(lambda: rate_limits.admit_request(current_auth()))
         return view(*args, **kwargs)
 
     setattr(admitted, RATE_LIMITED, True)  # read by /openapi.json (its 429 answers)
@@ -87,23 +90,32 @@ def _with_retry_after(response: Response, seconds: object) -> Response:
 
 
 def add_limit_headers(response: Response) -> Response:
-    """``after_request``: the rate-limit headers and, from 80% of the quota, the quota headers."""
-    auth: AuthContext | None = g.get("auth")
-    if auth is None:
+    """``after_request``: the rate-limit headers on every API response and, from 80% of the quota, the quota
+    headers. A caller without a valid key (refused, a public or unknown route) is shown its client's
+    anonymous windows; dashboard pages, which are not the API, carry none."""
+    if request.blueprint == DASHBOARD:
         return response
+    auth: AuthContext | None = g.get("auth")
     try:
-        rate: RateStatus = g.get("rate_status") or rate_limits.peek(auth.account)
-        quota: QuotaStatus = g.get("quota_status") or charging.current_status(auth.account)
+        rate: RateStatus | None = g.get("rate_status") or _peek(auth)
+        quota: QuotaStatus | None = None
+        if auth is not None:
+            quota = g.get("quota_status") or charging.current_status(auth.account)
     except (RedisError, SQLAlchemyError):
         log.warning("limit headers left out: Redis or Postgres unreachable", exc_info=True)
         return response
-    window = rate.binding
-    response.headers["X-RateLimit-Limit"] = str(window.limit)
-    response.headers["X-RateLimit-Remaining"] = str(window.remaining)
-    response.headers["X-RateLimit-Reset"] = str(int(window.resets_at.timestamp()))
-    if quota.state is not QuotaState.NORMAL:
+    if rate is not None:
+        window = rate.binding
+        response.headers["X-RateLimit-Limit"] = str(window.limit)
+        response.headers["X-RateLimit-Remaining"] = str(window.remaining)
+        response.headers["X-RateLimit-Reset"] = str(int(window.resets_at.timestamp()))
+    if quota is not None and quota.state is not QuotaState.NORMAL:
         response.headers.update(quota_headers(quota))
     return response
+
+
+def _peek(auth: AuthContext | None) -> RateStatus:
+    return rate_limits.peek(auth.account) if auth is not None else rate_limits.peek_anonymous(client_ip())
 
 
 def quota_headers(quota: QuotaStatus) -> dict[str, str]:

@@ -19,8 +19,8 @@ from pydantic_core import core_schema
 from werkzeug.routing import Rule
 
 from web import auth, openapi_headers
+from web.auth import RATE_LIMITED
 from web.config import app_settings
-from web.limits import RATE_LIMITED
 from web.openapi_webhooks import models as event_models
 from web.openapi_webhooks import webhooks as event_webhooks
 from web.schemas.errors import CodedError, FlatError

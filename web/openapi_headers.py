@@ -16,7 +16,9 @@ def _header(description: str, kind: str = "string") -> dict[str, Any]:
 HEADERS: dict[str, dict[str, Any]] = {
     "X-Request-Id": _header("This request's id (yours echoed when sane); quote it to support."),
     "X-RateLimit-Limit": _header(
-        "Requests allowed in the window closest to exhaustion (minute or UTC day).", "integer"
+        "Requests allowed in the window closest to exhaustion (minute or UTC day): the account's, or, for "
+        "a caller without a valid key, its IP address's (IPv6: its /64).",
+        "integer",
     ),
     "X-RateLimit-Remaining": _header("Requests left in that window.", "integer"),
     "X-RateLimit-Reset": _header("When that window turns over, Unix seconds.", "integer"),
@@ -30,11 +32,10 @@ HEADERS: dict[str, dict[str, Any]] = {
     "Retry-After": _header("Seconds to wait before retrying (429, 503).", "integer"),
 }
 ALWAYS = ("X-Request-Id",)
-# On every answer to a caller whose key authenticated (not on 401s: no account to report on).
+# On every answer but a 503 (the limiter itself may be what is unreachable).
+WINDOWS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
+# On answers to a caller whose key authenticated (not on 401s: no account to report on).
 AUTHENTICATED = (
-    "X-RateLimit-Limit",
-    "X-RateLimit-Remaining",
-    "X-RateLimit-Reset",
     "X-Quota-State",
     "X-Quota-Limit",
     "X-Quota-Used",
@@ -52,7 +53,7 @@ def refs(names: tuple[str, ...]) -> dict[str, dict[str, str]]:
 
 def for_response(status: int, *, authenticated: bool) -> dict[str, dict[str, str]]:
     """The headers a response of ``status`` carries."""
-    names: tuple[str, ...] = ALWAYS
+    names: tuple[str, ...] = ALWAYS if status == 503 else ALWAYS + WINDOWS
     if authenticated and status != 401:
         names += AUTHENTICATED
     if status in (429, 503):

@@ -24,7 +24,7 @@ from models.session import transaction
 from services import audit
 from services.auth import AuthContext, deny
 from services.errors import NotFound
-from services.keys import secrets
+from services.keys import retired_secrets, secrets
 from services.keys.errors import KeyInactive, KeyLimitReached
 from services.keys.scopes import ADMIN, DEFAULT_SCOPES
 from services.usage.plans import plan_for
@@ -109,6 +109,7 @@ def rotate_secret(
         raise KeyInactive("This key was deactivated and cannot be recovered; create a new key instead.")
     now = clock.now()
     events.emit(session, key.account_id, "key.disabled", payloads.key_disabled(key, "rotated", now))
+    retired_secrets.retire(session, key, retired_secrets.ROTATED)
     secret = secrets.new_secret()
     key.secret_hash, key.secret_last4 = secrets.hash_secret(secret), secret[-4:]
     key.secret_issued_at, key.status = now, KeyStatus.ACTIVE.value
@@ -191,6 +192,7 @@ def delete_key(actor: AuthContext, key_id: int) -> None:
         if key.is_usable:  # deleting an already inactive key disables nothing
             payload = payloads.key_disabled(key, "deleted", clock.now())
             events.emit(session, key.account_id, "key.disabled", payload)
+        retired_secrets.retire(session, key, retired_secrets.DELETED)
         session.delete(key)
 
 

@@ -17,20 +17,23 @@ restart can forgive a few requests, never invent any.
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, RedisError
 
 from core import clock
 from models.accounts import Account
 from models.audit import AuditEvent
-from services import audit
+from services import audit, snapshots
+from services import auth as auth_service
 from services.auth import AuthContext
 from services.redis_client import key, registered, run_on_own_connection, script
 from services.usage import charging
 from services.usage.errors import RateLimited
 from services.usage.plans import plan_for
+from settings import get_settings
 
 MINUTE = timedelta(minutes=1)
 DAY = timedelta(days=1)
@@ -39,27 +42,31 @@ DAY = timedelta(days=1)
 MINUTE_TTL_SECONDS = 120
 DAY_TTL_SECONDS = 2 * 86_400
 
-# KEYS: minute counter, day counter, "refused this minute" marker. ARGV: minute limit, day limit,
-# minute ttl, day ttl, mode ("count" or "peek"), then optionally the minute and day seeds from Postgres.
-# Returns {minute used, day used, admitted, first refusal this minute}; {-1, -1, 0, 0} asks for seeds.
+# KEYS: minute counter, day counter, "refused this minute" marker, the key-snapshot generation. ARGV: minute
+# limit, day limit, minute ttl, day ttl, mode ("count" or "peek"), the generation the caller's key snapshot
+# was read under ("" when it was read for this request), then optionally the minute and day seeds.
+# Returns {minute used, day used, admitted, first refusal this minute, generation, stale}; a day of -1 asks
+# for seeds; stale = 1 when the caller's snapshot is older than the generation (nothing was counted).
 _SCRIPT = """
-if ARGV[6] then
-  redis.call('SET', KEYS[1], ARGV[6], 'NX', 'EX', ARGV[3])
-  redis.call('SET', KEYS[2], ARGV[7], 'NX', 'EX', ARGV[4])
+local generation = redis.call('GET', KEYS[4]) or '0'
+if ARGV[7] then
+  redis.call('SET', KEYS[1], ARGV[7], 'NX', 'EX', ARGV[3])
+  redis.call('SET', KEYS[2], ARGV[8], 'NX', 'EX', ARGV[4])
 end
 local day = redis.call('GET', KEYS[2])
-if not day then return {-1, -1, 0, 0} end
+if not day then return {-1, -1, 0, 0, generation, 0} end
 day = tonumber(day)
 local minute = tonumber(redis.call('GET', KEYS[1]) or '0')
-if ARGV[5] == 'peek' then return {minute, day, 0, 0} end
+if ARGV[5] == 'peek' then return {minute, day, 0, 0, generation, 0} end
+if ARGV[6] ~= '' and ARGV[6] ~= generation then return {minute, day, 0, 0, generation, 1} end
 if minute >= tonumber(ARGV[1]) or day >= tonumber(ARGV[2]) then
   local first = redis.call('SET', KEYS[3], '1', 'NX', 'EX', ARGV[3])
-  return {minute, day, 0, first and 1 or 0}
+  return {minute, day, 0, first and 1 or 0, generation, 0}
 end
 minute = redis.call('INCR', KEYS[1])
 if minute == 1 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
 day = redis.call('INCR', KEYS[2])
-return {minute, day, 1, 0}
+return {minute, day, 1, 0, generation, 0}
 """
 
 
@@ -84,6 +91,8 @@ class RateStatus:
     day: Window
     admitted: bool
     first_refusal: bool = False  # the first refused request of this account in this minute
+    generation: str | None = None  # the key-snapshot generation Redis holds (``services.snapshots``)
+    stale: bool = False  # the caller's key snapshot was older than ``generation``: nothing was counted
 
     @property
     def binding(self) -> Window:
@@ -97,16 +106,21 @@ class RateStatus:
         return self.day if self.day.remaining < self.minute.remaining else self.minute
 
 
-def admit_request(auth: AuthContext) -> RateStatus:
-    """Count one request (a whole batch is one) against both windows, or raise ``RateLimited``.
+def admit_request(auth: AuthContext) -> tuple[AuthContext, RateStatus]:
+    """Count one request (a whole batch is one) against both windows, or raise ``RateLimited``; the caller
+    as confirmed by the same round trip (``services.auth.confirm``: a key revoked since its snapshot was
+    read is refused here, before anything is counted).
 
     Call once per HTTP request that validates, after authorization and before any work; a refused request
     is not counted. The first refusal per account and minute is audited; the rest of a flood is not, so a
     client hammering at 429s cannot turn the audit log into a write amplifier.
     """
-    status = _run(auth.account, "count")
+    status = _run(auth.account, "count", auth.generation)
+    if status.stale:
+        auth = auth_service.confirm(auth, status.generation)
+        status = _run(auth.account, "count", None)
     if status.admitted:
-        return status
+        return auth, status
     refused = RateLimited(status, clock.now())
     if status.first_refusal:
         audit.record(
@@ -120,27 +134,87 @@ def admit_request(auth: AuthContext) -> RateStatus:
 
 
 def peek(account: Account) -> RateStatus:
-    """Both windows without counting: for the headers of other responses and for ``GET /api/usage``."""
-    return _run(account, "peek")
+    """Both windows without counting: for ``GET /api/usage`` and the headers of other responses."""
+    return _run(account, "peek", None)
 
 
-def _run(account: Account, mode: str) -> RateStatus:
+def peek_confirmed(auth: AuthContext) -> tuple[AuthContext, RateStatus | None]:
+    """Both windows without counting, and the caller confirmed by the same round trip (for requests that
+    are not counted); Redis unreachable: the key is read again from Postgres and no windows are known."""
+    try:
+        status = peek(auth.account)
+    except RedisError:
+        snapshots.observe(None)
+        return auth_service.confirm(auth, None), None
+    return auth_service.confirm(auth, status.generation), status
+
+
+def admit_anonymous(ip: str | None) -> RateStatus:
+    """Count one request that carries no valid key against its client's windows (``ANONYMOUS_REQUESTS_*``,
+    an IPv6 client by its /64), or raise ``RateLimited``: a guesser of keys is slowed down, and every
+    answer to it carries limit headers."""
+    status = _run_anonymous(ip, "count")
+    if not status.admitted:
+        raise RateLimited(status, clock.now())
+    return status
+
+
+def peek_anonymous(ip: str | None) -> RateStatus:
+    """The windows of a client without a key, without counting (public routes)."""
+    return _run_anonymous(ip, "peek")
+
+
+def _run_anonymous(ip: str | None, mode: str) -> RateStatus:
+    settings = get_settings()
+    tag = f"{{ip:{client_network(ip)}}}"
+    return _windows(tag, settings.anonymous_per_minute, settings.anonymous_per_day, mode, None, seeds=(0, 0))
+
+
+def client_network(ip: str | None) -> str:
+    """The unit a limit counts: an IPv4 address, or an IPv6 address's /64 (one subscriber's allocation)."""
+    try:
+        address = ipaddress.ip_address(ip or "")
+    except ValueError:
+        return "unknown"
+    if address.version == 6:
+        return str(ipaddress.ip_network(f"{address}/64", strict=False).network_address)
+    return str(address)
+
+
+def _run(account: Account, mode: str, generation: str | None) -> RateStatus:
+    plan = plan_for(account.tier)
+    tag = f"{{{account.id}}}"
+    status = _windows(tag, plan.requests_per_minute, plan.requests_per_day, mode, generation)
+    if status.day.used >= 0:
+        return status
+    seeds = charging.requests_since(account.id, status.minute.resets_at - MINUTE, status.day.resets_at - DAY)
+    return _windows(tag, plan.requests_per_minute, plan.requests_per_day, mode, generation, seeds=seeds)
+
+
+def _windows(
+    tag: str,
+    per_minute: int,
+    per_day: int,
+    mode: str,
+    generation: str | None,
+    *,
+    seeds: tuple[int, int] | None = None,
+) -> RateStatus:
+    """One run of the script for the windows of ``tag`` (an account id, or a client's network)."""
     now = clock.now()
     minute_start, day_start = _floor(now, MINUTE), _floor(now, DAY)
-    keys = [_key(account.id, "m", minute_start), _key(account.id, "d", day_start)]
-    keys.append(_key(account.id, "refused", minute_start))
-    plan = plan_for(account.tier)
-    args: list[str | int] = [plan.requests_per_minute, plan.requests_per_day]
-    args += [MINUTE_TTL_SECONDS, DAY_TTL_SECONDS, mode]
-    minute_used, day_used, admitted, first_refusal = _evaluate(keys, args)
-    if day_used < 0:
-        args += list(charging.requests_since(account.id, minute_start, day_start))
-        minute_used, day_used, admitted, first_refusal = _evaluate(keys, args)
+    keys = [_key(tag, "m", minute_start), _key(tag, "d", day_start), _key(tag, "refused", minute_start)]
+    keys.append(snapshots.generation_key())
+    args: list[str | int] = [per_minute, per_day, MINUTE_TTL_SECONDS, DAY_TTL_SECONDS, mode, generation or ""]
+    minute_used, day_used, admitted, first_refusal, current, stale = _evaluate(keys, [*args, *(seeds or ())])
+    snapshots.observe(str(current))
     return RateStatus(
-        minute=Window(plan.requests_per_minute, minute_used, minute_start + MINUTE),
-        day=Window(plan.requests_per_day, day_used, day_start + DAY),
+        minute=Window(per_minute, int(minute_used), minute_start + MINUTE),
+        day=Window(per_day, int(day_used), day_start + DAY),
         admitted=bool(admitted),
         first_refusal=bool(first_refusal),
+        generation=str(current),
+        stale=bool(stale),
     )
 
 
@@ -149,12 +223,12 @@ def _floor(instant: datetime, step: timedelta) -> datetime:
     return epoch + step * ((instant - epoch) // step)
 
 
-def _key(account_id: int, window: str, start: datetime) -> str:
-    """The account id is a hash tag, so one script's keys share a slot should Redis ever be a cluster."""
-    return key("rl", f"{{{account_id}}}", window, int(start.timestamp()))
+def _key(tag: str, window: str, start: datetime) -> str:
+    """``tag`` is a hash tag, so one script's keys share a slot should Redis ever be a cluster."""
+    return key("rl", tag, window, int(start.timestamp()))
 
 
-def _evaluate(keys: list[str], args: list[str | int]) -> list[int]:
+def _evaluate(keys: list[str], args: list[str | int]) -> list[int | str]:
     """EVALSHA itself on every request, on the thread's own connection (``run_on_own_connection``; redis-py's
     ``Script.__call__`` first checks whether its client is a pipeline, a typing-protocol ``isinstance``
     that cost a fifth of the call); the script object reloads the script after a Redis restart emptied

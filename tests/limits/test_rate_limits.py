@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime, timedelta
 
 from flask.testing import FlaskClient
@@ -163,10 +164,11 @@ def test_accounts_have_separate_windows(client: FlaskClient, at_instant: datetim
     assert validate(client, second.headers).status_code == 200
 
 
-def test_unauthenticated_answers_carry_no_limit_headers(client: FlaskClient) -> None:
+def test_unauthenticated_answers_carry_the_client_windows_not_an_account(client: FlaskClient) -> None:
     response = validate(client, {})
     assert response.status_code == 401
-    assert "X-RateLimit-Limit" not in response.headers
+    assert response.headers["X-RateLimit-Limit"] == os.environ["ANONYMOUS_REQUESTS_PER_MINUTE"]
+    assert "X-Quota-State" not in response.headers
 
 
 def test_error_answers_to_an_authenticated_caller_carry_the_headers_too(
@@ -201,4 +203,5 @@ def test_unmatched_paths_and_methods_answer_alike_for_everyone_without_checking_
         client.get("/nope", headers=growth.headers),
     ):
         assert response.status_code in (404, 405)
-        assert "X-RateLimit-Limit" not in response.headers  # docs/decisions.md: no key is checked there
+        # docs/decisions.md: no key is checked there, so the client's anonymous window is reported
+        assert response.headers["X-RateLimit-Limit"] == os.environ["ANONYMOUS_REQUESTS_PER_MINUTE"]

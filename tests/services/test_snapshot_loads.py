@@ -21,9 +21,9 @@ def test_threads_missing_the_same_snapshot_read_it_once(database_url) -> None:
         return "row"
 
     def ask() -> str | None:
-        snapshots.sync()
+        snapshots.read_generation()
         started.wait()
-        return cache.get("key", slow_load)
+        return cache.get("key", slow_load).value
 
     with ThreadPoolExecutor(8) as pool:
         answers = list(pool.map(lambda _: ask(), range(8)))
@@ -34,12 +34,12 @@ def test_threads_missing_the_same_snapshot_read_it_once(database_url) -> None:
 def test_a_snapshot_is_read_again_after_its_life(database_url) -> None:
     cache: snapshots.Snapshots[str, int] = snapshots.Snapshots()
     values = iter(range(10))
-    snapshots.sync()
-    first = cache.get("key", lambda: next(values))
-    assert cache.get("key", lambda: next(values)) == first
+    snapshots.read_generation()
+    first = cache.get("key", lambda: next(values)).value
+    assert cache.get("key", lambda: next(values)).value == first
     time.sleep(snapshots.TTL_SECONDS + 0.05)
-    snapshots.sync()
-    assert cache.get("key", lambda: next(values)) != first
+    snapshots.read_generation()
+    assert cache.get("key", lambda: next(values)).value != first
 
 
 def test_waiters_read_for_themselves_when_the_loader_found_nothing(database_url) -> None:
@@ -55,9 +55,9 @@ def test_waiters_read_for_themselves_when_the_loader_found_nothing(database_url)
         return answer
 
     def ask() -> str | None:
-        snapshots.sync()
+        snapshots.read_generation()
         started.wait()
-        return cache.get("key", load)
+        return cache.get("key", load).value
 
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(lambda _: ask(), range(4)))

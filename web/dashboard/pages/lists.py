@@ -48,7 +48,7 @@ def lists_upload() -> BaseResponse:
     options = job_options(
         auth.account, forms.as_model(UploadQuery, {"quickMode": forms.checked("quick_mode")})
     )
-    rate_limits.admit_request(auth)
+    rate_limits.admit_request(auth)  # the dashboard's owner is read for this request: nothing to confirm
     submitted = bulk.upload(auth, upload.stream, fmt, options, charger(auth))
     return redirect(url_for("dashboard.lists_job", job_id=submitted.job.public_id))
 

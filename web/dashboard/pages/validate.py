@@ -44,7 +44,7 @@ def validate() -> Page:
     data = {"email": forms.text("email"), "options": {"quickMode": forms.checked("quick_mode")}}
     body = forms.as_model(ValidateBody, data)
     auth = session.actor()
-    rate_limits.admit_request(auth)
+    rate_limits.admit_request(auth)  # the dashboard's owner is read for this request: nothing to confirm
     return forms.render(
         "validate.html", email=body.email, result=_validate(auth, body), quick=body.options.quick_mode
     )
