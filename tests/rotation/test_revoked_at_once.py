@@ -230,7 +230,7 @@ def test_revoked_keys_and_keys_of_a_deleted_sub_user_are_failed_authentications_
     assert call("get", f"{served}/api/usage", reseller.secret).status_code == 401
 
     with transaction() as session:
-        reasons = dict(
+        reasons: dict[int | None, str] = dict(
             session.execute(
                 select(AuditEntry.key_id, AuditEntry.details["reason"].astext).where(
                     AuditEntry.event == AuditEvent.AUTH_FAILED.value,
