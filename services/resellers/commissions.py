@@ -28,6 +28,7 @@ from services.resellers import usage_facts
 from services.resellers.access import ensure_reseller
 from services.resellers.revenue import Month, commission_cents, overage_usd, subscription_usd, to_cents
 from services.resellers.terms import terms_in
+from services.usage.plans import plan_for
 
 # Charges in flight at midnight commit within milliseconds; this margin lets them land before the close.
 CLOSE_AFTER = timedelta(minutes=10)
@@ -143,11 +144,16 @@ def compute(session: Session, reseller_id: int, month: Month, rate: Decimal) -> 
 def _tier_on(
     history: list[tuple[datetime, Tier]], sub: SubUser, start: datetime, end: datetime
 ) -> Tier | None:
-    """The tier the sub-user held at the end of the day (or when it was deleted); None if it did not exist."""
+    """The dearest tier the sub-user held at any moment of the day; None if it did not exist that day.
+
+    Limits follow the live tier, so a day bills the most the sub-user could use that day: a reseller who
+    holds a customer on Enterprise all day and switches it to Growth at 23:59 is billed Enterprise.
+    """
     if sub.created_at >= end or (sub.deleted_at is not None and sub.deleted_at <= start):
         return None
-    held = [tier for since, tier in history if since < end]
-    return held[-1] if held else history[0][1]
+    in_force = [tier for since, tier in history if since <= start][-1:]
+    held = in_force + [tier for since, tier in history if start < since < end]
+    return max(held or [history[0][1]], key=lambda tier: plan_for(tier).monthly_price_usd)
 
 
 def _stored(session: Session, reseller_id: int, month: Month) -> Report | None:

@@ -235,3 +235,19 @@ def test_a_tier_change_bills_each_tier_for_its_days(live_api: Api, frozen: None)
     # November has 30 days: the 1st-10th on Growth, the 11th (the change's day) onwards on Scale.
     expected = cents(Decimal(19) * 10 / 30 + Decimal(399) * 20 / 30)
     assert row["revenue"] == float(expected) == 272.33
+
+
+def test_a_switch_down_at_23_59_bills_the_day_at_the_tier_held_during_it(live_api: Api, frozen: None) -> None:
+    at(1, 8, month=9)
+    reseller = open_persona(Tier.ENTERPRISE_PLUS)
+    customer = create_sub_user(live_api, reseller, tier="growth")
+    for day in (10, 20):  # up to Scale for the working day, back to Growth a minute before midnight
+        clock.freeze(datetime(2021, 9, day, 9, tzinfo=UTC))
+        live_api.call("patch", f"/api/sub-users/{customer.id}", reseller, json={"tier": "scale"})
+        clock.freeze(datetime(2021, 9, day, 23, 59, tzinfo=UTC))
+        live_api.call("patch", f"/api/sub-users/{customer.id}", reseller, json={"tier": "growth"})
+
+    [row] = report(live_api, reseller, "2021-09")["subUsers"]
+
+    # September has 30 days: two of them at Scale's price, the other 28 at Growth's.
+    assert row["revenue"] == float(cents(Decimal(399) * 2 / 30 + Decimal(19) * 28 / 30)) == 44.33
