@@ -3,9 +3,10 @@
 Revenue of a month = the tier's monthly price (spec 8.1) for each day the sub-user existed, divided by
 the days of the month (a sub-user joining or leaving mid-month pays for its days; each day is billed at
 the dearest tier held at any moment of it, so a switch down before midnight does not escape the day),
-plus its billed overage: validations above 100% of its quota, each at its tier's price per validation (monthly price / monthly volume). Amounts stay exact fractions of a dollar
-until a row is rounded, half-up, to whole cents; the commission is then the rate applied to those cents,
-rounded the same way. Totals are sums of rounded rows, so a report's totals always equal its rows' sum.
+plus its billed overage: validations above 100% of its quota, each at its tier's price per validation
+(monthly price / monthly volume). Amounts stay exact fractions of a dollar until a row is rounded,
+half-up, to whole cents; the commission is then the rate applied to those cents, rounded the same way.
+Totals are sums of rounded rows, so a report's totals always equal its rows' sum.
 """
 
 from __future__ import annotations
