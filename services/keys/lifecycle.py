@@ -5,8 +5,9 @@ caller's transaction: the rotation sweeper calls them, and they emit ``key.creat
 functions that take an ``AuthContext`` are the API's: they add who-may rules and own the transaction.
 
 Who may: every function is scoped to the caller's account (another account's key id is "not found").
-A key that does not hold ``*:*`` cannot grant ``*:*`` nor touch a key that holds it, so ``keys:write``
-never escalates to admin (by rotating an admin key, say, and reading its new secret).
+A key that does not hold ``*:*`` cannot grant ``*:*``, ``keys:write`` or a reseller scope, nor manage another
+key that holds one, so ``keys:write`` never escalates (by rotating an admin key, say, and reading its new
+secret, or by giving itself ``resellers:write``).
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from models.session import transaction
 from services import audit
 from services.auth import AuthContext, deny
 from services.errors import NotFound
-from services.keys import retired_secrets, secrets
+from services.keys import retired_secrets, scopes, secrets
 from services.keys.errors import KeyInactive, KeyLimitReached
 from services.keys.scopes import ADMIN, DEFAULT_SCOPES
+from services.resellers.access import ensure_reseller
 from services.usage.plans import plan_for
 from services.webhooks import events, payloads
 
@@ -232,14 +234,31 @@ def _owned_key(session: Session, actor: AuthContext, key_id: int, *, managing: b
     key = session.scalars(stmt.with_for_update() if managing else stmt).one_or_none()
     if key is None:
         raise NotFound(f"No API key with id {key_id}.")
-    if managing and ADMIN in key.scopes:
-        _check_may_grant(actor, (ADMIN,))
+    if managing:
+        _check_may_manage(actor, key)
     return key
 
 
-def _check_may_grant(actor: AuthContext, scopes: tuple[str, ...]) -> None:
-    if ADMIN in scopes and ADMIN not in actor.scopes:
-        deny(actor, ADMIN, "Only a key with the *:* scope can grant *:* or manage a key that has it.")
+def _check_may_grant(actor: AuthContext, granting: tuple[str, ...]) -> None:
+    """Only an admin (``*:*``) grants ``*:*``, ``keys:write`` or a reseller scope, so ``keys:write`` never
+    escalates; reseller scopes exist only on a plan with reseller features."""
+    privileged = [scope for scope in granting if scope in scopes.PRIVILEGED]
+    if privileged and ADMIN not in actor.scopes:
+        deny(actor, ADMIN, f"Only a key with the *:* scope can grant {', '.join(privileged)}.")
+    if any(scope in scopes.RESELLER_SCOPES for scope in granting):
+        ensure_reseller(actor.account)
+
+
+def _check_may_manage(actor: AuthContext, key: ApiKey) -> None:
+    """Rotating or changing a key hands its powers to the caller: a key holding a privileged scope is
+    managed by an admin, or by itself (a key may always rotate its own secret)."""
+    holds_power = any(scope in scopes.PRIVILEGED for scope in key.scopes)
+    if holds_power and key.id != actor.key.id and ADMIN not in actor.scopes:
+        deny(
+            actor,
+            ADMIN,
+            "Only a key with the *:* scope can manage a key holding *:*, keys:write or a reseller scope.",
+        )
 
 
 def _check_key_limit(session: Session, account: Account) -> None:

@@ -22,6 +22,10 @@ SCOPES: tuple[str, ...] = (
     "resellers:write",
     ADMIN,
 )
+RESELLER_SCOPES: tuple[str, ...] = ("resellers:read", "resellers:write")
+# Scopes that hand out power over other keys or other accounts: only an admin key grants them, and managing
+# a key that holds one (rotating it reveals its new secret) needs them too.
+PRIVILEGED: tuple[str, ...] = (ADMIN, "keys:write", *RESELLER_SCOPES)
 # Least privilege: a key created without ``scopes`` can validate and read results, nothing more.
 DEFAULT_SCOPES: tuple[str, ...] = ("validate:read", "validate:write")
 
@@ -32,6 +36,11 @@ def grants(granted: str, required: str) -> bool:
         return True
     area, _, action = granted.partition(":")
     return action == "*" and required.partition(":")[0] == area
+
+
+def for_account(is_reseller: bool) -> tuple[str, ...]:
+    """The scopes a key of an account may hold: the reseller scopes only on a plan with reseller features."""
+    return SCOPES if is_reseller else tuple(scope for scope in SCOPES if scope not in RESELLER_SCOPES)
 
 
 def allows(granted: Iterable[str], required: str) -> bool:

@@ -37,7 +37,7 @@ def wait_until_serving(base: str, server: subprocess.Popen[bytes]) -> None:
         try:
             requests.get(f"{base}/health", timeout=10)  # the first request waits for the worker to boot
             return
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):  # not listening yet, or a worker still booting
             time.sleep(0.2)
     raise RuntimeError("gunicorn did not answer")
 

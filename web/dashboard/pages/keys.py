@@ -8,8 +8,9 @@ from werkzeug.wrappers import Response
 
 from core import clock
 from services.errors import InvalidField
-from services.keys import lifecycle, sealed
-from services.keys.scopes import DEFAULT_SCOPES, SCOPES
+from services.keys import lifecycle, scopes, sealed
+from services.keys.scopes import DEFAULT_SCOPES
+from services.resellers.access import is_reseller
 from web.dashboard import forms, present, session
 from web.dashboard.blueprint import bp
 from web.dashboard.session import sign_in_required
@@ -29,7 +30,7 @@ def keys() -> Page:
         keys=listed,
         days={key.id: present.days_to_rotation(key, now) for key in listed},
         waiting=sealed.waiting_for_reveal(actor),
-        scopes=SCOPES,
+        scopes=scopes.for_account(is_reseller(actor.account)),
         default_scopes=DEFAULT_SCOPES,
         phrase=REVOKE_ALL_PHRASE,
     )
