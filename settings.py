@@ -13,6 +13,7 @@ import binascii
 import hashlib
 import ipaddress
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -298,3 +299,18 @@ class Settings:
 def get_settings() -> Settings:
     """The process-wide settings; tests that change the environment call ``get_settings.cache_clear()``."""
     return Settings.from_env()
+
+
+def main() -> int:
+    """``python -m settings``: check the environment as every process will read it (a deployment's release
+    step runs it first); exit 1 with the reason when a setting is missing or malformed."""
+    try:
+        Settings.from_env()
+    except ConfigError as error:
+        sys.stderr.write(f"configuration refused: {error}\n")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

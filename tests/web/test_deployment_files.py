@@ -3,6 +3,7 @@ explicit APP_ENV, nothing published beyond the host's loopback, and Flower only 
 
 from __future__ import annotations
 
+import base64
 import os
 import subprocess
 import sys
@@ -65,3 +66,35 @@ def test_compose_starts_flower_only_with_basic_authentication() -> None:
     command = compose()["services"]["flower"]["command"]
     assert 'test -n "$$FLOWER_BASIC_AUTH" ||' in command
     assert '--basic-auth="$$FLOWER_BASIC_AUTH"' in command
+
+
+def check_settings(**env: str) -> subprocess.CompletedProcess[str]:
+    """``python -m settings`` as compose's release step runs it, with only ``env`` set."""
+    command = [sys.executable, "-m", "settings"]
+    base = {"PATH": os.environ["PATH"]}
+    return subprocess.run(
+        command, cwd=ROOT, env=base | env, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def test_compose_requires_secret_key_and_sealing_key_in_production_before_anything_starts() -> None:
+    services = compose()["services"]
+    environment = compose()["x-app"]["environment"]
+    assert {"SECRET_KEY", "KEY_SEALING_KEY"} <= set(environment)
+    assert services["release"]["command"].startswith("sh -c 'python -m settings && exec alembic")
+    assert all(
+        services[name]["depends_on"]["release"] == {"condition": "service_completed_successfully"}
+        for name in ("web", "worker", "webhooks", "probes")
+    )
+
+    sealing = base64.urlsafe_b64encode(bytes(32)).decode()
+    missing_secret = check_settings(APP_ENV="production", KEY_SEALING_KEY=sealing)
+    missing_sealing = check_settings(APP_ENV="production", SECRET_KEY="s" * 40)
+    complete = check_settings(APP_ENV="production", KEY_SEALING_KEY=sealing, SECRET_KEY="s" * 40)
+
+    assert missing_secret.returncode == 1
+    assert "SECRET_KEY" in missing_secret.stderr
+    assert missing_sealing.returncode == 1
+    assert "KEY_SEALING_KEY" in missing_sealing.stderr
+    assert complete.returncode == 0, complete.stderr
+    assert check_settings(APP_ENV="development").returncode == 0
