@@ -17,7 +17,6 @@ restart can forgive a few requests, never invent any.
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -29,6 +28,7 @@ from models.audit import AuditEvent
 from services import audit, snapshots
 from services import auth as auth_service
 from services.auth import AuthContext
+from services.networks import client_network
 from services.redis_client import key, registered, run_on_own_connection, script
 from services.usage import charging
 from services.usage.errors import RateLimited
@@ -168,17 +168,6 @@ def _run_anonymous(ip: str | None, mode: str) -> RateStatus:
     settings = get_settings()
     tag = f"{{ip:{client_network(ip)}}}"
     return _windows(tag, settings.anonymous_per_minute, settings.anonymous_per_day, mode, None, seeds=(0, 0))
-
-
-def client_network(ip: str | None) -> str:
-    """The unit a limit counts: an IPv4 address, or an IPv6 address's /64 (one subscriber's allocation)."""
-    try:
-        address = ipaddress.ip_address(ip or "")
-    except ValueError:
-        return "unknown"
-    if address.version == 6:
-        return str(ipaddress.ip_network(f"{address}/64", strict=False).network_address)
-    return str(address)
 
 
 def _run(account: Account, mode: str, generation: str | None) -> RateStatus:

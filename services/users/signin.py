@@ -14,14 +14,15 @@ from services.users.errors import SignInRefused, SignInThrottled
 from services.users.signup import normalized
 
 REFUSED = "The email or password is not right."
+MAX_EMAIL = 254  # no address is longer (RFC 5321); a longer "email" is cut before it is counted or stored
 
 
 def sign_in(email: str, password: str, origin: audit.Origin) -> DashboardUser:
     """The user behind ``email`` if ``password`` is theirs, else ``SignInRefused`` or ``SignInThrottled``."""
-    email = normalized(email)
+    email = normalized(email)[:MAX_EMAIL]
     user = _find(email)
     try:
-        throttle.check(email, origin.ip)
+        throttle.count_attempt(email, origin.ip)
     except SignInThrottled:
         # A flood against a locked email writes one row per minute, not one per request.
         if once_a_minute.first_this_minute("sign-in-throttled", email, if_redis_down=True):
@@ -30,10 +31,9 @@ def sign_in(email: str, password: str, origin: audit.Origin) -> DashboardUser:
     # Verify against a dummy hash when nobody has this email, so timing does not tell who has an account.
     matched = passwords.verify(user.password_hash if user else passwords.DUMMY_HASH, password)
     if user is None or not matched:
-        throttle.note_failure(email, origin.ip)
         _failed(user, email, origin, "wrong password" if user else "unknown email")
         raise SignInRefused(REFUSED)
-    throttle.clear(email)
+    throttle.give_back(email, origin.ip)
     return _note_success(user, password, origin)
 
 
