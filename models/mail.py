@@ -5,7 +5,18 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import BigInteger, CheckConstraint, ForeignKey, Identity, Index, Integer, String, Text, func
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    ForeignKey,
+    Identity,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    func,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from core import clock
@@ -42,6 +53,10 @@ class OutboundMail(Base):
     subject: Mapped[str] = mapped_column(Text)
     text_body: Mapped[str] = mapped_column(Text)
     html_body: Mapped[str] = mapped_column(Text)
+    # Values the bodies must not hold in clear (a reset or verification link), sealed under KEY_SEALING_KEY
+    # until the message is sent or given up on, then dropped (``services.mail.outbox``).
+    sealed_nonce: Mapped[bytes | None] = mapped_column(LargeBinary)
+    sealed_values: Mapped[bytes | None] = mapped_column(LargeBinary)
     # Fixed when queued, so a retry after an unrecorded success carries the same id and clients can dedupe.
     message_id: Mapped[str] = mapped_column(Text, unique=True)
     status: Mapped[str] = mapped_column(String(16), default=MailStatus.QUEUED.value)

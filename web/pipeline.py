@@ -77,7 +77,7 @@ def log_request(response: Response) -> Response:
         {
             "requestId": g.get("request_id"),
             "method": request.method,
-            "path": request.path,
+            "path": logged_path(),
             "status": response.status_code,
             "durationMs": round((time.perf_counter() - g.get("started", time.perf_counter())) * 1000, 1),
             "clientIp": client_ip(),
@@ -86,6 +86,14 @@ def log_request(response: Response) -> Response:
         },
     )
     return response
+
+
+def logged_path() -> str:
+    """The path, except where it carries a credential (a reset or verification link's ``<token>``): there
+    the route's pattern, so no log line holds a link someone could still use."""
+    if request.url_rule is not None and "token" in (request.view_args or {}):
+        return request.url_rule.rule
+    return request.path
 
 
 def install(app: Flask) -> None:

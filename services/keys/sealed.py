@@ -13,11 +13,8 @@ revealed (at most ``REVEAL_WINDOW`` old). That is the price of rotating without 
 
 from __future__ import annotations
 
-import os
 from datetime import datetime, timedelta
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
@@ -26,25 +23,23 @@ from core.times import EPOCH
 from models.audit import AuditEvent
 from models.keys import ApiKey, SealedSecret
 from models.session import transaction
-from services import audit
+from services import audit, sealing
 from services.auth import AuthContext
 from services.errors import NotFound
 from services.keys import lifecycle, secrets
-from settings import get_settings
 
 REVEAL_WINDOW = timedelta(days=7)
-NONCE_BYTES = 12
 
 
 def seal(session: Session, key: ApiKey, secret: str) -> SealedSecret:
     """Keep ``secret`` (the key's current one) encrypted until revealed; replaces any older sealed one."""
     session.execute(delete(SealedSecret).where(SealedSecret.key_id == key.id))
-    nonce = os.urandom(NONCE_BYTES)
+    nonce, ciphertext = sealing.seal(secret.encode(), _bound_to(key.id, key.secret_issued_at))
     sealed = SealedSecret(
         key_id=key.id,
         secret_issued_at=key.secret_issued_at,
         nonce=nonce,
-        ciphertext=_cipher().encrypt(nonce, secret.encode(), _bound_to(key.id, key.secret_issued_at)),
+        ciphertext=ciphertext,
         expires_at=clock.now() + REVEAL_WINDOW,
     )
     session.add(sealed)
@@ -97,18 +92,13 @@ def _open(sealed: SealedSecret, key: ApiKey) -> str | None:
     """The plaintext, or None when the row is stale (expired, or from an older generation of the key)."""
     if sealed.expires_at <= clock.now() or sealed.secret_issued_at != key.secret_issued_at:
         return None
-    try:
-        plain = _cipher().decrypt(sealed.nonce, sealed.ciphertext, _bound_to(key.id, key.secret_issued_at))
-    except InvalidTag:  # sealed under another KEY_SEALING_KEY (rotated server key): nothing to show
+    plain = sealing.unseal(sealed.nonce, sealed.ciphertext, _bound_to(key.id, key.secret_issued_at))
+    if plain is None:  # sealed under another KEY_SEALING_KEY (rotated server key): nothing to show
         return None
     secret = plain.decode()
     # The decisive check: only the key's current secret is shown (a refresh in the same instant as the
     # rotation has the same issue time, but not the same hash).
     return secret if secrets.matches(secret, key.secret_hash) else None
-
-
-def _cipher() -> AESGCM:
-    return AESGCM(get_settings().key_sealing_key)
 
 
 def _bound_to(key_id: int, issued_at: datetime) -> bytes:

@@ -15,16 +15,20 @@ which mail clients use to fold duplicates.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import timedelta
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid, parseaddr
+from html import escape
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from core import clock
 from models.mail import MailStatus, OutboundMail
+from services import sealing
 from services.due_work import work_through_due
 from services.mail.errors import PermanentFailure, TemporaryFailure
 from services.mail.relay import Relay, transmit
@@ -53,6 +57,9 @@ class Draft:
     text: str
     html: str
     sender: str | None = None
+    # Placeholder -> value for what the bodies must not hold at rest (a link with a token): sealed in the
+    # row, put in place only in the message handed to the relay, dropped once it was sent or given up on.
+    sealed: Mapping[str, str] = field(default_factory=dict)
 
 
 def queue(session: Session, account_id: int | None, draft: Draft) -> OutboundMail:
@@ -70,6 +77,9 @@ def queue(session: Session, account_id: int | None, draft: Draft) -> OutboundMai
         max_attempts=MAX_SEND_ATTEMPTS,
         next_attempt_at=clock.now(),
     )
+    if draft.sealed:
+        plain = json.dumps(dict(draft.sealed)).encode()
+        mail.sealed_nonce, mail.sealed_values = sealing.seal(plain, _bound_to(mail.message_id))
     session.add(mail)
     session.flush()
     return mail
@@ -114,6 +124,7 @@ def attempt(mail: OutboundMail, relay: Relay) -> None:
             None,
             None,
         )
+        _drop_sealed(mail)
 
 
 def _retry_or_give_up(mail: OutboundMail, error: str) -> None:
@@ -126,6 +137,27 @@ def _retry_or_give_up(mail: OutboundMail, error: str) -> None:
 
 def _give_up(mail: OutboundMail, error: str) -> None:
     mail.status, mail.next_attempt_at, mail.last_error = MailStatus.FAILED.value, None, error[:ERROR_MAX]
+    _drop_sealed(mail)
+
+
+def _drop_sealed(mail: OutboundMail) -> None:
+    mail.sealed_nonce = mail.sealed_values = None
+
+
+def _opened(mail: OutboundMail) -> dict[str, str]:
+    """The sealed values of ``mail`` (none: an empty mapping); ``ValueError`` when they cannot be opened
+    (sealed under a KEY_SEALING_KEY since replaced): such a message can never be sent as written."""
+    if mail.sealed_nonce is None or mail.sealed_values is None:
+        return {}
+    plain = sealing.unseal(mail.sealed_nonce, mail.sealed_values, _bound_to(mail.message_id))
+    if plain is None:
+        raise ValueError("its sealed link cannot be opened with the current KEY_SEALING_KEY")
+    opened: dict[str, str] = json.loads(plain)
+    return opened
+
+
+def _bound_to(message_id: str) -> bytes:
+    return f"verimail sealed mail:{message_id}".encode()
 
 
 def build_message(mail: OutboundMail) -> EmailMessage:
@@ -136,9 +168,16 @@ def build_message(mail: OutboundMail) -> EmailMessage:
     message["Subject"] = mail.subject
     message["Date"] = format_datetime(mail.queued_at)
     message["Message-ID"] = mail.message_id
-    message.set_content(mail.text_body)
-    message.add_alternative(mail.html_body, subtype="html")
+    values = _opened(mail)
+    message.set_content(_filled(mail.text_body, values, html=False))
+    message.add_alternative(_filled(mail.html_body, values, html=True), subtype="html")
     return message
+
+
+def _filled(body: str, values: Mapping[str, str], *, html: bool) -> str:
+    for placeholder, value in values.items():
+        body = body.replace(placeholder, escape(value) if html else value)
+    return body
 
 
 def _sender_domain(sender: str) -> str:

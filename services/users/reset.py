@@ -33,6 +33,7 @@ from settings import get_settings
 LINK_LIFETIME = timedelta(hours=1)
 SUBJECT = "Reset your verimail password"
 RESET_PATH = "/dashboard/reset-password/"
+LINK_PLACEHOLDER = "VERIMAIL-SEALED-RESET-LINK"
 INVALID = "This reset link is not valid any more: it was used, it expired, or a newer one was sent."
 
 
@@ -116,14 +117,17 @@ def _environment() -> Environment:
 
 
 def _draft(email: str, token: str) -> outbox.Draft:
+    """The email with its link sealed: the outbox row never holds the token in clear."""
     link = get_settings().base_url + RESET_PATH + token
     context = {
         "email": email,
-        "link": link,
+        "link": LINK_PLACEHOLDER,
         "minutes": int(LINK_LIFETIME.total_seconds() // 60),
         "subject": SUBJECT,
     }
     env = _environment()
     text = env.get_template("password_reset.txt").render(context)
     html = env.get_template("password_reset.html").render(context)
-    return outbox.Draft(recipient=email, subject=SUBJECT, text=text, html=html)
+    return outbox.Draft(
+        recipient=email, subject=SUBJECT, text=text, html=html, sealed={LINK_PLACEHOLDER: link}
+    )

@@ -46,3 +46,13 @@ def test_the_json_line_has_the_time_as_logging_writes_it_and_no_secret() -> None
         "path": "/validate",
         "note": "sk_live_[REDACTED]",
     }
+
+
+def test_a_reset_link_is_logged_by_its_route_not_its_token(client, caplog) -> None:
+    caplog.set_level(logging.INFO, logger="verimail.request")
+
+    client.get("/dashboard/reset-password/an-emailed-token-that-still-works")
+
+    [line] = [record for record in caplog.records if record.name == "verimail.request"]
+    assert line.path == "/dashboard/reset-password/<token>"
+    assert "an-emailed-token" not in json.dumps(line.__dict__, default=str)
