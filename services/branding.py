@@ -46,7 +46,12 @@ def reseller_of(account: Account) -> int | None:
 def brand_in(session: Session, account: Account, *, via_custom_domain: bool = False) -> Brand:
     """``account``'s brand, read in the caller's transaction (no query for accounts outside a reseller)."""
     reseller_id = reseller_of(account)
-    row = session.get(WhiteLabel, reseller_id) if reseller_id is not None else None
+    return _from_row(
+        session.get(WhiteLabel, reseller_id) if reseller_id is not None else None, via_custom_domain
+    )
+
+
+def _from_row(row: WhiteLabel | None, via_custom_domain: bool) -> Brand:
     if row is None or not (row.enabled or via_custom_domain):
         return service_brand()
     if row.provider is None or row.support is None or row.documentation is None:
@@ -70,6 +75,15 @@ def brand_of(account: Account, *, via_custom_domain: bool = False) -> Brand:
             return brand_in(session, account, via_custom_domain=via_custom_domain)
 
     return _BRANDS.get((reseller_id, via_custom_domain), load).value or service_brand()
+
+
+def brand_of_reseller(reseller_id: int | None) -> Brand:
+    """The brand on a reseller's verified domain (its domain is its brand, switch or not), for what is served
+    there without a key; the service's own elsewhere."""
+    if reseller_id is None:
+        return service_brand()
+    with transaction() as session:
+        return _from_row(session.get(WhiteLabel, reseller_id), via_custom_domain=True)
 
 
 def brand_of_id(session: Session, account_id: int) -> Brand:

@@ -66,6 +66,19 @@ def verified_host(account: Account, host_header: str) -> str | None:
         return session.scalar(stmt)
 
 
+def reseller_of_host(host_header: str) -> int | None:
+    """The reseller that verified the request's host as its custom domain, for pages and documents served
+    without a key (the dashboard, /openapi.json); None on the public host and on any other name."""
+    hostname = hostname_of(host_header)
+    if hostname is None or hostname == _hostname_of_url(base_url()):
+        return None
+    stmt = select(CustomDomain.reseller_id).where(
+        CustomDomain.hostname == hostname, CustomDomain.verified_at.is_not(None)
+    )
+    with transaction() as session:
+        return session.scalar(stmt)
+
+
 @lru_cache(maxsize=8)
 def _hostname_of_url(url: str) -> str | None:
     """By URL, not once: tests change PUBLIC_BASE_URL within a process."""

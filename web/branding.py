@@ -21,6 +21,15 @@ def link_host() -> str | None:
     return host
 
 
+def host_brand() -> Brand:
+    """The brand of the host this request came to, for what is served without a key (pages, documents):
+    a reseller's on its verified custom domain, the service's own elsewhere."""
+    if "host_brand" not in g:
+        g.host_brand = branding.brand_of_reseller(links.reseller_of_host(request.host))
+    found: Brand = g.host_brand
+    return found
+
+
 def brand() -> Brand:
     if "brand" not in g:
         g.brand = branding.brand_of(current_auth().account, via_custom_domain=link_host() is not None)

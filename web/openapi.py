@@ -18,6 +18,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, models_jso
 from pydantic_core import core_schema
 from werkzeug.routing import Rule
 
+from services.branding import Brand
 from web import auth, openapi_headers
 from web.auth import RATE_LIMITED
 from web.config import app_settings
@@ -110,6 +111,18 @@ def cached(app: Flask) -> dict[str, Any]:
         app.extensions[OPENAPI_EXTENSION] = build(app)
     document: dict[str, Any] = app.extensions[OPENAPI_EXTENSION]
     return document
+
+
+def branded(document: dict[str, Any], brand: Brand, base_url: str) -> dict[str, Any]:
+    """``document`` as a reseller's customers see it on the reseller's domain: its name, host and support,
+    nothing that names this service."""
+    info = {
+        "title": brand.provider,
+        "version": document["info"]["version"],
+        "description": f"Email validation API of {brand.provider}. Documentation: {brand.documentation}",
+        "contact": {"name": f"{brand.provider} support", "url": brand.documentation, "email": brand.support},
+    }
+    return {**document, "info": info, "servers": [{"url": base_url}]}
 
 
 def document_root(app: Flask, paths: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """Custom domains (spec 1): a reseller serves its customers under its own hostname once it proves it owns it.
 
-Registering a hostname gives a DNS TXT record to publish, ``_verimail-challenge.<hostname>`` holding a
+Registering a hostname gives a DNS TXT record to publish, ``_domain-challenge.<hostname>`` holding a
 random token; ``verify`` looks it up through the engine's own resolver (``DNS_NAMESERVERS``; never the
 system's, so a lab or internal name cannot leak), with no cache, so a record published a second ago is
 seen now. Several resellers may claim one hostname; the first to verify it owns it, and the others'
@@ -32,7 +32,7 @@ from settings import get_settings
 from verifier.config import EngineConfig
 from verifier.dns.lookup import Found, make_resolver, query
 
-CHALLENGE_LABEL = "_verimail-challenge"
+CHALLENGE_LABEL = "_domain-challenge"
 ID_PREFIX = "dom_"
 LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
 QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')

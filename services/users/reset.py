@@ -11,10 +11,8 @@ from __future__ import annotations
 import hashlib
 import secrets
 from datetime import timedelta
-from functools import lru_cache
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
@@ -24,12 +22,13 @@ from models.session import transaction
 from models.users import DashboardUser, PasswordResetToken
 from services import audit, once_a_minute
 from services.broker import SEND_DUE_MAIL_TASK, send_after_commit
-from services.mail import outbox
+from services.mail import outbox, render
 from services.users import passwords, throttle
 from services.users.errors import ResetLinkInvalid
 from services.users.signup import normalized
 from settings import get_settings
 
+TEMPLATES = Path(__file__).parent / "templates"
 LINK_LIFETIME = timedelta(hours=1)
 SUBJECT = "Reset your verimail password"
 RESET_PATH = "/dashboard/reset-password/"
@@ -106,28 +105,15 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-@lru_cache(maxsize=1)
-def _environment() -> Environment:
-    return Environment(
-        loader=FileSystemLoader(Path(__file__).parent / "templates"),
-        autoescape=select_autoescape(["html"]),
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-    )
-
-
 def _draft(email: str, token: str) -> outbox.Draft:
     """The email with its link sealed: the outbox row never holds the token in clear."""
     link = get_settings().base_url + RESET_PATH + token
-    context = {
-        "email": email,
-        "link": LINK_PLACEHOLDER,
-        "minutes": int(LINK_LIFETIME.total_seconds() // 60),
-        "subject": SUBJECT,
-    }
-    env = _environment()
-    text = env.get_template("password_reset.txt").render(context)
-    html = env.get_template("password_reset.html").render(context)
-    return outbox.Draft(
-        recipient=email, subject=SUBJECT, text=text, html=html, sealed={LINK_PLACEHOLDER: link}
+    context = {"email": email, "link": LINK_PLACEHOLDER, "minutes": int(LINK_LIFETIME.total_seconds() // 60)}
+    return render.draft(
+        TEMPLATES,
+        "password_reset",
+        context,
+        recipient=email,
+        subject=SUBJECT,
+        sealed={LINK_PLACEHOLDER: link},
     )

@@ -124,7 +124,7 @@ def test_a_custom_domain_shows_its_txt_record_and_is_verified_once_published(
     card = page.get_by_test_id("custom-domain")
     name = card.get_by_label("Name").input_value()
     value = card.get_by_label("Value").input_value()
-    assert name == f"_verimail-challenge.{hostname}"
+    assert name == f"_domain-challenge.{hostname}"
 
     card.get_by_role("button", name=f"Verify {hostname}").click()
     failed = page.get_by_test_id("verify-failed")

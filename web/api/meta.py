@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app, jsonify
+from flask import Blueprint, Response, current_app, jsonify, request
 
 from services import health as health_service
+from services import links
 from web import openapi
 from web.auth import public
+from web.branding import host_brand
 from web.schemas.base import Out, respond
 
 bp = Blueprint("meta", __name__)
@@ -37,4 +39,10 @@ def health() -> Response:
 @openapi.document("This API description (OpenAPI 3.1)", responses={200: OpenApiOut})
 @public
 def openapi_document() -> Response:
-    return jsonify(openapi.cached(current_app))
+    """On a reseller's verified domain the document is the reseller's: its name, its host, its support."""
+    brand = host_brand()
+    if not brand.white_label:
+        return jsonify(openapi.cached(current_app))
+    return jsonify(
+        openapi.branded(openapi.cached(current_app), brand, f"https://{links.hostname_of(request.host)}")
+    )

@@ -17,6 +17,7 @@ from flask_wtf.csrf import CSRFProtect
 
 from settings import Settings
 from web.auth import PUBLIC
+from web.branding import host_brand
 from web.dashboard import errors, pages, resellers, session
 from web.dashboard.blueprint import bp
 from web.dashboard.cookies import CookieSessions
@@ -30,6 +31,8 @@ pages.load()
 bp.before_request(csrf.protect)  # every POST form carries its token, or is refused with a readable page
 bp.context_processor(lambda: {"me": session.signed_in()})
 bp.context_processor(resellers.nav)
+# On a reseller's verified domain every page wears the reseller's name, never this service's.
+bp.context_processor(lambda: {"brand_name": host_brand().provider})
 errors.install(bp)
 
 

@@ -28,7 +28,7 @@ class ChallengeOut(Out):
     """The DNS record to publish before calling verify."""
 
     type: str = Field(description="TXT")
-    name: str = Field(description="_verimail-challenge.<hostname>")
+    name: str = Field(description="_domain-challenge.<hostname>")
     value: str
 
 

@@ -11,6 +11,7 @@ from services.usage.plans import PLANS
 from services.users import reset, signin, signup
 from services.users.errors import EmailTaken, ResetLinkInvalid, SignInThrottled
 from web.auth import origin
+from web.branding import host_brand
 from web.dashboard import forms, session
 from web.dashboard.blueprint import bp
 
@@ -33,7 +34,7 @@ def sign_up() -> Page | Response:
             "sign_up.html", status, plans=PLANS.values(), chosen=forms.text("tier"), error=message
         )
     session.start(user)
-    flash("Welcome to verimail. Create your first API key to start validating.", "success")
+    flash(f"Welcome to {host_brand().provider}. Create your first API key to start validating.", "success")
     return redirect(url_for("dashboard.keys"))
 
 
