@@ -40,6 +40,7 @@ class AuditEvent(StrEnum):
     CUSTOM_DOMAIN_ADDED = "custom_domain.added"
     CUSTOM_DOMAIN_VERIFIED = "custom_domain.verified"
     CUSTOM_DOMAIN_DELETED = "custom_domain.deleted"
+    CUSTOM_DOMAIN_LAPSED = "custom_domain.lapsed"
 
 
 class AuditEntry(Base):

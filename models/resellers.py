@@ -126,6 +126,8 @@ class CustomDomain(Timestamped, Base):
     hostname: Mapped[str] = mapped_column(String(253))
     token: Mapped[str] = mapped_column(String(64))
     verified_at: Mapped[datetime | None]
+    # Since when the re-check has not found the TXT record of a verified domain (null: found last time).
+    missing_since: Mapped[datetime | None]
 
 
 class CommissionReport(Base):

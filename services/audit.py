@@ -30,9 +30,13 @@ class Origin:
     # The signed-in dashboard user who acted (their email), for actions taken in the dashboard rather than
     # with a key: the entry's key id is then empty, and this says who it was.
     dashboard_user: str | None = None
+    # Who acted when it was not the account itself: ``reseller`` for what a sub-user's reseller did to it.
+    acted_by: str | None = None
 
 
 SYSTEM = Origin()  # scheduled work (automatic rotation, deactivation) has no client
+# A reseller's action as its sub-user's trail shows it: the reseller, never its staff's addresses or browsers.
+RESELLER = Origin(acted_by="reseller")
 
 
 def record(
@@ -66,6 +70,8 @@ def _with_actor(details: Mapping[str, object] | None, origin: Origin) -> dict[st
     values = dict(details or {})
     if origin.dashboard_user is not None:
         values["dashboardUser"] = origin.dashboard_user
+    if origin.acted_by is not None:
+        values["actedBy"] = origin.acted_by
     return values
 
 

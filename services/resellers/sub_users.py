@@ -105,7 +105,7 @@ def create(actor: AuthContext, new: NewSubUser) -> CreatedSubUser:
             parent_account_id=actor.account.id,
         )
         sub = _add_rows(session, account, actor.account.id, now)
-        issued = lifecycle.issue(session, account, lifecycle.KeySpec("Admin key", (ADMIN,)), actor.origin)
+        issued = lifecycle.issue(session, account, lifecycle.KeySpec("Admin key", (ADMIN,)), audit.RESELLER)
         _audit(session, actor, AuditEvent.SUB_USER_CREATED, sub, email=email, tier=account.tier)
     return CreatedSubUser(SubUserView(sub, account), issued)
 
@@ -190,7 +190,7 @@ def delete(actor: AuthContext, sub_id: str) -> None:
             ApiKey.account_id == view.account.id, ApiKey.status != KeyStatus.INACTIVE.value
         )
         for key in session.scalars(usable.with_for_update()):
-            lifecycle.deactivate(session, key, "account-deleted", actor.origin)
+            lifecycle.deactivate(session, key, "account-deleted", audit.RESELLER)
         _audit(session, actor, AuditEvent.SUB_USER_DELETED, view.sub, email=view.sub.email)
 
 

@@ -65,9 +65,9 @@ def test_forms_posted_without_their_csrf_token_are_refused(service: Service) -> 
 def test_the_api_ignores_the_dashboard_cookie_and_pages_ignore_api_keys(service: Service) -> None:
     with requests.Session() as browser:
         _sign_up(browser, service)
-        cookie = browser.cookies.get("verimail_session")
+        cookie = browser.cookies.get("dashboard_session")
         api = requests.get(
-            f"{service.base_url}/api/usage", cookies={"verimail_session": cookie or ""}, timeout=10
+            f"{service.base_url}/api/usage", cookies={"dashboard_session": cookie or ""}, timeout=10
         )
         secret = _create_key(browser, service)
     page = requests.get(

@@ -40,7 +40,7 @@ def test_the_session_cookie_is_http_only_same_site_and_scoped_to_the_dashboard(p
     sign_up(page)
 
     (cookie,) = page.context.cookies()
-    assert cookie["name"] == "verimail_session"
+    assert cookie["name"] == "dashboard_session"
     assert cookie["httpOnly"] is True
     assert cookie["sameSite"] == "Lax"
     assert cookie["path"] == "/dashboard"

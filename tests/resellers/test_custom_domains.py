@@ -18,8 +18,8 @@ from maillab.model import DomainSpec
 from models.keys import ApiKey
 from models.session import transaction
 from services.keys import rotation
-from services.resellers.custom_domains import challenge_name
 from services.mail import outbox
+from services.resellers.custom_domains import challenge_name
 from settings import get_settings
 from tests.fixtures.db import Persona
 from tests.mail.mailbox import Mailbox

@@ -47,6 +47,7 @@ def test_the_sweepers_of_every_capability_are_scheduled() -> None:
         "tasks.jobs.sweep_jobs",
         "tasks.keys.sweep_key_rotation",
         "tasks.resellers.close_commission_months",
+        "tasks.resellers.recheck_custom_domains",
         "tasks.retention.purge_expired",
         "tasks.usage.close_ended_periods",
         "tasks.webhooks.sweep_due_deliveries",

@@ -39,7 +39,7 @@ errors.install(bp)
 def install(app: Flask, settings: Settings) -> None:
     app.config.update(
         SECRET_KEY=settings.secret_key,
-        SESSION_COOKIE_NAME="verimail_session",
+        SESSION_COOKIE_NAME="dashboard_session",
         SESSION_COOKIE_PATH="/dashboard",  # never sent to the API's paths
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
