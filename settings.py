@@ -237,6 +237,8 @@ class Settings:
     # client by its /64): ANONYMOUS_REQUESTS_PER_MINUTE and _PER_DAY (``services.usage.rate_limits``).
     anonymous_per_minute: int = 60
     anonymous_per_day: int = 2000
+    # Dashboard sign-ups per client network and hour (SIGN_UPS_PER_HOUR, ``services.users.signup``).
+    sign_ups_per_hour: int = 10
     # Who results name when no reseller's white-label applies (``services.branding``).
     brand: ServiceBrand = field(default_factory=ServiceBrand)
 
@@ -290,6 +292,7 @@ class Settings:
             anonymous_per_day=parse_int(
                 "ANONYMOUS_REQUESTS_PER_DAY", env.get("ANONYMOUS_REQUESTS_PER_DAY", "2000"), minimum=1
             ),
+            sign_ups_per_hour=parse_int("SIGN_UPS_PER_HOUR", env.get("SIGN_UPS_PER_HOUR", "10"), minimum=1),
             jobs=JobSettings.from_env(env, production=app_env == "production"),
             brand=ServiceBrand.from_env(env, base_url),
         )

@@ -16,8 +16,10 @@ if TYPE_CHECKING:
 
 
 class Tier(StrEnum):
-    """The six plan tiers of spec 8.1, as the API names them; ``services.usage.plans`` holds their limits."""
+    """The six plan tiers of spec 8.1, as the API names them, and the trial every self-serve account opens
+    on until its plan is granted; ``services.usage.plans`` holds their limits."""
 
+    TRIAL = "trial"
     GROWTH = "growth"
     PRO = "pro"
     BUSINESS = "business"
@@ -27,6 +29,8 @@ class Tier(StrEnum):
 
 
 TIER_VALUES = ", ".join(f"'{tier.value}'" for tier in Tier)
+# The plans of spec 8.1, which an operator (or a billing integration) grants; nobody takes one by signing up.
+PAID_TIERS: tuple[Tier, ...] = tuple(tier for tier in Tier if tier is not Tier.TRIAL)
 
 
 class Account(Timestamped, Base):
@@ -45,5 +49,10 @@ class Account(Timestamped, Base):
     )
     # Set while the account is suspended (by its reseller): its keys do not authenticate until it is cleared.
     suspended_at: Mapped[datetime | None]
+    # When the owner proved the email is theirs (an emailed link); operator and reseller accounts are vouched
+    # for at creation. Until then the account's keys do not authenticate.
+    email_verified_at: Mapped[datetime | None]
+    # The plan a self-serve owner asked for, while the account is on the trial; cleared once one is granted.
+    requested_tier: Mapped[str | None] = mapped_column(String(32))
 
     keys: Mapped[list[ApiKey]] = relationship(back_populates="account", passive_deletes=True)

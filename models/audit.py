@@ -32,6 +32,7 @@ class AuditEvent(StrEnum):
     USER_SIGNED_OUT = "user.signed_out"
     USER_PASSWORD_RESET_REQUESTED = "user.password_reset_requested"  # noqa: S105 - an event name
     USER_PASSWORD_CHANGED = "user.password_changed"  # noqa: S105 - an event name
+    USER_EMAIL_VERIFIED = "user.email_verified"
     # A reseller's own log records what it does to its sub-users, brand and domains.
     SUB_USER_CREATED = "sub_user.created"
     SUB_USER_UPDATED = "sub_user.updated"
@@ -41,6 +42,7 @@ class AuditEvent(StrEnum):
     CUSTOM_DOMAIN_VERIFIED = "custom_domain.verified"
     CUSTOM_DOMAIN_DELETED = "custom_domain.deleted"
     CUSTOM_DOMAIN_LAPSED = "custom_domain.lapsed"
+    PLAN_GRANTED = "plan.granted"
 
 
 class AuditEntry(Base):

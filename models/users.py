@@ -42,3 +42,18 @@ class PasswordResetToken(Base):
     created_at: Mapped[datetime] = mapped_column(default=clock.now)
     expires_at: Mapped[datetime]
     used_at: Mapped[datetime | None]
+
+
+class EmailVerificationToken(Base):
+    """A single-use, expiring link proving the owner reads the account's email; only its SHA-256 is kept."""
+
+    __tablename__ = "email_verification_tokens"
+
+    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    user_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("dashboard_users.id", ondelete="CASCADE"), index=True
+    )
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=clock.now)
+    expires_at: Mapped[datetime]
+    used_at: Mapped[datetime | None]

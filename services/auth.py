@@ -23,6 +23,10 @@ from services.errors import InsufficientPermissions, InvalidApiKey, IpNotAllowed
 from services.keys import allowlist, last_used, retired_secrets, rotation_policy, scopes, secrets
 
 INVALID_MESSAGE = "The API key is not valid: it may be mistyped, revoked or deactivated."
+UNVERIFIED_MESSAGE = (
+    "The API key's account has not confirmed its email address yet: follow the link emailed to its owner, "
+    "then this key works."
+)
 # Found keys with their account, by (publishable?, SHA-256 of the credential): ``services.snapshots`` says
 # how a revocation, a rotation or a suspension reaches every process on the next request.
 _KEYS: snapshots.Snapshots[tuple[bool, str], ApiKey] = snapshots.Snapshots()
@@ -96,11 +100,11 @@ def _admit(
     """The checks of a key found for ``presented``; a refusal based on a snapshot is confirmed first
     (a reactivated account, a widened allowlist must not be refused on the next request either)."""
     usable = key is not None and key.is_usable and not _past_deactivation(key)
-    if key is None or not usable or key.account.suspended_at is not None:
+    if key is None or not usable or key.account.suspended_at is not None or not _verified(key):
         if generation is not None:
             return _read_again(presented, origin, snapshots.read_generation())
         _record_failure(key, presented, origin)
-        raise InvalidApiKey(INVALID_MESSAGE)
+        raise InvalidApiKey(UNVERIFIED_MESSAGE if key is not None and not _verified(key) else INVALID_MESSAGE)
     if not allowlist.permits(key.allowed_ips, origin.ip):
         if generation is not None:
             return _read_again(presented, origin, snapshots.read_generation())
@@ -112,6 +116,10 @@ def _admit(
         )
     last_used.note_use(key)
     return AuthContext(key.account, key, presented.is_publishable, origin, presented, generation)
+
+
+def _verified(key: ApiKey) -> bool:
+    return key.account.email_verified_at is not None
 
 
 def _past_deactivation(key: ApiKey) -> bool:
@@ -127,6 +135,7 @@ def _record_failure(key: ApiKey | None, presented: Presented, origin: audit.Orig
     if key is not None:
         status = "expired" if key.is_usable else key.status
         reason = "account suspended" if key.account.suspended_at is not None else f"key {status}"
+        reason = reason if _verified(key) else "email not verified"
         _record(AuditEvent.AUTH_FAILED, key, origin, reason=reason)
         return
     retired = retired_secrets.find(presented.cache_key[1]) if not presented.is_publishable else None

@@ -1,5 +1,5 @@
-"""Operator commands: ``flask --app web accounts create|issue-key`` and ``resellers set``; each prints one
-JSON object."""
+"""Operator commands: ``flask --app web accounts create|grant|issue-key`` and ``resellers set``; each prints
+one JSON object."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import click
 from email_validator import EmailNotValidError, validate_email
 from flask.cli import AppGroup
 
-from models.accounts import Tier
+from models.accounts import PAID_TIERS, Tier
 from services import accounts as accounts_service
 from services.errors import ServiceError
 from services.resellers import terms as terms_service
@@ -30,7 +30,9 @@ def checked_email(_ctx: click.Context, _param: click.Parameter, value: str) -> s
 
 @accounts.command("create")
 @click.option("--email", required=True, callback=checked_email, help="The owner's email address.")
-@click.option("--tier", required=True, type=click.Choice([tier.value for tier in Tier]), help="The plan.")
+@click.option(
+    "--tier", required=True, type=click.Choice([tier.value for tier in PAID_TIERS]), help="The plan."
+)
 @click.option("--name", default=None, help="A display name for the account.")
 @click.option(
     "--password-stdin",
@@ -67,6 +69,20 @@ def read_password() -> str:
     except WeakPassword as error:
         raise click.BadParameter(error.message, param_hint="--password-stdin") from None
     return password
+
+
+@accounts.command("grant")
+@click.option("--account", "account_id", required=True, type=int, help="The account to put on a plan.")
+@click.option(
+    "--tier", required=True, type=click.Choice([tier.value for tier in PAID_TIERS]), help="The plan."
+)
+def grant(account_id: int, tier: str) -> None:
+    """Grant a plan (after payment, or a contract): limits, quota and features follow at once."""
+    try:
+        account = accounts_service.grant_plan(account_id, Tier(tier))
+    except ServiceError as error:
+        raise click.UsageError(error.message) from None
+    click.echo(json.dumps({"accountId": account.id, "tier": account.tier, "requestedTier": None}))
 
 
 @accounts.command("issue-key")

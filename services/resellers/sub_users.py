@@ -22,7 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from core import clock
-from models.accounts import Account, Tier
+from models.accounts import PAID_TIERS, Account, Tier
 from models.audit import AuditEvent
 from models.keys import ApiKey, KeyStatus
 from models.resellers import SubUser, SubUserTier
@@ -40,7 +40,7 @@ from services.usage.report import UsageReport, usage_report
 ID_PREFIX = "sub_"
 PAGE_MAX = 100
 # Any tier below Enterprise Plus: a sub-user cannot resell in turn.
-SUB_USER_TIERS: tuple[Tier, ...] = tuple(tier for tier in Tier if tier is not Tier.ENTERPRISE_PLUS)
+SUB_USER_TIERS: tuple[Tier, ...] = tuple(tier for tier in PAID_TIERS if tier is not Tier.ENTERPRISE_PLUS)
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,7 @@ def create(actor: AuthContext, new: NewSubUser) -> CreatedSubUser:
             tier=new.tier.value,
             billing_anchor=month_start(now),
             parent_account_id=actor.account.id,
+            email_verified_at=now,  # the reseller vouches for its customer, as the operator does for accounts
         )
         sub = _add_rows(session, account, actor.account.id, now)
         issued = lifecycle.issue(session, account, lifecycle.KeySpec("Admin key", (ADMIN,)), audit.RESELLER)

@@ -1,4 +1,4 @@
-"""The six tiers of spec 8.1 and their limits, in one place.
+"""The six tiers of spec 8.1 and the trial, with their limits, in one place.
 
 The limits work (rate limits, quotas) reads per-minute/per-day/monthly numbers from here, and the
 per-tier features beside them; key management reads ``key_limit``. Tier identifiers are the lowercase
@@ -48,6 +48,9 @@ class Plan:
 PLANS: dict[Tier, Plan] = {
     plan.tier: plan
     for plan in (
+        # A self-serve account's allowance until its plan is granted: enough to wire up a form and try
+        # the API, not enough to clean a list (docs/plans.md).
+        Plan(Tier.TRIAL, "Trial", 10, 100, 100, 2, 0),
         Plan(Tier.GROWTH, "Growth", 10, 167, 5_000, 2, 19),
         Plan(Tier.PRO, "Pro", 23, 333, 10_000, 3, 49),
         Plan(Tier.BUSINESS, "Business", 93, 1_333, 40_000, 5, 149),
@@ -77,6 +80,7 @@ def _in_spec_order(features: set[Feature]) -> tuple[Feature, ...]:
 
 
 FEATURES: dict[Tier, tuple[Feature, ...]] = {
+    Tier.TRIAL: _in_spec_order(_GROWTH),
     Tier.GROWTH: _in_spec_order(_GROWTH),
     Tier.PRO: _in_spec_order(_PRO),
     Tier.BUSINESS: _in_spec_order(_BUSINESS),

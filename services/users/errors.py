@@ -21,10 +21,20 @@ class SignInRefused(UserError):
     """Wrong email or password: one message for both, so the form does not reveal who has an account."""
 
 
-class SignInThrottled(UserError):
+class Throttled(UserError):
+    """Too many tries from one place; ``retry_after`` seconds until the next one counts."""
+
     def __init__(self, message: str, *, retry_after: int) -> None:
         super().__init__(message, retryAfter=retry_after)
         self.retry_after = retry_after
+
+
+class SignInThrottled(Throttled):
+    pass
+
+
+class SignUpThrottled(Throttled):
+    pass
 
 
 class ResetLinkInvalid(UserError):

@@ -8,7 +8,6 @@ of that user and moves ``password_changed_at``, which signs out every existing s
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from datetime import timedelta
 from pathlib import Path
@@ -22,8 +21,9 @@ from models.session import transaction
 from models.users import DashboardUser, PasswordResetToken
 from services import audit, once_a_minute
 from services.broker import SEND_DUE_MAIL_TASK, send_after_commit
+from services.keys.secrets import hash_secret
 from services.mail import outbox, render
-from services.users import passwords, throttle
+from services.users import passwords, throttle, verification
 from services.users.errors import ResetLinkInvalid
 from services.users.signup import normalized
 from settings import get_settings
@@ -48,7 +48,7 @@ def request_reset(email: str, origin: audit.Origin) -> None:
             return
         now = clock.now()
         session.add(
-            PasswordResetToken(user_id=user.id, token_hash=_digest(token), expires_at=now + LINK_LIFETIME)
+            PasswordResetToken(user_id=user.id, token_hash=hash_secret(token), expires_at=now + LINK_LIFETIME)
         )
         outbox.queue(session, user.account_id, _draft(email, token))
         # The person is waiting at the form: send now, not at the next sweep (which retries if this is lost).
@@ -80,6 +80,7 @@ def reset_password(token: str, new_password: str, origin: audit.Origin) -> Dashb
         user.password_changed_at = now
         pending = (PasswordResetToken.user_id == user.id, PasswordResetToken.used_at.is_(None))
         session.execute(update(PasswordResetToken).where(*pending).values(used_at=now))
+        verification.mark_verified(session, user.account_id, origin)  # the link proved the inbox is theirs
         details = {"email": user.email, "via": "reset link"}
         audit.record(
             AuditEvent.USER_PASSWORD_CHANGED,
@@ -93,16 +94,11 @@ def reset_password(token: str, new_password: str, origin: audit.Origin) -> Dashb
 
 
 def _usable(session: Session, token: str, *, lock: bool) -> PasswordResetToken:
-    stmt = select(PasswordResetToken).where(PasswordResetToken.token_hash == _digest(token))
+    stmt = select(PasswordResetToken).where(PasswordResetToken.token_hash == hash_secret(token))
     row = session.scalars(stmt.with_for_update() if lock else stmt).one_or_none()
     if row is None or row.used_at is not None or row.expires_at <= clock.now():
         raise ResetLinkInvalid(INVALID)
     return row
-
-
-def _digest(token: str) -> str:
-    """SHA-256 is enough: the token is 256 random bits, nothing to brute-force (as for API secrets)."""
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def _draft(email: str, token: str) -> outbox.Draft:

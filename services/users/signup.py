@@ -1,51 +1,103 @@
-"""Opening an account from the dashboard, and giving an operator-opened account its owner's login."""
+"""Opening an account from the dashboard, and giving an operator-opened account its owner's login.
+
+A sign-up answers the same for every address, so the form tells nobody who has an account: a new address
+gets an account on the trial with the plan asked for beside it, and a link to confirm the email and choose
+the password (``services.users.verification``); an address waiting for that gets a fresh link; an address
+that already signs in gets a note saying so, with the ways back in. At most one email per address and
+minute, and ``SIGN_UPS_PER_HOUR`` (10) sign-ups per client network and hour.
+
+Plans are granted, not taken: a paid plan starts when the operator (or a billing integration) grants it
+(``services.accounts.grant_plan``); Enterprise Plus is never offered here.
+"""
 
 from __future__ import annotations
+
+import secrets
+from pathlib import Path
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from models.accounts import Account, Tier
+from models.accounts import PAID_TIERS, Account, Tier
 from models.audit import AuditEvent
 from models.session import transaction
 from models.users import DashboardUser
-from services import accounts, audit
-from services.errors import NotFound
-from services.users import passwords
-from services.users.errors import EmailTaken
+from services import accounts, audit, once_a_minute
+from services.broker import SEND_DUE_MAIL_TASK, send_after_commit
+from services.errors import InvalidField, NotFound
+from services.mail import outbox, render
+from services.networks import client_network
+from services.redis_client import get_redis, key
+from services.users import passwords, verification
+from services.users.errors import EmailTaken, SignUpThrottled
+from settings import get_settings
 
-TAKEN = "An account with this email already exists. Sign in, or reset its password."
+MAX_EMAIL = 254
+# Plans a person may ask for on the form; Enterprise Plus is opened by the operator only.
+REQUESTABLE: tuple[Tier, ...] = tuple(tier for tier in PAID_TIERS if tier is not Tier.ENTERPRISE_PLUS)
+TEMPLATES = Path(__file__).parent / "templates"
 
 
 def normalized(email: str) -> str:
-    return email.strip().lower()
+    return email.strip().lower()[:MAX_EMAIL]
 
 
-def sign_up(email: str, password: str, tier: Tier, name: str | None, origin: audit.Origin) -> DashboardUser:
-    """A new account on ``tier`` with its owner's login; no key yet (the owner creates keys on the page).
-
-    ``email`` must already be a syntactically valid address (the form checks it); the password is checked
-    here. The account and its login commit together, so a taken email leaves no orphan account behind.
-    """
-    passwords.check_strength(password)
+def sign_up(email: str, requested: Tier, name: str | None, origin: audit.Origin) -> None:
+    """Start a sign-up for ``email``; the answer is an email to that address, whoever has it."""
+    if requested not in REQUESTABLE:
+        raise InvalidField("tier", "Choose one of the plans offered; Enterprise Plus is opened by our team.")
+    _count_sign_up(origin.ip)
     email = normalized(email)
+    if not once_a_minute.first_this_minute("sign-up", email, if_redis_down=False):
+        return
     try:
         with transaction() as session:
-            _check_free(session, email)
-            account = accounts.new_account(session, email, tier, name)
-            user = _new_user(session, account, email, password)
-            details = {"email": email, "tier": tier.value}
-            audit.record(
-                AuditEvent.USER_SIGNED_UP,
-                account_id=account.id,
-                origin=origin,
-                details=details,
-                session=session,
-            )
-    except IntegrityError:  # two sign-ups with one email at the same instant: the unique index decides
-        raise EmailTaken(TAKEN) from None
+            user = session.scalars(select(DashboardUser).where(DashboardUser.email == email)).one_or_none()
+            if user is None:
+                user = _open_pending(session, email, requested, name[:200] if name else None, origin)
+            _answer(session, user)
+    except IntegrityError:  # two sign-ups of one address at the same instant: the first one's email stands
+        return
+
+
+def _open_pending(
+    session: Session, email: str, requested: Tier, name: str | None, origin: audit.Origin
+) -> DashboardUser:
+    account = accounts.new_account(session, email, Tier.TRIAL, name, verified=False, requested=requested)
+    # Nobody knows this password: the owner chooses one through the emailed link.
+    user = _new_user(session, account, email, secrets.token_urlsafe(32))
+    details = {"email": email, "requestedTier": requested.value}
+    audit.record(
+        AuditEvent.USER_SIGNED_UP, account_id=account.id, origin=origin, details=details, session=session
+    )
     return user
+
+
+def _answer(session: Session, user: DashboardUser) -> None:
+    account = session.get_one(Account, user.account_id)
+    if account.email_verified_at is None:
+        verification.queue_link(session, user)
+        return
+    context = {"email": user.email, "sign_in": get_settings().base_url + "/dashboard/sign-in"}
+    subject = "You already have an account"
+    draft = render.draft(TEMPLATES, "already_signed_up", context, recipient=user.email, subject=subject)
+    outbox.queue(session, user.account_id, draft)
+    send_after_commit(session, SEND_DUE_MAIL_TASK)
+
+
+def _count_sign_up(ip: str | None) -> None:
+    """``SIGN_UPS_PER_HOUR`` per client network: opening accounts in bulk costs us mail and reputation."""
+    limit = get_settings().sign_ups_per_hour
+    name = key("sign-up", client_network(ip))
+    pipe = get_redis().pipeline()
+    pipe.incr(name)
+    pipe.expire(name, 3600, nx=True)
+    count, _ = pipe.execute()
+    if int(count) > limit:
+        raise SignUpThrottled(
+            "Too many sign-ups from your network in the last hour. Try again later.", retry_after=3600
+        )
 
 
 def add_owner(account_id: int, password: str) -> DashboardUser:
@@ -71,7 +123,7 @@ def email_free(email: str) -> bool:
 
 def _check_free(session: Session, email: str) -> None:
     if session.scalar(select(DashboardUser.id).where(DashboardUser.email == email)) is not None:
-        raise EmailTaken(TAKEN)
+        raise EmailTaken("An account with this email already exists. Sign in, or reset its password.")
 
 
 def _new_user(session: Session, account: Account, email: str, password: str) -> DashboardUser:

@@ -37,6 +37,10 @@ class Service:
     log: Path
 
 
+# The service of the running package, for steps that read what it emailed (``steps.emailed_path``).
+RUNNING: list[Service] = []
+
+
 def start_gunicorn(env: dict[str, str], port: int, log: Path) -> subprocess.Popen[bytes]:
     # No control socket: its default path is shared by every gunicorn of the machine (other test runs).
     command = [
@@ -101,7 +105,10 @@ def service(job_env: dict[str, str]) -> Iterator[Service]:
         processes.append(start_beat(env, f"db{os.getpid()}"))
         processes.append(start_worker(env, f"dw{os.getpid()}", concurrency=10))
         wait_serving(base_url, server, log)
-        yield Service(base_url, mailbox, receiver, env, log)
+        running = Service(base_url, mailbox, receiver, env, log)
+        RUNNING.append(running)
+        yield running
+        RUNNING.remove(running)
     finally:
         server.terminate()
         server.wait(timeout=30)

@@ -14,6 +14,7 @@ from playwright.sync_api import Page, expect
 from tests.dashboard.browser import check_and_shoot
 from tests.dashboard.service import ROOT, TIME_LIMIT, Service
 from tests.dashboard.steps import PASSWORD, new_email, sign_in, sign_out, sign_up
+from tests.fixtures.db import open_owner
 
 pytestmark = TIME_LIMIT
 
@@ -48,11 +49,7 @@ def test_the_session_cookie_is_http_only_same_site_and_scoped_to_the_dashboard(p
 
 
 def test_five_wrong_passwords_lock_the_email_for_a_while(service: Service) -> None:
-    email = new_email()
-    with requests.Session() as browser:
-        token = _csrf(browser, f"{service.base_url}/dashboard/sign-up")
-        form = {"email": email, "password": PASSWORD, "tier": "growth", "csrf_token": token}
-        assert browser.post(f"{service.base_url}/dashboard/sign-up", data=form, timeout=10).ok
+    email = open_owner(PASSWORD)
     with requests.Session() as guesser:
         statuses = [_sign_in(guesser, service, email, f"guess number {n}").status_code for n in range(5)]
         refused = _sign_in(guesser, service, email, PASSWORD)

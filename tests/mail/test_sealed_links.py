@@ -4,16 +4,15 @@ the relay does, and once sent nothing of it is kept."""
 from __future__ import annotations
 
 import re
-import secrets
 
 from sqlalchemy import select
 
-from models.accounts import Tier
 from models.mail import MailStatus, OutboundMail
 from models.session import transaction
 from services import audit
 from services.mail import outbox
-from services.users import reset, signup
+from services.users import reset
+from tests.fixtures.db import open_owner
 from tests.mail.mailbox import Mailbox
 
 LINK = re.compile(r"/dashboard/reset-password/([A-Za-z0-9_-]{20,})")
@@ -27,8 +26,7 @@ def stored(recipient: str) -> OutboundMail:
 def test_a_reset_link_is_sealed_at_rest_delivered_whole_and_forgotten_once_sent(
     mailbox: Mailbox, database_url: str
 ) -> None:
-    email = f"owner-{secrets.token_hex(4)}@example.com"
-    signup.sign_up(email, "correct horse battery", Tier.PRO, None, audit.Origin(ip="192.0.2.1"))
+    email = open_owner("correct horse battery")
     reset.request_reset(email, audit.Origin(ip="192.0.2.1"))
 
     queued = stored(email)

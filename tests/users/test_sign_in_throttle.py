@@ -9,20 +9,18 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from sqlalchemy import select
 
-from models.accounts import Tier
 from models.audit import AuditEntry, AuditEvent
 from models.session import transaction
 from services import audit
-from services.users import signin, signup, throttle
+from services.users import signin, throttle
 from services.users.errors import SignInRefused, SignInThrottled
+from tests.fixtures.db import open_owner
 
 PASSWORD = "correct horse battery"
 
 
 def owner(database_url: str) -> str:
-    email = f"owner-{secrets.token_hex(4)}@example.com"
-    signup.sign_up(email, PASSWORD, Tier.PRO, None, audit.Origin(ip="192.0.2.1"))
-    return email
+    return open_owner(PASSWORD)
 
 
 def attempt(email: str, password: str, ip: str) -> str:

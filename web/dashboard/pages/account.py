@@ -6,12 +6,11 @@ from flask import flash, redirect, request, url_for
 from werkzeug.wrappers import Response
 
 from models.accounts import Tier
-from services.errors import ServiceError
+from services.errors import InvalidField, ServiceError
 from services.usage.plans import PLANS
-from services.users import reset, signin, signup
-from services.users.errors import EmailTaken, ResetLinkInvalid, SignInThrottled
+from services.users import reset, signin, signup, verification
+from services.users.errors import ResetLinkInvalid, SignInThrottled, Throttled
 from web.auth import origin
-from web.branding import host_brand
 from web.dashboard import forms, session
 from web.dashboard.blueprint import bp
 
@@ -19,23 +18,55 @@ Page = tuple[str, int, dict[str, str]]
 
 
 @bp.route("/sign-up", methods=["GET", "POST"])
-def sign_up() -> Page | Response:
+def sign_up() -> Page:
+    """Answers alike for every address (``services.users.signup``): the email tells the rest."""
     if request.method == "GET":
-        return forms.render("sign_up.html", plans=PLANS.values(), chosen=request.args.get("plan", "growth"))
+        return _sign_up_form(200, chosen=request.args.get("plan", Tier.GROWTH.value))
     try:
-        tier = Tier(forms.text("tier"))
-        user = signup.sign_up(
-            forms.email(), request.form.get("password", ""), tier, forms.text("name") or None, origin()
-        )
-    except (ServiceError, ValueError) as error:
-        message = error.message if isinstance(error, ServiceError) else "Choose one of the plans."
-        status = 409 if isinstance(error, EmailTaken) else 400
+        signup.sign_up(forms.email(), _requested_tier(), forms.text("name") or None, origin())
+    except Throttled as error:
+        page = _sign_up_form(429, chosen=forms.text("tier"), error=error.message)
+        return page[0], page[1], {**page[2], "Retry-After": str(error.retry_after)}
+    except ServiceError as error:
+        return _sign_up_form(400, chosen=forms.text("tier"), error=error.message)
+    return forms.render("check_inbox.html", email=signup.normalized(forms.text("email")))
+
+
+def _requested_tier() -> Tier:
+    try:
+        return Tier(forms.text("tier"))
+    except ValueError:
+        raise InvalidField("tier", "Choose one of the plans offered.") from None
+
+
+def _sign_up_form(status: int, *, chosen: str, error: str | None = None) -> Page:
+    plans = [PLANS[tier] for tier in signup.REQUESTABLE]
+    return forms.render(
+        "sign_up.html", status, plans=plans, trial=PLANS[Tier.TRIAL], chosen=chosen, error=error
+    )
+
+
+@bp.route("/verify-email/<token>", methods=["GET", "POST"])
+def verify_email(token: str) -> Page | Response:
+    """The emailed link: confirm the address, choose the password, and land signed in."""
+    try:
+        pending = verification.check_link(token)
+        if request.method == "POST":
+            user = verification.complete(token, request.form.get("password", ""), origin())
+            session.start(user)
+            return redirect(url_for("dashboard.keys"))
+    except ResetLinkInvalid as error:
+        return forms.render("verify_email.html", 400, token=token, error=error.message, invalid=True)
+    except ServiceError as error:
+        plan = _plan(pending)
         return forms.render(
-            "sign_up.html", status, plans=PLANS.values(), chosen=forms.text("tier"), error=message
+            "verify_email.html", 400, token=token, pending=pending, plan=plan, error=error.message
         )
-    session.start(user)
-    flash(f"Welcome to {host_brand().provider}. Create your first API key to start validating.", "success")
-    return redirect(url_for("dashboard.keys"))
+    return forms.render("verify_email.html", token=token, pending=pending, plan=_plan(pending))
+
+
+def _plan(pending: verification.Pending) -> object:
+    return PLANS[Tier(pending.requested_tier)] if pending.requested_tier else None
 
 
 @bp.route("/sign-in", methods=["GET", "POST"])
