@@ -22,6 +22,11 @@ from web.schemas.branding import BrandOut
 from web.schemas.inputs import INTEGER_MAX
 
 Email = Annotated[str, Field(max_length=254, description="at most 254 characters (spec 8.4)")]
+RESULT_EMAIL = (
+    "the address validated, in lowercase: the submitted text without the blanks around it, the domain in "
+    "the form it was written (an `xn--` domain stays one, a Unicode domain stays Unicode); to match a "
+    "result to what you sent, use `input` (and `index` in a list)"
+)
 
 
 RETRY_TEMPORARY = (
@@ -101,7 +106,7 @@ class ResultOut(Out):
     model_config = ConfigDict(extra="allow")
 
     is_valid: bool
-    email: str
+    email: str = Field(description=RESULT_EMAIL)
     score: int
     severity: str
     checks: dict[str, CheckOut]
@@ -118,7 +123,7 @@ class ListResultOut(ResultOut):
     the same address (``services.jobs.list_rows``)."""
 
     index: int = Field(0, description="0-based position of the entry in the submitted list")
-    input: str = Field(description="the entry exactly as submitted; `email` is it without surrounding blanks")
+    input: str = Field(description="the entry exactly as submitted; `email` is it trimmed and lowercased")
     duplicate_of: int | None = Field(
         None, description="index of the first entry with the same address (answered alike, charged once)"
     )
