@@ -17,7 +17,7 @@ from services.jobs.completion import processing_ms
 from services.jobs.errors import BATCH_MAXIMUM
 from services.jobs.options import JobOptions
 from services.jobs.submit import ResultsPage
-from web.schemas.base import Body, Out, Query
+from web.schemas.base import Body, Out, Query, Timestamp
 from web.schemas.branding import BrandOut
 from web.schemas.inputs import INTEGER_MAX
 
@@ -137,7 +137,7 @@ class MetadataOut(BrandOut):
     """Spec 2.3: the request's metadata and who provides the result (under white-label, the reseller)."""
 
     processing_time: int
-    timestamp: datetime
+    timestamp: Timestamp
     ip_address: str | None
     country: str | None
 
@@ -164,7 +164,7 @@ class BatchResultOut(Out):
     warning: int
     results: list[ListResultOut] = Field(description="one per submitted address, in submission order")
     processing_time: int
-    timestamp: datetime
+    timestamp: Timestamp
     checker_degraded: bool = Field(
         False, description="no MX host of any probed domain answered: our checker, not the list; retry later"
     )
@@ -243,8 +243,8 @@ class ResultsOut(Out):
     results: list[ListResultOut] = Field(description="settled results, in submission order")
     has_more: bool
     next_starting_after: int | None
-    created_at: datetime
-    finished_at: datetime | None
+    created_at: Timestamp
+    finished_at: Timestamp | None
     processing_time: int
     checker_degraded: bool = Field(
         False, description="no MX host of any probed domain answered: our checker, not the list; retry later"
