@@ -6,7 +6,7 @@ is valid (warnings included), 1 when at least one is invalid, 2 on a usage or co
 
 Each address is trimmed of the blanks around it before it is judged, as in every entry point of the
 service; results come in argument order, ``input`` echoing the argument exactly and ``email`` the trimmed
-address as typed (``--json`` adds ``index``, the argument's 0-based position).
+address in lowercase (``--json`` adds ``index``, the argument's 0-based position).
 
 Against the offline mail lab: ``python -m maillab`` prints ``DNS_NAMESERVERS=... SMTP_PROBE_PORT=...``;
 with those in the environment, ``python -m verifier --test-domains alice@mailbox.test zed@mailbox.test``.
@@ -71,7 +71,7 @@ def _json(index: int, result: ValidationResult) -> str:
 
 def _human(result: ValidationResult) -> str:
     lines = [f"{result.email}: {result.severity.value}, score {result.score}"]
-    if result.input != result.email:  # shown quoted, so the blanks that were trimmed can be seen
+    if result.input != result.email:  # quoted, so the trimmed blanks and the case as typed can be seen
         lines.append(f"  input: {json.dumps(result.input, ensure_ascii=True)}")
     lines += [_check_line(check) for check in result.checks.values()]
     lines += [f"  advice: {advice}" for advice in result.recommendations]

@@ -37,7 +37,14 @@ from verifier.smtp import (
     SessionLimiter,
     probe_domain_group,
 )
-from verifier.syntax import DEFAULT_POLICY, ParsedAddress, SyntaxFailure, SyntaxPolicy, parse_input, trim
+from verifier.syntax import (
+    DEFAULT_POLICY,
+    ParsedAddress,
+    SyntaxFailure,
+    SyntaxPolicy,
+    parse_input,
+    result_email,
+)
 from verifier.typo import icann_suffixes, suggest_domain
 
 FEATURES = frozenset(
@@ -125,7 +132,7 @@ def assemble(
     found = {name: build(facts, options) for name, wanted, build in CHECKS if wanted(options)}
     verdict = judge(_findings(facts, options))
     return ValidationResult(
-        parsed.typed,
+        result_email(parsed.typed),
         verdict.is_valid,
         verdict.score,
         verdict.severity,
@@ -140,7 +147,7 @@ def syntax_failure_result(raw: object, failure: SyntaxFailure) -> ValidationResu
     check = checks.syntax_failed(failure)
     text = raw if isinstance(raw, str) else ""
     return ValidationResult(
-        _printable(trim(text)),
+        result_email(_printable(text)),
         False,
         0,
         Severity.INVALID,

@@ -83,10 +83,11 @@ class CheckResult:
 class ValidationResult:
     """The engine's verdict on one address (spec 2.1 without the request ``metadata``, which the web adds).
 
-    ``input`` echoes the text exactly as submitted; ``email`` is that text without the blanks around it,
-    in the user's own case and domain form (``John@Example.COM``, an ``xn--`` or a Unicode domain), so a
-    client can match results to its rows (lone surrogates, which no UTF-8 JSON can carry, are the only
-    change: backslash-escaped). The normalised forms are in the syntax check's metadata.
+    ``input`` echoes the text exactly as submitted, so a client can match results to its rows (lone
+    surrogates, which no UTF-8 JSON can carry, are the only change: backslash-escaped); ``email`` is that
+    text trimmed and lowercased, the domain in the form it was written (``verifier.syntax.result_email``:
+    ``John@Example.COM`` gives ``john@example.com``; an ``xn--`` domain stays one, a Unicode one stays
+    Unicode). The normalised forms are in the syntax check's metadata.
     """
 
     email: str

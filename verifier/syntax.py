@@ -12,6 +12,7 @@ around it for what a deliverability service needs and the library leaves to its 
 ``parse_address`` judges exactly the text it is given (the corpora test it so). The engine calls
 ``parse_input``, which first trims the blanks a copy from a spreadsheet, PDF or web page brings along
 (white space, zero-width characters, a BOM) and keeps the untouched input for the result to echo.
+``result_email`` is the one place a result's ``email`` is written from what was submitted.
 
 Optional RFC forms are off by default, as ``../shared/corpora/README.md`` recommends for a deliverability
 service; ``SyntaxPolicy`` turns each on. Non-ASCII local parts (SMTPUTF8) and Unicode domains (IDNA 2008)
@@ -26,6 +27,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field, replace
 
+import idna
 from email_validator import EmailNotValidError, ValidatedEmail, validate_email
 
 LOCAL_PART_MAX_OCTETS = 64
@@ -58,9 +60,9 @@ DEFAULT_POLICY = SyntaxPolicy()
 class ParsedAddress:
     """A syntactically valid address, normalised: lowercase, NFC local part, Unicode and A-label domains.
 
-    ``typed`` is the address in the case and domain form the user typed, and ``input`` the text exactly as
-    submitted (blanks around it included, see ``parse_input``): what a result echoes. Grouping and probing
-    use the normalised forms.
+    ``typed`` is the address as the user typed it (what ``result_email`` lowercases for a result), and
+    ``input`` the text exactly as submitted (blanks around it included, see ``parse_input``), which a
+    result echoes. Grouping and probing use the normalised forms.
     """
 
     email: str
@@ -99,6 +101,27 @@ def parse_input(raw: str, policy: SyntaxPolicy = DEFAULT_POLICY) -> ParsedAddres
 def trim(raw: str) -> str:
     """``raw`` without ``SURROUNDING_BLANKS`` at either end (inside an address they are still refused)."""
     return raw.strip(SURROUNDING_BLANKS)
+
+
+def result_email(raw: str) -> str:
+    """A result's ``email`` (spec 2.1: the address validated, normalised to lowercase): ``raw`` trimmed and
+    lowercased, the domain kept in the form it was written (an A-label stays ``xn--``, a Unicode domain
+    stays Unicode). Any text has one, an address or not; clients join on ``input`` and ``index``."""
+    text = trim(raw)
+    local, at, domain = text.rpartition("@")
+    return f"{local.lower()}@{_lowercase_domain(domain)}" if at else text.lower()
+
+
+def _lowercase_domain(domain: str) -> str:
+    """A Unicode domain is lowercased as IDNA reads it (UTS 46, non-transitional), not by ``str.lower``
+    or ``casefold``: those turn a ``Σ`` ending the text into ``ς`` and ``ß`` into ``ss``, each another
+    domain to IDNA 2008."""
+    if domain.isascii():
+        return domain.lower()
+    try:
+        return idna.uts46_remap(domain, std3_rules=False, transitional=False)
+    except idna.IDNAError:  # not a domain (the syntax check says why): lowercased as text
+        return domain.lower()
 
 
 def parse_address(raw: str, policy: SyntaxPolicy = DEFAULT_POLICY) -> ParsedAddress | SyntaxFailure:

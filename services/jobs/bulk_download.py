@@ -25,7 +25,7 @@ from models.session import transaction
 from services.jobs import list_rows
 from services.jobs.csv_safe import safe_row
 from services.jobs.errors import JobNotFinished
-from verifier.syntax import trim
+from verifier.syntax import result_email
 
 DOWNLOAD_BATCH = 2_000
 RESULT_COLUMNS = (
@@ -87,11 +87,12 @@ def _result_cells(row: Row) -> tuple[object, ...]:
     if row.state == ItemState.BLANK.value:
         return ("", "", "", "", NO_ADDRESS, "")
     duplicate_of = "" if row.duplicate_of is None else row.duplicate_of
+    email = result_email(row.input)
     if row.result is None:  # cancelled before it was validated
-        return (trim(row.input), "", "", "", CANCELLED, duplicate_of)
+        return (email, "", "", "", CANCELLED, duplicate_of)
     result = row.result
     valid = "true" if result["isValid"] else "false"
-    return (trim(row.input), valid, result["score"], result["severity"], _reason(result), duplicate_of)
+    return (email, valid, result["score"], result["severity"], _reason(result), duplicate_of)
 
 
 def _reason(result: dict[str, Any]) -> str:

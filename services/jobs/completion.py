@@ -32,7 +32,7 @@ def emit_completed(session: Session, job: ValidationJob) -> None:
         item = session.execute(
             select(JobItem.input, JobItem.result).where(JobItem.job_id == job.id, JobItem.position == 0)
         ).first()
-        if item is not None and item.result is not None:  # echoes the address as sent, as the API does
+        if item is not None and item.result is not None:  # the address as the API answers it
             result = list_rows.answer(job.kind, 0, item.input, None, item.result)
             emit_validation_completed(session, job.account_id, job.key_id, result, elapsed)
         return

@@ -4,7 +4,8 @@ Rows are the same address when their ``verifier.dedupe.address_key`` is equal. T
 validated and charged; every later one keeps its own row, is settled with the same verdict (the workers
 settle by normalised address) and names the first in ``duplicateOf``. Each answer then echoes its own
 row: ``index`` (its 0-based position in the submitted list), ``input`` exactly as submitted and ``email``
-trimmed, so a client can join answers to its rows even when two rows share one verdict.
+trimmed and lowercased (``verifier.syntax.result_email``), so a client can join answers to its rows on
+``index`` or ``input`` even when two rows share one verdict.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from models.jobs import JobKind
 from verifier.dedupe import address_key
-from verifier.syntax import trim
+from verifier.syntax import result_email
 
 _MARK_DUPLICATES = text("""
 UPDATE job_items i SET duplicate_of = d.first
@@ -52,7 +53,7 @@ def answer(
 ) -> dict[str, Any]:
     """The stored ``result`` as row ``position`` is answered (see the module docstring); a single
     validation has no list, so no ``index`` or ``duplicateOf``."""
-    own = {**result, "input": raw, "email": trim(raw)}
+    own = {**result, "input": raw, "email": result_email(raw)}
     if kind == JobKind.SINGLE.value:
         return own
     return {"index": position, **own, "duplicateOf": duplicate_of}

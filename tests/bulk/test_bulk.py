@@ -63,7 +63,7 @@ def test_a_csv_list_goes_from_upload_to_download(live_api: Api, worker: Worker, 
     assert by_input["nobody@bench-001.test"]["result_severity"] == "invalid"
     assert by_input["not an address"]["result_score"] == "0"
     duplicate = by_input["USER00@bench-000.test"]
-    assert (duplicate["result_email"], duplicate["result_duplicateOf"]) == ("USER00@bench-000.test", "0")
+    assert (duplicate["result_email"], duplicate["result_duplicateOf"]) == ("user00@bench-000.test", "0")
     assert duplicate["result_severity"] == by_input["user00@bench-000.test"]["result_severity"]
 
 

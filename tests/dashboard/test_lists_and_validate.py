@@ -52,11 +52,12 @@ def test_one_address_is_validated_with_every_check_and_its_smtp_evidence(page: P
     sign_up(page)
 
     page.get_by_role("link", name="Validate").click()
-    page.get_by_label("Email address").fill("user07@bench-003.test")
+    page.get_by_label("Email address").fill(" User07@Bench-003.TEST")
     page.get_by_role("button", name="Validate").click()
 
     result = page.get_by_test_id("result")
-    expect(result.get_by_role("heading", name="user07@bench-003.test")).to_be_visible(timeout=30_000)
+    heading = result.get_by_role("heading", name="user07@bench-003.test", exact=True)  # spec 2.1: lowercase
+    expect(heading).to_be_visible(timeout=30_000)
     expect(result.get_by_role("rowheader", name="smtp")).to_be_visible()
     expect(result.get_by_role("rowheader", name="syntax")).to_be_visible()
     result.get_by_text("Evidence").first.click()

@@ -35,7 +35,7 @@ def assert_one_result_each(body: dict[str, Any], public_id: str, emails: list[st
     """Completed, and one result per submitted line, in submission order, none twice."""
     assert body["status"] == "completed", body
     assert body["progress"]["processed"] == body["progress"]["total"] == len(emails)
-    assert [result["email"] for result in body["results"]] == emails  # each row answered as it was sent
+    assert [result["input"] for result in body["results"]] == emails  # each row answered, in order
     with transaction() as session:
         job_id = session.scalars(select(ValidationJob.id).where(ValidationJob.public_id == public_id)).one()
         items = session.execute(select(JobItem.position, JobItem.state).where(JobItem.job_id == job_id)).all()

@@ -70,7 +70,7 @@ def test_the_reset_task_closes_the_period_keeps_its_overage_and_announces_the_ne
     ]
     usage = usage_of(client, growth.headers)
     assert usage["quota"]["used"] == 0
-    assert usage["period"]["start"] == "2031-06-14T10:00:05Z"
+    assert usage["period"]["start"] == "2031-06-14T10:00:05.000Z"
     close_ended_periods()  # a second tick changes nothing
     assert len(periods_of(growth.account_id)) == 2
     assert len(events_of(growth.account_id, "quota.reset")) == 1

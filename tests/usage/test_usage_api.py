@@ -34,7 +34,11 @@ def test_every_field_reports_what_the_account_did(client: FlaskClient, at_instan
     response = client.get("/api/usage", headers=growth.headers)
     assert response.status_code == 200
     assert body(response) == {
-        "period": {"start": "2031-05-14T10:00:05Z", "end": "2031-06-14T10:00:05Z", "daysRemaining": 31},
+        "period": {
+            "start": "2031-05-14T10:00:05.000Z",
+            "end": "2031-06-14T10:00:05.000Z",
+            "daysRemaining": 31,
+        },
         "quota": {
             "limit": 5_000,
             "used": 10,
@@ -50,8 +54,8 @@ def test_every_field_reports_what_the_account_did(client: FlaskClient, at_instan
             "usedToday": 4,
             "remainingThisMinute": 6,
             "remainingToday": 163,
-            "minuteResetsAt": "2031-05-14T10:01:00Z",
-            "dayResetsAt": "2031-05-15T00:00:00Z",
+            "minuteResetsAt": "2031-05-14T10:01:00.000Z",
+            "dayResetsAt": "2031-05-15T00:00:00.000Z",
         },
         "recentErrors": {
             "unauthorized": 0,
@@ -79,10 +83,13 @@ def test_the_windows_turn_over_at_the_minute_and_the_day(client: FlaskClient, at
     clock.move(timedelta(seconds=55))
     rate = usage_of(client, growth.headers)["rateLimit"]
     assert (rate["usedThisMinute"], rate["usedToday"]) == (0, 1)
-    assert rate["minuteResetsAt"] == "2031-05-14T10:02:00Z"
+    assert rate["minuteResetsAt"] == "2031-05-14T10:02:00.000Z"
     clock.move(timedelta(hours=14))
     usage = usage_of(client, growth.headers)
-    assert (usage["rateLimit"]["usedToday"], usage["rateLimit"]["dayResetsAt"]) == (0, "2031-05-16T00:00:00Z")
+    assert (usage["rateLimit"]["usedToday"], usage["rateLimit"]["dayResetsAt"]) == (
+        0,
+        "2031-05-16T00:00:00.000Z",
+    )
     assert usage["quota"]["used"] == 3  # the month goes on
     assert usage["period"]["daysRemaining"] == 31  # 30 days and 9h59m left, rounded up
     clock.move(timedelta(hours=10))
@@ -125,7 +132,7 @@ def test_recent_errors_count_real_401_429_400_and_500_answers(
         "rateLimited": 2,
         "badRequest": 1,
         "serverError": 1,
-        "lastErrorAt": "2031-05-14T10:00:08Z",
+        "lastErrorAt": "2031-05-14T10:00:08.000Z",
     }
     assert usage_of(client, open_persona(Tier.GROWTH).headers)["recentErrors"]["rateLimited"] == 0
 

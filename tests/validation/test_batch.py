@@ -37,7 +37,7 @@ def test_a_batch_answers_every_address_in_order_when_it_finishes_in_time(
     assert [result["email"] for result in body["results"]] == [
         "alice@mailbox.test",
         "zed@mailbox.test",
-        "Alice@mailbox.test",  # as the client wrote it, so it can join the answer to its row
+        "alice@mailbox.test",  # in lowercase (spec 2.1): a client joins on index or input
         "bob@catchall.test",
         "carol@full.test",
         "not an address",
@@ -59,7 +59,8 @@ def test_duplicates_are_probed_once(live_api: Api, worker: Worker, owner: Person
 
     body = live_api.call("post", "/validate/batch", owner, json={"emails": emails}).json()
 
-    assert [result["email"] for result in body["results"]] == emails
+    assert [result["input"] for result in body["results"]] == emails
+    assert [result["email"] for result in body["results"]] == [email.lower() for email in emails]
     assert [result["duplicateOf"] for result in body["results"]] == [None, 0, 0, None]
     own = ("index", "input", "email", "duplicateOf")
     verdicts = [{k: v for k, v in result.items() if k not in own} for result in body["results"][:3]]

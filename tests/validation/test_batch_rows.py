@@ -1,6 +1,6 @@
 """A batch answers each entry as its own row: in submission order, with its ``index``, its ``input``
-exactly as sent, its ``email`` trimmed as typed, and ``duplicateOf`` for a repeated address; the same
-through the synchronous answer and the results URL."""
+exactly as sent, its ``email`` trimmed and in lowercase (spec 2.1), and ``duplicateOf`` for a repeated
+address; the same through the synchronous answer and the results URL."""
 
 from __future__ import annotations
 
@@ -24,9 +24,9 @@ ENTRIES = [
 ]
 EXPECTED = [
     (0, "\ufeffbob@mailbox.test", "bob@mailbox.test", None),
-    (1, " John.Doe@MailBox.TEST ", "John.Doe@MailBox.TEST", None),
+    (1, " John.Doe@MailBox.TEST ", "john.doe@mailbox.test", None),
     (2, "alice@mailbox.test\u00a0", "alice@mailbox.test", None),
-    (3, "\tBOB@mailbox.test", "BOB@mailbox.test", 0),
+    (3, "\tBOB@mailbox.test", "bob@mailbox.test", 0),
     (4, "jörg@xn--mnchen-3ya.test", "jörg@xn--mnchen-3ya.test", None),
     (5, "jörg@münchen.test", "jörg@münchen.test", 4),  # the same domain in its Unicode form
     (6, "", "", None),
@@ -72,7 +72,7 @@ def test_a_single_validation_echoes_the_same_way_through_the_workers_and_quick_m
     ).json()
 
     for body in (full, quick):
-        assert (body["input"], body["email"]) == ("\u00a0Carol@MailBox.test ", "Carol@MailBox.test")
+        assert (body["input"], body["email"]) == ("\u00a0Carol@MailBox.test ", "carol@mailbox.test")
         assert "index" not in body
         assert "duplicateOf" not in body
     assert full["checks"]["smtp"]["passed"] is True

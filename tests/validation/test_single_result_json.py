@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from core.times import iso
 from verifier.engine import syntax_failure_result
 from verifier.results import CheckName, CheckResult, Severity, ValidationResult
 from verifier.syntax import SyntaxFailure
@@ -39,7 +40,9 @@ def judged() -> dict[str, Any]:
 
 
 def metadata(brand: dict[str, str], at: datetime, country: str | None) -> dict[str, Any]:
-    return {"processingTime": 3, "timestamp": at, "ipAddress": "203.0.113.9", "country": country, **brand}
+    """As ``web.api.validate.metadata`` writes it: the timestamp already in the one wire format."""
+    stamp = iso(at)
+    return {"processingTime": 3, "timestamp": stamp, "ipAddress": "203.0.113.9", "country": country, **brand}
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from verifier.syntax import (
     SyntaxPolicy,
     parse_address,
     parse_input,
+    result_email,
     trim,
 )
 
@@ -173,6 +174,24 @@ def test_parse_address_judges_exactly_what_it_is_given_and_parse_input_trims_fir
         "User@Example.COM",
         "user@example.com",
     )
+
+
+@pytest.mark.parametrize(
+    ("raw", "email"),
+    [
+        ("\u00a0John.Doe@Example.COM\t", "john.doe@example.com"),
+        ("Jörg@Xn--Mnchen-3ya.DE", "jörg@xn--mnchen-3ya.de"),  # an A-label stays one
+        ("JÖRG@MÜNCHEN.DE", "jörg@münchen.de"),  # a Unicode domain stays Unicode
+        ("Hans@STRAẞE.DE", "hans@straße.de"),  # not casefolded: strasse.de is another domain
+        ("info@ΟΔΟΣ.ΕΛΛΑΣ", "info@οδοσ.ελλασ"),  # str.lower would end it in a final sigma
+        ("Not An Address", "not an address"),
+        ("", ""),
+    ],
+)
+def test_a_result_email_is_the_trimmed_text_in_lowercase_with_the_domain_in_its_written_form(
+    raw: str, email: str
+) -> None:
+    assert result_email(raw) == email
 
 
 def test_every_unicode_space_separator_is_trimmed() -> None:

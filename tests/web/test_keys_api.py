@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import select
 
 from core import clock
+from core.times import iso
 from models import ApiKey
 from models.accounts import Tier
 from models.session import transaction
@@ -175,10 +176,6 @@ def test_keys_write_may_manage_ordinary_keys(client, owner: Persona, member: Per
     assert create(client, manager, scopes=["bulk:*"]).status_code == 201
 
 
-def iso_seconds(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def test_last_used_at_says_when_a_key_last_called_to_the_minute(client, owner: Persona, frozen_clock) -> None:
     worker = add_key(owner.account_id, "Nightly import job", ("validate:read",))
 
@@ -192,12 +189,12 @@ def test_last_used_at_says_when_a_key_last_called_to_the_minute(client, owner: P
     clock.freeze(start)
     client.get("/api/usage", headers=worker.headers)  # refused (no analytics:read): the key still called
     first = last_used()
-    assert first == iso_seconds(start)
+    assert first == iso(start)
     updated = client.get(f"/api/keys/{worker.key_id}", headers=owner.headers).json["updatedAt"]
     clock.move(timedelta(seconds=30))
     client.get("/api/usage", headers=worker.headers)
     assert last_used() == first  # at most one write per key and minute
     clock.move(timedelta(minutes=2))
     client.get("/api/usage", headers=worker.headers)
-    assert last_used() == iso_seconds(start + timedelta(minutes=2, seconds=30))
+    assert last_used() == iso(start + timedelta(minutes=2, seconds=30))
     assert client.get(f"/api/keys/{worker.key_id}", headers=owner.headers).json["updatedAt"] == updated

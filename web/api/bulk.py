@@ -22,7 +22,7 @@ from web.openapi import document
 from web.schemas.base import respond
 from web.schemas.bulk import BulkJobOut, DownloadQuery, DryRunOut, UploadQuery
 from web.schemas.errors import FlatError
-from web.schemas.validation import job_options
+from web.schemas.validation import RESULT_EMAIL, job_options
 from web.validation import parse_query
 
 bp = Blueprint("bulk", __name__, url_prefix="/bulk/jobs")
@@ -78,7 +78,7 @@ DOWNLOADS = {
             "required": ["input", "email", "metadata"],
             "properties": {
                 "input": {"type": "string"},
-                "email": {"type": "string"},
+                "email": {"type": "string", "description": RESULT_EMAIL},
                 "metadata": {"type": "object"},
             },
         },
@@ -132,7 +132,8 @@ def status(job_id: str) -> Response:
     responses={409: FlatError},
     raw_responses={200: DOWNLOADS},
     description="409 while the list is still being validated. One row per uploaded row, in order. CSV: "
-    "the file's own header and cells (padded to the widest row), then result_email, result_isValid, "
+    "the file's own header and cells (padded to the widest row), then result_email (the address in "
+    "lowercase; the row's own cells keep it as written), result_isValid, "
     "result_score, result_severity, result_reason, result_duplicateOf; cells starting with =, +, -, @, "
     "tab or CR get a leading ' (CSV injection). JSON: one object per row with index, input, email, "
     "duplicateOf and the result, values unescaped.",

@@ -8,6 +8,7 @@ import time
 from flask import Blueprint, Response
 
 from core.clock import now
+from core.times import iso
 from models.jobs import JobKind, ValidationJob
 from services import links
 from services.jobs import quick, settling, submit
@@ -69,7 +70,7 @@ def metadata(started: float) -> dict[str, JsonValue]:
     ip = client_ip()
     return {
         "processingTime": round((time.perf_counter() - started) * 1000),
-        "timestamp": now().isoformat(),
+        "timestamp": iso(now()),
         "ipAddress": ip,
         "country": country_of(ip),
         **brand().metadata(),

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field
 
 from models.audit import AuditEntry, AuditEvent
 from services.audit import PAGE_MAX, AuditPage, AuditQuery
-from web.schemas.base import Out, Query
+from web.schemas.base import Out, Query, Timestamp
 from web.schemas.inputs import DatabaseId, Instant
 
 
@@ -40,7 +39,7 @@ class AuditLogQuery(Query):
 class AuditEntryOut(Out):
     id: int
     type: str
-    occurred_at: datetime
+    occurred_at: Timestamp
     key_id: int | None = Field(description="the key that acted (absent for scheduled work)")
     ip: str | None
     user_agent: str | None

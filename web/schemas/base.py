@@ -2,11 +2,31 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Annotated
+
 from flask import Response
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, PlainSerializer, WithJsonSchema, model_validator
 from pydantic.alias_generators import to_camel
 
+from core.times import iso
 from services.errors import InvalidField
+
+# An instant in a response, written by ``core.times.iso`` as the event envelopes and payloads write theirs,
+# so a client parses one format everywhere (pydantic's own drops the fraction when it is zero).
+TIMESTAMP_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$"
+Timestamp = Annotated[
+    datetime,
+    PlainSerializer(iso, return_type=str, when_used="json"),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "format": "date-time",
+            "pattern": TIMESTAMP_PATTERN,
+            "description": "ISO 8601 in UTC to the millisecond, e.g. 2026-01-31T12:00:00.000Z",
+        }
+    ),
+]
 
 
 class Body(BaseModel):

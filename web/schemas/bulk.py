@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
 from pydantic import Field
@@ -11,7 +10,7 @@ from services import links
 from services.jobs.bulk import Progress
 from services.jobs.bulk_dry_run import ListSummary
 from services.jobs.completion import processing_ms
-from web.schemas.base import Out, Query
+from web.schemas.base import Out, Query, Timestamp
 from web.schemas.validation import RETRY_TEMPORARY
 
 
@@ -46,9 +45,9 @@ class BulkJobOut(Out):
     counts: BulkCountsOut
     eta_seconds: int | None = Field(description="estimated seconds left; null until the first results")
     processing_time: int
-    created_at: datetime
-    started_at: datetime | None
-    finished_at: datetime | None
+    created_at: Timestamp
+    started_at: Timestamp | None
+    finished_at: Timestamp | None
     results_url: str
     download_url: str
 

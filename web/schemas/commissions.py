@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Literal
 
 from pydantic import Field
 
 from services.resellers.commissions import Line, Report
-from web.schemas.base import Out, Query
+from web.schemas.base import Out, Query, Timestamp
 from web.schemas.inputs import patterned
 
 PERIOD_PATTERN = r"^[2-9][0-9]{3}-(?:0[1-9]|1[0-2])$"  # from 2000
@@ -55,7 +54,7 @@ class CommissionReportOut(Out):
     sub_users: list[CommissionLineOut]
     currency: Literal["usd"] = "usd"
     closed: bool = Field(description="true once the month is over and the report can no longer change")
-    closed_at: datetime | None
+    closed_at: Timestamp | None
 
     @classmethod
     def of(cls, report: Report) -> CommissionReportOut:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 from pydantic import Field
 
 from models.resellers import CustomDomain
 from services.resellers import custom_domains
-from web.schemas.base import Body, Out
+from web.schemas.base import Body, Out, Timestamp
 from web.schemas.inputs import DOMAIN_PATTERN, patterned
 
 
@@ -39,8 +38,8 @@ class CustomDomainOut(Out):
     hostname: str
     status: str = Field(description="pending or verified")
     verification: ChallengeOut
-    verified_at: datetime | None
-    created_at: datetime
+    verified_at: Timestamp | None
+    created_at: Timestamp
 
     @classmethod
     def of(cls, domain: CustomDomain) -> CustomDomainOut:

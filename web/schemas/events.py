@@ -17,7 +17,7 @@ from web.schemas.branding import BrandOut
 class ValidationCompletedData(Out):
     """validation.completed: the verdict of one single validation (docs/decisions.md)."""
 
-    email: str
+    email: str = Field(description="the address validated, in lowercase, as in the result")
     is_valid: bool
     score: int
     severity: str

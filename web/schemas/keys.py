@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 from pydantic import (
@@ -18,7 +17,7 @@ from pydantic.alias_generators import to_camel
 
 from models.keys import ApiKey
 from services.keys import allowlist, lifecycle, scopes, secrets
-from web.schemas.base import Body, Out
+from web.schemas.base import Body, Out, Timestamp
 from web.schemas.inputs import trimmed
 
 
@@ -106,10 +105,10 @@ class KeyOut(Out):
     secret_key_hint: str
     status: str
     auto_rotate: bool
-    secret_issued_at: datetime
-    last_used_at: datetime | None
-    created_at: datetime
-    updated_at: datetime
+    secret_issued_at: Timestamp
+    last_used_at: Timestamp | None
+    created_at: Timestamp
+    updated_at: Timestamp
 
     @classmethod
     def of(cls, key: ApiKey) -> KeyOut:
@@ -152,7 +151,7 @@ class RefreshedKey(Out):
     id: int
     secret_key: str
     publishable_key: str
-    updated_at: datetime
+    updated_at: Timestamp
 
 
 class RefreshOut(Out):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Literal
 
 from email_validator import EmailNotValidError, validate_email
@@ -20,7 +19,7 @@ from pydantic.alias_generators import to_camel
 from models.accounts import Tier
 from services.resellers import sub_users
 from services.resellers.sub_users import CreatedSubUser, SubUserPage, SubUserView
-from web.schemas.base import Body, Out, Query
+from web.schemas.base import Body, Out, Query, Timestamp
 from web.schemas.inputs import patterned, trimmed
 
 # A plain address email_validator takes (it also refuses special-use top-level domains: local, localhost,
@@ -118,8 +117,8 @@ class SubUserOut(Out):
     name: str
     tier: str
     status: str = Field(description="active or suspended")
-    created_at: datetime
-    updated_at: datetime
+    created_at: Timestamp
+    updated_at: Timestamp
 
     @classmethod
     def of(cls, view: SubUserView) -> SubUserOut:

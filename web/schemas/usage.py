@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from pydantic import Field
 
 from services.usage.report import UsageReport
-from web.schemas.base import Out
+from web.schemas.base import Out, Timestamp
 
 
 class PeriodOut(Out):
-    start: datetime = Field(description="billing period start (the account's billing anchor)")
-    end: datetime = Field(description="billing period end, when the quota resets")
+    start: Timestamp = Field(description="billing period start (the account's billing anchor)")
+    end: Timestamp = Field(description="billing period end, when the quota resets")
     days_remaining: int = Field(description="whole days until the quota resets, rounded up")
 
 
@@ -32,8 +30,8 @@ class RateLimitOut(Out):
     used_today: int
     remaining_this_minute: int
     remaining_today: int
-    minute_resets_at: datetime = Field(description="the next whole UTC minute")
-    day_resets_at: datetime = Field(description="the next UTC midnight")
+    minute_resets_at: Timestamp = Field(description="the next whole UTC minute")
+    day_resets_at: Timestamp = Field(description="the next UTC midnight")
 
 
 class RecentErrorsOut(Out):
@@ -43,7 +41,7 @@ class RecentErrorsOut(Out):
     rate_limited: int
     bad_request: int
     server_error: int
-    last_error_at: datetime | None
+    last_error_at: Timestamp | None
 
 
 class PlanOut(Out):

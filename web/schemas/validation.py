@@ -17,11 +17,16 @@ from services.jobs.completion import processing_ms
 from services.jobs.errors import BATCH_MAXIMUM
 from services.jobs.options import JobOptions
 from services.jobs.submit import ResultsPage
-from web.schemas.base import Body, Out, Query
+from web.schemas.base import Body, Out, Query, Timestamp
 from web.schemas.branding import BrandOut
 from web.schemas.inputs import INTEGER_MAX
 
 Email = Annotated[str, Field(max_length=254, description="at most 254 characters (spec 8.4)")]
+RESULT_EMAIL = (
+    "the address validated, in lowercase: the submitted text without the blanks around it, the domain in "
+    "the form it was written (an `xn--` domain stays one, a Unicode domain stays Unicode); to match a "
+    "result to what you sent, use `input` (and `index` in a list)"
+)
 
 
 RETRY_TEMPORARY = (
@@ -101,7 +106,7 @@ class ResultOut(Out):
     model_config = ConfigDict(extra="allow")
 
     is_valid: bool
-    email: str
+    email: str = Field(description=RESULT_EMAIL)
     score: int
     severity: str
     checks: dict[str, CheckOut]
@@ -118,7 +123,7 @@ class ListResultOut(ResultOut):
     the same address (``services.jobs.list_rows``)."""
 
     index: int = Field(0, description="0-based position of the entry in the submitted list")
-    input: str = Field(description="the entry exactly as submitted; `email` is it without surrounding blanks")
+    input: str = Field(description="the entry exactly as submitted; `email` is it trimmed and lowercased")
     duplicate_of: int | None = Field(
         None, description="index of the first entry with the same address (answered alike, charged once)"
     )
@@ -132,7 +137,7 @@ class MetadataOut(BrandOut):
     """Spec 2.3: the request's metadata and who provides the result (under white-label, the reseller)."""
 
     processing_time: int
-    timestamp: datetime
+    timestamp: Timestamp
     ip_address: str | None
     country: str | None
 
@@ -159,7 +164,7 @@ class BatchResultOut(Out):
     warning: int
     results: list[ListResultOut] = Field(description="one per submitted address, in submission order")
     processing_time: int
-    timestamp: datetime
+    timestamp: Timestamp
     checker_degraded: bool = Field(
         False, description="no MX host of any probed domain answered: our checker, not the list; retry later"
     )
@@ -238,8 +243,8 @@ class ResultsOut(Out):
     results: list[ListResultOut] = Field(description="settled results, in submission order")
     has_more: bool
     next_starting_after: int | None
-    created_at: datetime
-    finished_at: datetime | None
+    created_at: Timestamp
+    finished_at: Timestamp | None
     processing_time: int
     checker_degraded: bool = Field(
         False, description="no MX host of any probed domain answered: our checker, not the list; retry later"

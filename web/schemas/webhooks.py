@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, ConfigDict, Field, WithJsonSchema, model_validator
@@ -11,7 +10,7 @@ from models.webhooks import EndpointStatus, WebhookAttempt, WebhookEndpoint
 from services.webhooks import endpoints
 from services.webhooks.delivery_log import DeliveryPage, DeliveryRecord
 from services.webhooks.events import EVENT_TYPES, envelope
-from web.schemas.base import Body, Out, Query
+from web.schemas.base import Body, Out, Query, Timestamp
 from web.schemas.inputs import HTTPS_URL_PATTERN, DatabaseId, patterned
 
 
@@ -78,8 +77,8 @@ class WebhookOut(Out):
     url: str
     events: list[str]
     status: str
-    created_at: datetime
-    updated_at: datetime
+    created_at: Timestamp
+    updated_at: Timestamp
 
     @classmethod
     def of(cls, endpoint: WebhookEndpoint) -> WebhookOut:
@@ -114,7 +113,7 @@ class DeletedWebhookOut(Out):
 
 class AttemptOut(Out):
     number: int
-    attempted_at: datetime
+    attempted_at: Timestamp
     status_code: int | None = Field(description="absent when no HTTP answer came (see error)")
     response_excerpt: str | None = Field(description="the first 1 KiB of the response body")
     response_time_ms: int | None
@@ -142,9 +141,9 @@ class DeliveryOut(Out):
     test: bool
     attempt_count: int
     max_attempts: int
-    next_attempt_at: datetime | None
-    completed_at: datetime | None
-    created_at: datetime
+    next_attempt_at: Timestamp | None
+    completed_at: Timestamp | None
+    created_at: Timestamp
     payload: dict[str, Any]
     attempts: list[AttemptOut]
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, ConfigDict, JsonValue
 
 from services.resellers.white_label import WhiteLabelSettings
-from web.schemas.base import Body, Out
+from web.schemas.base import Body, Out, Timestamp
 from web.schemas.inputs import WEB_URL_PATTERN, patterned, trimmed
 
 
@@ -51,7 +50,7 @@ class WhiteLabelOut(Out):
     provider: str | None
     support: str | None
     documentation: str | None
-    updated_at: datetime | None
+    updated_at: Timestamp | None
 
     @classmethod
     def of(cls, settings: WhiteLabelSettings) -> WhiteLabelOut:
