@@ -6,7 +6,6 @@ keeps its folder of logs, and says where it is."""
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 import socket
 import subprocess
@@ -18,11 +17,10 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import psycopg2
-import redis
-from sqlalchemy import URL, make_url
+from sqlalchemy import make_url
 
 from demo.sample import BENCH_DOMAINS
+from demo.storage import forget_keys, new_key_prefix, own_database
 from demo.timings import timings
 from maillab import MailLab
 from maillab.world import bench_world, standard_world
@@ -39,7 +37,11 @@ DEMO_SETTINGS = {
     "SMTP_BANNER_TIMEOUT": "5",
 }
 WSGI_APP = "web:create_app()"
-WORKER_ARGS = ("--queues", "default,probes", "--pool", "gevent", "--concurrency", "50", "--without-gossip")
+# One worker: nobody to gossip or mingle with (mingling alone waits a second at start).
+WORKER_ARGS = (
+    *("--queues", "default,probes", "--pool", "gevent", "--concurrency", "50"),
+    *("--without-gossip", "--without-mingle"),
+)
 # Migrations and the demo's account in one interpreter: each Python start with the service's imports
 # costs a second or two of the demo's start.
 PREPARE = (
@@ -76,15 +78,15 @@ def running(latency: float) -> Iterator[Service]:
             MailLab(standard_world().merged(bench_world(BENCH_DOMAINS)), latency=latency)
         )
         env = stack.enter_context(_own_storage(lab))
+        started = stack.enter_context(_processes())
+        # The web server and the worker need no table to boot, so they boot while the database is
+        # migrated; beat, whose first sweeps read tables, starts after.
+        started.append(_start(env, folder, name="web", command=_gunicorn(env), ready="Booting worker"))
+        worker = _celery("worker", *WORKER_ARGS)
+        started.append(_start(env, folder, name="worker", command=worker, ready=" ready."))
         key = _prepare(env)
         beat = _celery("beat", "--schedule", str(folder / "beat"))
-        started = [
-            _start(stack, env, folder, name="web", command=_gunicorn(env), ready="Booting worker"),
-            _start(
-                stack, env, folder, name="worker", command=_celery("worker", *WORKER_ARGS), ready=" ready."
-            ),
-            _start(stack, env, folder, name="beat", command=beat, ready="Starting"),
-        ]
+        started.append(_start(env, folder, name="beat", command=beat, ready="Starting"))
         for process in started:
             _wait_for(process)
         database = str(make_url(env["DATABASE_URL"]).database)
@@ -109,24 +111,20 @@ def _workspace() -> Iterator[Path]:
 
 @contextmanager
 def _own_storage(lab: MailLab) -> Iterator[dict[str, str]]:
-    name = f"verimail_demo_{secrets.token_hex(4)}"
-    base = make_url(os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/verimail"))
-    server = base.set(drivername="postgresql")  # libpq's own form: psycopg2 reads no SQLAlchemy driver names
-    env = {
-        **timings(),
-        **os.environ,
-        **DEMO_SETTINGS,
-        **lab.env(),
-        "DATABASE_URL": _dsn(server, name),
-        "REDIS_KEY_PREFIX": f"vmdemo_{secrets.token_hex(4)}:",
-        "PORT": str(_free_port()),
-    }
-    _sql(server, f'CREATE DATABASE "{name}"')
-    try:
-        yield env
-    finally:
-        _sql(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        _forget_keys(env)
+    with own_database("verimail_demo") as database_url:
+        env = {
+            **timings(),
+            **os.environ,
+            **DEMO_SETTINGS,
+            **lab.env(),
+            "DATABASE_URL": database_url,
+            "REDIS_KEY_PREFIX": new_key_prefix("vmdemo"),
+            "PORT": str(_free_port()),
+        }
+        try:
+            yield env
+        finally:
+            forget_keys(env["REDIS_KEY_PREFIX"])
 
 
 def _prepare(env: dict[str, str]) -> str:
@@ -148,25 +146,35 @@ def _celery(*arguments: str) -> list[str]:
     return [sys.executable, "-m", "celery", "--app", "workers", *arguments, "--loglevel", "INFO"]
 
 
-def _start(
-    stack: ExitStack, env: dict[str, str], folder: Path, *, name: str, command: list[str], ready: str
-) -> Started:
-    """Start ``command`` with its output in ``folder``; the stack terminates it on the way out."""
+def _start(env: dict[str, str], folder: Path, *, name: str, command: list[str], ready: str) -> Started:
+    """Start ``command`` with its output in ``folder``."""
     log = folder / f"{name}.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    stack.callback(_stop, proc)
     return Started(name, proc, log, ready)
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+@contextmanager
+def _processes() -> Iterator[list[Started]]:
+    """The processes started into the list, all terminated together on the way out: one at a time, the
+    worker's warm shutdown (about 5 s, idle) came on top of the others'."""
+    started: list[Started] = []
+    try:
+        yield started
+    finally:
+        for process in started:
+            if process.proc.poll() is None:
+                process.proc.terminate()
+        for process in started:
+            _wait_exit(process.proc)
+
+
+def _wait_exit(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
 
 
 def _wait_for(process: Started) -> None:
@@ -182,23 +190,3 @@ def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-def _dsn(server: URL, database: str) -> str:
-    return server.set(database=database).render_as_string(hide_password=False)
-
-
-def _sql(server: URL, statement: str) -> None:
-    conn = psycopg2.connect(_dsn(server, "postgres"))
-    try:
-        conn.autocommit = True
-        conn.cursor().execute(statement)
-    finally:
-        conn.close()
-
-
-def _forget_keys(env: dict[str, str]) -> None:
-    client = redis.Redis.from_url(env.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
-    keys = list(client.scan_iter(match=f"{env['REDIS_KEY_PREFIX']}*", count=1000))
-    for start in range(0, len(keys), 500):
-        client.delete(*keys[start : start + 500])

@@ -28,7 +28,7 @@ def table() -> tuple[Timing, ...]:
     return (
         Timing(
             "SMTP_GREYLIST_RETRY_AFTER",
-            2,
+            1,
             engine.smtp_greylist_retry_after,
             "seconds before a greylisted or busy server is asked again",
         ),

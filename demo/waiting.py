@@ -28,7 +28,7 @@ SHOWN_DOMAINS = 2
 
 
 def waiting_for(service: Service, results_url: str) -> str:
-    """``waiting for busy.test: server answered 421, asking again after 2 s``, or "" if nothing waits."""
+    """``waiting for busy.test: server answered 421, asking again after 1 s``, or "" if nothing waits."""
     rows, retrying = _answers(service, results_url)
     if not retrying:
         return ""

@@ -7,23 +7,18 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import signal
 import subprocess
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import psycopg2
 import pytest
-import redis
 import requests
-from sqlalchemy import URL, make_url
 
-from settings import get_settings
+from demo.storage import forget_keys, new_key_prefix, own_database
 from tests.launch.readme import QuickStart, quick_start
 from tests.workers.harness import free_port
 
@@ -61,7 +56,7 @@ def readme() -> QuickStart:
 @pytest.fixture(scope="module")
 def service(readme: QuickStart, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     folder = tmp_path_factory.mktemp("quick-start")
-    with _own_database() as database_url:
+    with own_database("verimail_quick_start") as database_url:
         env = _fresh_shell(folder, database_url)
         log = folder / "bin-run.log"
         with log.open("wb") as out:
@@ -76,7 +71,7 @@ def service(readme: QuickStart, tmp_path_factory: pytest.TempPathFactory) -> Ite
             yield running
         finally:
             _stop(running)
-            _forget_keys(env["REDIS_KEY_PREFIX"])
+            forget_keys(env["REDIS_KEY_PREFIX"])
 
 
 @pytest.mark.timeout(300)
@@ -164,7 +159,7 @@ def _fresh_shell(folder: Path, database_url: str) -> dict[str, str]:
     return {
         **{name: os.environ[name] for name in kept if name in os.environ},
         "DATABASE_URL": database_url,
-        "REDIS_KEY_PREFIX": f"vmqs_{secrets.token_hex(4)}:",
+        "REDIS_KEY_PREFIX": new_key_prefix("vmqs"),
         "PORT": str(free_port()),
         "FLOWER_PORT": str(free_port()),
         "TMPDIR": str(folder),
@@ -186,33 +181,3 @@ def _stop(running: Running) -> None:
         running.proc.wait(60)
     with pytest.raises(requests.ConnectionError):
         requests.get(f"{running.api}/health", timeout=5)
-
-
-@contextmanager
-def _own_database() -> Iterator[str]:
-    """An empty database of the test's own (bin/run migrates it, as on a fresh machine), dropped after."""
-    name = f"verimail_quick_start_{secrets.token_hex(4)}"
-    server = make_url(os.environ.get("DATABASE_URL", get_settings().database_url)).set(
-        drivername="postgresql"
-    )
-    _sql(server, f'CREATE DATABASE "{name}"')
-    try:
-        yield server.set(database=name).render_as_string(hide_password=False)
-    finally:
-        _sql(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def _sql(server: URL, statement: str) -> None:
-    conn = psycopg2.connect(server.set(database="postgres").render_as_string(hide_password=False))
-    try:
-        conn.autocommit = True
-        conn.cursor().execute(statement)
-    finally:
-        conn.close()
-
-
-def _forget_keys(prefix: str) -> None:
-    client = redis.Redis.from_url(get_settings().redis_url)
-    keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
-    for start in range(0, len(keys), 500):
-        client.delete(*keys[start : start + 500])
