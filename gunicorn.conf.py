@@ -6,6 +6,7 @@ wait does not block other requests.
 """
 
 import gc
+import logging
 import os
 from typing import Any
 
@@ -30,6 +31,26 @@ graceful_timeout = 20
 # app (a malformed request line) are in gunicorn's error log.
 accesslog = None
 forwarded_allow_ips = "127.0.0.1"
+
+
+class ListeningAddress(logging.Filter):
+    """With ``reuse_port`` the master opens no socket (each worker binds its own), so gunicorn's "Listening
+    at:" line names none; this fills in the address every worker binds."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__()
+        self.url = url
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg == "Listening at: %s (%s)" and isinstance(record.args, tuple) and not record.args[0]:
+            record.args = (self.url, *record.args[1:])
+        return True
+
+
+def on_starting(server: Any) -> None:
+    """Before the master logs where it listens."""
+    urls = [address if address.startswith("unix:") else f"http://{address}" for address in server.cfg.bind]
+    server.log.error_log.addFilter(ListeningAddress(",".join(urls)))
 
 
 def post_worker_init(_worker: Any) -> None:

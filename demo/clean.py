@@ -13,9 +13,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from demo.stack import Service
+from demo.waiting import waiting_for
 
 FINISHED = ("completed", "failed", "cancelled")
 POLL_SECONDS = 0.3
+STALL_SECONDS = 1.0
 
 
 def clean(service: Service, addresses: list[str], console: Console, timeout: float) -> list[dict[str, Any]]:
@@ -30,30 +32,62 @@ def clean(service: Service, addresses: list[str], console: Console, timeout: flo
     )
     upload.raise_for_status()
     job = upload.json()
-    _follow(service, job["id"], console, timeout)
+    _follow(service, job, console, timeout)
     download = requests.get(job["downloadUrl"], params={"format": "json"}, headers=headers, timeout=60)
     download.raise_for_status()
     results: list[dict[str, Any]] = download.json()
     return results
 
 
-def _follow(service: Service, job_id: str, console: Console, timeout: float) -> None:
-    columns = (TextColumn("[bold]cleaning"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    give_up = time.monotonic() + timeout
+def _follow(service: Service, job: dict[str, Any], console: Console, timeout: float) -> None:
+    columns = (
+        TextColumn("[bold]cleaning"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[note]}"),
+    )
+    give_up, stall = time.monotonic() + timeout, Stall()
     with Progress(*columns, console=console) as progress:
-        task = progress.add_task("list", total=None)
+        task = progress.add_task("list", total=None, note="")
         while True:
             status = requests.get(
-                f"{service.base_url}/bulk/jobs/{job_id}", headers={"X-API-Key": service.key}, timeout=30
+                f"{service.base_url}/bulk/jobs/{job['id']}", headers={"X-API-Key": service.key}, timeout=30
             ).json()
             progress.update(task, total=status["total"], completed=status["processed"])
             if status["status"] in FINISHED:
+                progress.update(task, note="")
                 break
+            if stall.asks(status["processed"]):
+                progress.update(task, note=waiting_for(service, job["resultsUrl"]))
+            elif stall.moving:
+                progress.update(task, note="")
             if time.monotonic() > give_up:
                 raise TimeoutError(f"the list was not cleaned within {timeout:.0f} s")
             time.sleep(POLL_SECONDS)
     if status["status"] != "completed":
         raise RuntimeError(f"the job ended {status['status']}")
+
+
+class Stall:
+    """When to ask what the list waits for: once its progress stood still for ``STALL_SECONDS``, then
+    every ``STALL_SECONDS`` (the question reads every answer so far, too much for every poll)."""
+
+    def __init__(self) -> None:
+        self.processed, self.since, self.asked = -1, time.monotonic(), 0.0
+
+    @property
+    def moving(self) -> bool:
+        return time.monotonic() - self.since < STALL_SECONDS
+
+    def asks(self, processed: int) -> bool:
+        now = time.monotonic()
+        if processed != self.processed:
+            self.processed, self.since = processed, now
+        if self.moving or now - self.asked < STALL_SECONDS:
+            return False
+        self.asked = now
+        return True
 
 
 BY_SMTP = {

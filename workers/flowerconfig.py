@@ -1,0 +1,28 @@
+"""Flower's configuration file (the Procfile's ``flower --conf``): Flower runs it as Python at start, and a
+top-level name that matches one of its options sets that option, hence the underscores below.
+
+At start Flower asks every worker once for its stats, queues, registered tasks and configuration. Started
+beside the workers (``bin/run``), it asks while they are still booting, nobody answers, and it logs one
+"Inspect method ... failed" warning per question, which reads like an error and is none: the workers come
+up seconds later and Flower sees them through their events. Those warnings are dropped for the first
+``_START_SECONDS`` of Flower's life only; a failed inspection after that (a worker gone, a page asking a
+dead one) still shows.
+"""
+
+import logging as _logging
+import time as _time
+
+_START_SECONDS = 15.0
+
+
+class _StartInspection(_logging.Filter):
+    def __init__(self) -> None:
+        super().__init__()
+        self.until = _time.monotonic() + _START_SECONDS
+
+    def filter(self, record: _logging.LogRecord) -> bool:
+        at_start = _time.monotonic() < self.until
+        return not (at_start and str(record.msg).startswith("Inspect method"))
+
+
+_logging.getLogger("flower.inspector").addFilter(_StartInspection())
