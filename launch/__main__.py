@@ -13,6 +13,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from types import FrameType
 
+from launch.mail_folder import FOLDER, mail_folder
 from launch.quiet import quiet_start
 from launch.ready import Addresses, banner, wait_until_ready
 from maillab import MailLab
@@ -51,7 +52,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.lab:
             lab = stack.enter_context(MailLab(standard_world().merged(bench_world(LAB_BENCH_DOMAINS))))
             env |= {**lab.env(), "ALLOW_TEST_DOMAINS": "true"}
+            env["MAIL_SMTP_URL"] = stack.enter_context(mail_folder())
             print(f"mail lab ready: DNS at {lab.nameserver}, SMTP on port {lab.smtp_port}", flush=True)
+            print(
+                f"emails the service sends (sign-up links, key warnings) are written to {FOLDER}", flush=True
+            )
         env |= quiet_start(env)
         try:
             _release(env)

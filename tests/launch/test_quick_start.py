@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import secrets
 import signal
 import subprocess
 import time
@@ -19,6 +21,7 @@ import pytest
 import requests
 
 from demo.storage import forget_keys, new_key_prefix, own_database
+from launch.mail_folder import FOLDER
 from tests.launch.readme import QuickStart, quick_start
 from tests.workers.harness import free_port
 
@@ -181,3 +184,24 @@ def _stop(running: Running) -> None:
         running.proc.wait(60)
     with pytest.raises(requests.ConnectionError):
         requests.get(f"{running.api}/health", timeout=5)
+
+
+def test_a_dashboard_sign_up_finds_its_link_in_the_mail_folder(service: Running) -> None:
+    email = f"newcomer-{secrets.token_hex(4)}@example.com"
+    with requests.Session() as browser:
+        form_page = browser.get(f"{service.api}/dashboard/sign-up", timeout=30).text
+        token = re.search(r'name="csrf_token" value="([^"]+)"', form_page)
+        assert token is not None
+        form = {"email": email, "tier": "pro", "csrf_token": token[1]}
+        answer = browser.post(f"{service.api}/dashboard/sign-up", data=form, timeout=30)
+    assert "Check your inbox" in answer.text
+    assert "var/mail" in service.output
+
+    give_up = time.monotonic() + 60
+    while time.monotonic() < give_up:
+        letters = [path.read_text(errors="replace") for path in FOLDER.glob("*.eml")]
+        if mine := [letter for letter in letters if email in letter]:
+            assert "/dashboard/verify-email/" in mine[-1]
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"no email to {email} in {FOLDER}")
