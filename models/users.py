@@ -57,3 +57,23 @@ class EmailVerificationToken(Base):
     created_at: Mapped[datetime] = mapped_column(default=clock.now)
     expires_at: Mapped[datetime]
     used_at: Mapped[datetime | None]
+
+
+class DashboardSession(Base):
+    """A signed-in browser: the cookie holds a random token, this row its SHA-256 and its life. Signing out,
+    a password change or the owner ending it from the devices page sets ``ended_at``, and a copied cookie
+    stops opening anything at once."""
+
+    __tablename__ = "dashboard_sessions"
+
+    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    user_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("dashboard_users.id", ondelete="CASCADE"), index=True
+    )
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=clock.now)
+    last_seen_at: Mapped[datetime] = mapped_column(default=clock.now)
+    expires_at: Mapped[datetime]
+    ended_at: Mapped[datetime | None]
+    ip: Mapped[str | None] = mapped_column(String(64))
+    user_agent: Mapped[str | None] = mapped_column(String(300))

@@ -7,36 +7,14 @@ API's own. Audit entries then carry no key id and name the owner instead (``Orig
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from core import clock
-from models.accounts import Account
 from models.keys import ApiKey, KeyStatus
-from models.session import transaction
-from models.users import DashboardUser
 from services import audit
 from services.auth import AuthContext
 from services.keys.scopes import ADMIN
-
-
-@dataclass(frozen=True)
-class SignedIn:
-    user: DashboardUser
-    account: Account
-
-
-def session_stamp(user: DashboardUser) -> str:
-    """What a session remembers besides the user id: a password change makes old sessions' stamps stale."""
-    return user.password_changed_at.isoformat()
-
-
-def load_signed_in(user_id: int, stamp: str) -> SignedIn | None:
-    """The user of a session, or None if the user is gone or changed password since the session began."""
-    with transaction() as session:
-        user = session.get(DashboardUser, user_id)
-        if user is None or session_stamp(user) != stamp:
-            return None
-        return SignedIn(user=user, account=session.get_one(Account, user.account_id))
+from services.users.sessions import SignedIn
 
 
 def owner_context(signed_in: SignedIn, origin: audit.Origin) -> AuthContext:

@@ -3,7 +3,7 @@
 ``request_reset`` answers the same whether or not the email has an account (the page says "if an account
 exists"), and sends at most one email per address and minute, so the form cannot be used to flood
 someone's inbox. ``reset_password`` spends the token, sets the new password, voids every other pending link
-of that user and moves ``password_changed_at``, which signs out every existing session.
+of that user and ends every session of that user (``services.users.sessions``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from services import audit, once_a_minute
 from services.broker import SEND_DUE_MAIL_TASK, send_after_commit
 from services.keys.secrets import hash_secret
 from services.mail import outbox, render
-from services.users import passwords, throttle, verification
+from services.users import passwords, sessions, throttle, verification
 from services.users.errors import ResetLinkInvalid
 from services.users.signup import normalized
 from settings import get_settings
@@ -81,6 +81,7 @@ def reset_password(token: str, new_password: str, origin: audit.Origin) -> Dashb
         pending = (PasswordResetToken.user_id == user.id, PasswordResetToken.used_at.is_(None))
         session.execute(update(PasswordResetToken).where(*pending).values(used_at=now))
         verification.mark_verified(session, user.account_id, origin)  # the link proved the inbox is theirs
+        sessions.end_all(session, user.id)
         details = {"email": user.email, "via": "reset link"}
         audit.record(
             AuditEvent.USER_PASSWORD_CHANGED,

@@ -30,7 +30,7 @@ from services import audit
 from services.broker import SEND_DUE_MAIL_TASK, send_after_commit
 from services.keys.secrets import hash_secret
 from services.mail import outbox, render
-from services.users import passwords
+from services.users import passwords, sessions
 from services.users.errors import ResetLinkInvalid
 from settings import get_settings
 
@@ -91,6 +91,7 @@ def complete(token: str, password: str, origin: audit.Origin) -> DashboardUser:
         user = session.get_one(DashboardUser, row.user_id, with_for_update=True)
         user.password_hash, user.password_changed_at = passwords.hash_password(password), now
         _void_pending(session, user.id, now)
+        sessions.end_all(session, user.id)
         mark_verified(session, user.account_id, origin)
         return user
 

@@ -1,8 +1,9 @@
-"""Who is signed in: the Flask session cookie (signed with SECRET_KEY) holds a user id and a stamp.
+"""Who is signed in: the Flask session cookie (signed with SECRET_KEY) holds a random session token, and
+the server's row for it (``services.users.sessions``) decides whether it still opens anything.
 
 The cookie is the dashboard's only credential and the API never reads it (the API reads only keys), so a
-page's cookie cannot call the JSON API and a key cannot open a page. A password change moves the stamp,
-which ends every other session of that user at their next request.
+page's cookie cannot call the JSON API and a key cannot open a page. Signing out ends the row, so a copy
+of the cookie made before opens nothing after.
 """
 
 from __future__ import annotations
@@ -16,37 +17,36 @@ from werkzeug.wrappers import Response
 
 from models.users import DashboardUser
 from services.auth import AuthContext
-from services.users import acting
+from services.users import acting, sessions
 from web.auth import origin
 
 P = ParamSpec("P")
 R = TypeVar("R")
-USER_ID, STAMP = "user_id", "stamp"
+SID = "sid"
 
 
 def start(user: DashboardUser) -> None:
     """A fresh session for ``user``: cleared first, so a cookie planted before sign-in is not kept."""
     session.clear()
     session.permanent = True
-    session[USER_ID] = user.id
-    session[STAMP] = acting.session_stamp(user)
+    session[SID] = sessions.open_session(user, origin())
 
 
 def end() -> None:
+    """This browser's session ends on the server, then its cookie is emptied."""
+    token = session.get(SID)
+    if isinstance(token, str):
+        sessions.end(token)
     session.clear()
 
 
-def signed_in() -> acting.SignedIn | None:
+def signed_in() -> sessions.SignedIn | None:
     """The signed-in owner of this request, or None (loaded once per request)."""
     if "signed_in" not in g:
-        user_id, stamp = session.get(USER_ID), session.get(STAMP)
-        found = (
-            acting.load_signed_in(user_id, stamp)
-            if isinstance(user_id, int) and isinstance(stamp, str)
-            else None
-        )
-        if found is None and user_id is not None:
-            session.clear()  # a stale session (password changed, user gone) is forgotten
+        token = session.get(SID)
+        found = sessions.current(token) if isinstance(token, str) else None
+        if found is None and token is not None:
+            session.clear()  # an ended session (signed out, password changed, idle) is forgotten
         g.signed_in = found
     return g.signed_in  # type: ignore[no-any-return]
 

@@ -10,6 +10,7 @@ def load() -> None:
         audit_log,
         commissions,
         custom_domains,
+        devices,
         keys,
         lists,
         overview,
