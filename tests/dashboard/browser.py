@@ -45,7 +45,11 @@ def browser() -> Iterator[Browser]:
 @pytest.fixture
 def page(browser: Browser, service: Service) -> Iterator[Page]:
     """A fresh browser profile (no cookies) at desktop size, on the served dashboard."""
-    context = browser.new_context(base_url=service.base_url, viewport=DESKTOP, accept_downloads=True)
+    # bypass_csp: axe-core is injected as an inline script, which the pages' policy refuses (as it should);
+    # tests/dashboard/test_security_headers.py visits the pages under the policy.
+    context = browser.new_context(
+        base_url=service.base_url, viewport=DESKTOP, accept_downloads=True, bypass_csp=True
+    )
     context.set_default_timeout(15_000)
     opened = context.new_page()
     yield opened

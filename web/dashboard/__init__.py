@@ -18,7 +18,7 @@ from flask_wtf.csrf import CSRFProtect
 from settings import Settings
 from web.auth import PUBLIC
 from web.branding import host_brand
-from web.dashboard import errors, pages, resellers, session
+from web.dashboard import errors, pages, resellers, security, session
 from web.dashboard.blueprint import bp
 from web.dashboard.cookies import CookieSessions
 
@@ -28,6 +28,7 @@ csrf = CSRFProtect()
 # The blueprint is set up once per process (a blueprint cannot change after its first registration); each
 # app made by ``create_app`` registers it and gets its own configuration below.
 pages.load()
+bp.after_request(security.add_headers)
 bp.before_request(csrf.protect)  # every POST form carries its token, or is refused with a readable page
 bp.context_processor(lambda: {"me": session.signed_in()})
 bp.context_processor(resellers.nav)

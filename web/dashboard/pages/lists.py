@@ -11,11 +11,11 @@ from services import branding
 from services.errors import InvalidField
 from services.jobs import bulk, history, submit
 from services.usage import rate_limits
-from settings import get_settings
 from web.body_limits import body_limit
 from web.dashboard import forms, session
 from web.dashboard.blueprint import bp
 from web.dashboard.pages.validate import charger
+from web.dashboard.security import owner_upload_limit
 from web.dashboard.session import sign_in_required
 from web.schemas.bulk import BulkJobOut, DownloadQuery, UploadQuery
 from web.schemas.validation import job_options
@@ -35,7 +35,7 @@ def lists() -> Page:
 
 
 @bp.post("/lists")
-@body_limit(lambda: get_settings().jobs.bulk_max_body_bytes)
+@body_limit(owner_upload_limit)
 @sign_in_required
 def lists_upload() -> BaseResponse:
     upload = request.files.get("list")
