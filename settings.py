@@ -237,7 +237,7 @@ class Settings:
     # client by its /64): ANONYMOUS_REQUESTS_PER_MINUTE and _PER_DAY (``services.usage.rate_limits``).
     anonymous_per_minute: int = 60
     anonymous_per_day: int = 2000
-    # Dashboard sign-ups per client network and hour (SIGN_UPS_PER_HOUR, ``services.users.signup``).
+    # Dashboard sign-ups, and password-reset requests, per client network and hour (SIGN_UPS_PER_HOUR).
     sign_ups_per_hour: int = 10
     # Who results name when no reseller's white-label applies (``services.branding``).
     brand: ServiceBrand = field(default_factory=ServiceBrand)

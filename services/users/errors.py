@@ -33,9 +33,5 @@ class SignInThrottled(Throttled):
     pass
 
 
-class SignUpThrottled(Throttled):
-    pass
-
-
 class ResetLinkInvalid(UserError):
     pass

@@ -1,9 +1,10 @@
 """Forgotten passwords: a single-use link by email, valid for an hour, stored only as its SHA-256.
 
 ``request_reset`` answers the same whether or not the email has an account (the page says "if an account
-exists"), and sends at most one email per address and minute, so the form cannot be used to flood
-someone's inbox. ``reset_password`` spends the token, sets the new password, voids every other pending link
-of that user and ends every session of that user (``services.users.sessions``).
+exists"), sends at most one email per address and minute, so the form cannot be used to flood
+someone's inbox, and takes ``SIGN_UPS_PER_HOUR`` requests per client network and hour.
+``reset_password`` spends the token, sets the new password, voids every other pending link of that user
+and ends every session of that user (``services.users.sessions``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from services import audit, once_a_minute
 from services.broker import SEND_DUE_MAIL_TASK, send_after_commit
 from services.keys.secrets import hash_secret
 from services.mail import outbox, render
-from services.users import passwords, sessions, throttle, verification
+from services.users import passwords, per_network, sessions, throttle, verification
 from services.users.errors import ResetLinkInvalid
 from services.users.signup import normalized
 from settings import get_settings
@@ -39,6 +40,8 @@ INVALID = "This reset link is not valid any more: it was used, it expired, or a 
 def request_reset(email: str, origin: audit.Origin) -> None:
     """Email a reset link if ``email`` has a login (and none was sent to it this minute)."""
     email = normalized(email)
+    refusal = "Too many reset requests from your network in the last hour. Try again later."
+    per_network.count("password-reset", origin.ip, get_settings().sign_ups_per_hour, refusal)
     if not once_a_minute.first_this_minute("password-reset", email, if_redis_down=False):
         return
     token = secrets.token_urlsafe(32)

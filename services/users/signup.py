@@ -27,10 +27,8 @@ from services import accounts, audit, once_a_minute
 from services.broker import SEND_DUE_MAIL_TASK, send_after_commit
 from services.errors import InvalidField, NotFound
 from services.mail import outbox, render
-from services.networks import client_network
-from services.redis_client import get_redis, key
-from services.users import passwords, verification
-from services.users.errors import EmailTaken, SignUpThrottled
+from services.users import passwords, per_network, verification
+from services.users.errors import EmailTaken
 from settings import get_settings
 
 MAX_EMAIL = 254
@@ -47,7 +45,8 @@ def sign_up(email: str, requested: Tier, name: str | None, origin: audit.Origin)
     """Start a sign-up for ``email``; the answer is an email to that address, whoever has it."""
     if requested not in REQUESTABLE:
         raise InvalidField("tier", "Choose one of the plans offered; Enterprise Plus is opened by our team.")
-    _count_sign_up(origin.ip)
+    refusal = "Too many sign-ups from your network in the last hour. Try again later."
+    per_network.count("sign-up", origin.ip, get_settings().sign_ups_per_hour, refusal)
     email = normalized(email)
     if not once_a_minute.first_this_minute("sign-up", email, if_redis_down=False):
         return
@@ -84,20 +83,6 @@ def _answer(session: Session, user: DashboardUser) -> None:
     draft = render.draft(TEMPLATES, "already_signed_up", context, recipient=user.email, subject=subject)
     outbox.queue(session, user.account_id, draft)
     send_after_commit(session, SEND_DUE_MAIL_TASK)
-
-
-def _count_sign_up(ip: str | None) -> None:
-    """``SIGN_UPS_PER_HOUR`` per client network: opening accounts in bulk costs us mail and reputation."""
-    limit = get_settings().sign_ups_per_hour
-    name = key("sign-up", client_network(ip))
-    pipe = get_redis().pipeline()
-    pipe.incr(name)
-    pipe.expire(name, 3600, nx=True)
-    count, _ = pipe.execute()
-    if int(count) > limit:
-        raise SignUpThrottled(
-            "Too many sign-ups from your network in the last hour. Try again later.", retry_after=3600
-        )
 
 
 def add_owner(account_id: int, password: str) -> DashboardUser:

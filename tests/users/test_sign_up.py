@@ -18,8 +18,8 @@ from models.users import DashboardUser
 from services import audit
 from services.errors import InvalidField
 from services.mail import outbox
-from services.users import signin, signup, verification
-from services.users.errors import ResetLinkInvalid, SignInRefused, SignUpThrottled
+from services.users import reset, signin, signup, verification
+from services.users.errors import ResetLinkInvalid, SignInRefused, Throttled
 from settings import get_settings
 from tests.fixtures.db import add_key, open_owner
 from tests.mail.mailbox import Mailbox
@@ -128,7 +128,7 @@ def test_sign_ups_are_limited_per_network() -> None:
     ip = network()
     for _ in range(10):
         start(new_email(), ip=ip)
-    with pytest.raises(SignUpThrottled):
+    with pytest.raises(Throttled):
         start(new_email(), ip=ip)
 
 
@@ -156,3 +156,13 @@ def test_the_operator_grants_the_plan_and_every_limit_follows_at_once(
 def count_accounts() -> int:
     with transaction() as session:
         return session.scalar(select(func.count()).select_from(Account)) or 0
+
+
+@pytest.mark.usefixtures("database_url", "ten_sign_ups_an_hour")
+def test_reset_requests_answer_alike_and_are_limited_per_network() -> None:
+    ip, known = network(), open_owner(PASSWORD)
+    for position in range(10):
+        email = known if position % 2 else new_email()
+        reset.request_reset(email, audit.Origin(ip=ip))  # no answer, no error, known or not
+    with pytest.raises(Throttled):
+        reset.request_reset(known, audit.Origin(ip=ip))

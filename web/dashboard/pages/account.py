@@ -100,6 +100,9 @@ def forgot_password() -> Page:
         return forms.render("forgot_password.html")
     try:
         reset.request_reset(forms.email(), origin())
+    except Throttled as error:
+        page = forms.render("forgot_password.html", 429, error=error.message)
+        return page[0], page[1], {**page[2], "Retry-After": str(error.retry_after)}
     except ServiceError as error:
         return forms.render("forgot_password.html", 400, error=error.message)
     return forms.render("forgot_password.html", sent=True)
