@@ -25,6 +25,7 @@ from web.openapi_webhooks import models as event_models
 from web.openapi_webhooks import webhooks as event_webhooks
 from web.schemas.errors import CodedError, FlatError
 from web.schemas.inputs import BIGINT_MAX, NUL_FREE
+from web.validation import MAX_BODY_DEPTH
 
 F = TypeVar("F", bound=Callable[..., Any])
 OPERATION = "verimail_operation"
@@ -117,7 +118,11 @@ def document_root(app: Flask, paths: dict[str, Any], schemas: dict[str, Any]) ->
         base_url = app_settings().base_url
     return {
         "openapi": "3.1.0",
-        "info": {"title": "verimail", "version": "0.1.0", "description": "Email validation API."},
+        "info": {
+            "title": "verimail",
+            "version": "0.1.0",
+            "description": f"Email validation API.\n\n{TEXT_RULE}",
+        },
         "servers": [{"url": base_url}],
         "paths": paths,
         "components": {
@@ -129,6 +134,13 @@ def document_root(app: Flask, paths: dict[str, Any], schemas: dict[str, Any]) ->
     }
 
 
+# What the string patterns cannot say (web.schemas.inputs.NUL_FREE): every text input is refused alike.
+TEXT_RULE = (
+    "Text in a request body or query string may contain neither NUL characters nor unpaired UTF-16 "
+    "surrogates (a `\\ud800` escape without its pair): either is a 400 naming the field. A body that is "
+    "not a JSON object (malformed, empty, another JSON type, nested more than "
+    f"{MAX_BODY_DEPTH} levels) is a 400 with `field` `body` saying where it breaks."
+)
 SECURITY_SCHEMES = {
     "ApiKeyHeader": {"type": "apiKey", "in": "header", "name": "X-API-Key", "description": "Recommended."},
     "BearerAuth": {"type": "http", "scheme": "bearer", "description": "Authorization: Bearer <API_KEY>."},

@@ -19,7 +19,7 @@ from pydantic.alias_generators import to_camel
 from models.keys import ApiKey
 from services.keys import allowlist, lifecycle, scopes, secrets
 from web.schemas.base import Body, Out
-from web.schemas.inputs import trimmed
+from web.schemas.inputs import NOT_BLANK, trimmed
 
 
 def known_scope(scope: str) -> str:
@@ -32,6 +32,8 @@ def known_scope(scope: str) -> str:
 IP_ENTRY_SCHEMA = {
     "type": "string",
     "format": "ip-address-or-network",
+    "minLength": 1,
+    "pattern": NOT_BLANK,
     "description": "An IPv4 or IPv6 address, or a CIDR range of either with no host bits set "
     "(10.0.0.0/24, 2001:db8::/32); whitespace around it is trimmed.",
 }

@@ -19,7 +19,7 @@ from services.jobs.options import JobOptions
 from services.jobs.submit import ResultsPage
 from web.schemas.base import Body, Out, Query
 from web.schemas.branding import BrandOut
-from web.schemas.inputs import INTEGER_MAX
+from web.schemas.inputs import INTEGER_MAX, NUL_FREE
 
 Email = Annotated[str, Field(max_length=254, description="at most 254 characters (spec 8.4)")]
 
@@ -51,7 +51,12 @@ class BatchBody(Body):
     emails: Annotated[
         list[str],
         WithJsonSchema(
-            {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": BATCH_MAXIMUM}
+            {
+                "type": "array",
+                "items": {"type": "string", "pattern": NUL_FREE},
+                "minItems": 1,
+                "maxItems": BATCH_MAXIMUM,
+            }
         ),
     ]
     options: ValidateOptions = ValidateOptions()
