@@ -94,12 +94,13 @@ DOWNLOADS = {
 @document(
     "Upload a list (CSV or JSON body) to validate",
     query=UploadQuery,
-    responses={202: BulkJobOut, 200: DryRunOut},
+    responses={202: BulkJobOut, 200: DryRunOut, 409: FlatError, 422: FlatError},
     raw_body=UPLOAD_BODIES,
     description="Each distinct address counts one validation against the monthly quota (all or nothing; "
     "a duplicate row is answered with its first row's verdict, free); the upload counts one request "
     "against the rate limit. Bodies up to BULK_MAX_BODY_BYTES. An `Idempotency-Key` sent again within "
-    "24 h with the same list answers for the same job (`Idempotent-Replayed: true`). With `dryRun=true`, "
+    "24 h with the same list answers for the same job (`Idempotent-Replayed: true`); 422 if the list "
+    "differs, 409 while the first upload is still being received. With `dryRun=true`, "
     "200 with the list's rows, duplicates, syntax failures, distinct domains and cost; nothing is stored "
     "or charged.",
 )
