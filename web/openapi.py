@@ -284,7 +284,9 @@ def too_many_requests(refs: Refs) -> dict[str, Any]:
 
 
 def response(model: type[BaseModel], refs: Refs) -> dict[str, Any]:
-    description = (model.__doc__ or model.__name__).strip().splitlines()[0]
+    description = " ".join(
+        (model.__doc__ or model.__name__).strip().split("\n\n")[0].split()
+    )  # 1st paragraph
     return {"description": description, "content": json_content(refs[(model, "serialization")])}
 
 

@@ -1,10 +1,11 @@
 """What the service answers, /openapi.json documents: each status provoked here over real HTTP is listed
-for its operation."""
+for its operation, and the document's text states rules, never internal references."""
 
 from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,6 +15,8 @@ from tests.fixtures.db import Persona, open_persona
 from tests.workers.harness import Api, job_env, live_api
 
 __all__ = ["job_env", "live_api"]
+# A section of our spec, our decision log, a module of ours: a reader of the document has none of them.
+INTERNAL = re.compile(r"\bspec \d|docs/|decisions\.md|\b(?:services|web|tests|models)\.\w", re.IGNORECASE)
 
 
 @pytest.fixture(scope="module")
@@ -79,3 +82,26 @@ def test_a_json_list_sent_as_csv_is_a_documented_400(
     described = document["paths"]["/bulk/jobs"]["post"]["requestBody"]["content"]["text/csv"]["schema"]
     assert not re.search(described["pattern"], '["ann@example.com"]')
     assert "JSON" in described["description"]
+
+
+def texts(node: object) -> Iterator[str]:
+    """Every string of the document, keys aside."""
+    if isinstance(node, dict):
+        for value in node.values():
+            yield from texts(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from texts(value)
+    elif isinstance(node, str):
+        yield node
+
+
+def test_the_document_cites_no_internal_reference(document: dict[str, Any]) -> None:
+    cited = sorted({text for text in texts(document) if INTERNAL.search(text)})
+    assert cited == []
+
+
+def test_a_response_is_described_by_a_whole_paragraph(document: dict[str, Any]) -> None:
+    """A docstring wrapped over lines once gave descriptions cut mid-sentence ("... With ``retrying``")."""
+    batch = document["paths"]["/validate/batch"]["post"]["responses"]["200"]["description"]
+    assert batch.endswith("the batch is still running.")

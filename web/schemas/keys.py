@@ -158,7 +158,7 @@ class RefreshedKey(Out):
 
 
 class RefreshOut(Out):
-    """Spec 4.4."""
+    """The key with its new secret, shown only here; the previous secret stopped working at once."""
 
     success: bool = True
     message: str = "The secret key was refreshed. The previous secret key no longer works."
@@ -179,14 +179,14 @@ class RefreshOut(Out):
 
 
 class RevealOut(RefreshOut):
-    """An auto-rotated secret, shown once (docs/decisions.md, Key rotation); the same shape as a refresh."""
+    """A secret issued by the automatic 90-day rotation, shown once; the same shape as a refresh."""
 
     message: str = "This is the secret key issued by the automatic 90-day rotation."
     warning: str = "Store the secret key now: it was shown once and is no longer kept anywhere."
 
 
 class RevokeAllOut(Out):
-    """Spec 4.5."""
+    """Every key of the account deactivated, and how many were."""
 
     success: bool = True
     message: str

@@ -21,7 +21,7 @@ from web.schemas.base import Body, Out, Query
 from web.schemas.branding import BrandOut
 from web.schemas.inputs import INTEGER_MAX, NUL_FREE
 
-Email = Annotated[str, Field(max_length=254, description="at most 254 characters (spec 8.4)")]
+Email = Annotated[str, Field(max_length=254, description="at most 254 characters")]
 
 
 RETRY_TEMPORARY = (
@@ -120,7 +120,7 @@ class ResultOut(Out):
 
 class ListResultOut(ResultOut):
     """A result in a batch or a list: which submitted entry it answers, and whether an earlier one holds
-    the same address (``services.jobs.list_rows``)."""
+    the same address."""
 
     index: int = Field(0, description="0-based position of the entry in the submitted list")
     input: str = Field(description="the entry exactly as submitted; `email` is it without surrounding blanks")
@@ -134,7 +134,7 @@ class ListResultOut(ResultOut):
 
 
 class MetadataOut(BrandOut):
-    """Spec 2.3: the request's metadata and who provides the result (under white-label, the reseller)."""
+    """The request's metadata and who provides the result (under white-label, the reseller)."""
 
     processing_time: int
     timestamp: datetime
@@ -143,7 +143,7 @@ class MetadataOut(BrandOut):
 
 
 class SingleResultOut(ResultOut):
-    """A validation result with its request metadata (spec 2.1, 2.3)."""
+    """A validation result with its request metadata."""
 
     metadata: MetadataOut
     retrying: bool = Field(
@@ -153,7 +153,7 @@ class SingleResultOut(ResultOut):
 
 
 class BatchResultOut(Out):
-    """A batch every address of which is answered (spec 2.4), with its id. With ``retrying`` > 0 (only
+    """A batch every address of which is answered, with its id. With ``retrying`` > 0 (only
     when ``retryTemporary`` was asked for) that many answers are interim and the batch is still running."""
 
     batch_id: str
