@@ -4,7 +4,6 @@ naming the entry, never 500s, and /openapi.json refuses them too, so the documen
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -35,29 +34,26 @@ def published_accepts(items: dict[str, Any], value: str) -> bool:
     return bool(Draft202012Validator(items).is_valid(value))
 
 
-@pytest.mark.parametrize(
-    ("entry", "in_document"),
-    [
-        ("", False),
-        ("   ", False),
-        (f"10.0.0.1{NUL}", False),
-        (LONE_HIGH, None),
-        (f"10.0.0.1{LONE_LOW}", None),
-    ],
-)
+@pytest.mark.parametrize("entry", ["", "   ", f"10.0.0.1{NUL}", LONE_HIGH, f"10.0.0.1{LONE_LOW}"])
 @pytest.mark.parametrize("method", ["post", "patch"])
 def test_a_blank_nul_or_surrogate_allowlist_entry_is_a_400_naming_it(
-    live_api: Api, owner: Persona, entry: str, in_document: bool | None, method: str
+    live_api: Api, owner: Persona, entry: str, method: str
 ) -> None:
     path = "/api/keys" if method == "post" else f"/api/keys/{owner.key_id}"
     text = f'{{"name": "Office server", "allowedIps": ["10.0.0.0/24", "{entry}"]}}'
     response = post(live_api, owner, method, path, text)
     assert response.status_code == 400, response.text
     assert response.json()["field"] == "allowedIps[1]"
-    if in_document is not None:  # an unpaired surrogate is stated in words (no portable pattern names it)
-        items = published_items(live_api, "/api/keys", "post", "allowedIps")
-        assert published_accepts(items, json.loads(f'"{entry}"')) is in_document
-        assert published_accepts(items, " 2001:db8::/32 ")
+
+
+def test_the_document_refuses_an_allowlist_entry_too_short_for_an_address(live_api: Api) -> None:
+    """Blanks, NUL and the rest are no address to the format; validators that skip formats see the length."""
+    items = published_items(live_api, "/api/keys", "post", "allowedIps")
+    assert items["format"] == "ip-address-or-network"
+    assert not published_accepts(items, "")
+    assert not published_accepts(items, "0")
+    assert published_accepts(items, "::")
+    assert published_accepts(items, " 2001:db8::/32 ")
 
 
 @pytest.mark.parametrize("entry", [NUL, f"ann{NUL}@example.com", LONE_HIGH, f"ann{LONE_LOW}@example.com"])

@@ -71,7 +71,6 @@ WHITESPACE = " \t\n\r"
 NUL_FREE = r"^[^\x00]*$"
 _EDGE = r"[^ \t\n\r\x00]"
 _INNER = r"[^\x00]"
-NOT_BLANK = rf"^[ \t\n\r]*{_EDGE}{_INNER}*$"  # something besides the whitespace trimmed around it
 
 
 def trimmed_pattern(min_length: int, max_length: int) -> str:
