@@ -273,7 +273,17 @@ def responses(
         out["429"] = too_many_requests(refs)
     for code, body in out.items():
         body["headers"] = openapi_headers.for_response(int(code), authenticated=authenticated)
+    out["414"] = {**URI_TOO_LONG}
     return out
+
+
+# gunicorn refuses a request line (method, path and query string) over 4,094 bytes with a page of its own
+# before the app runs: any operation can answer it, as HTML and without the API's headers.
+URI_TOO_LONG = {
+    "description": "The path and query string are longer than the HTTP server takes (about 4 KB); "
+    "answered by the server itself, as HTML",
+    "content": {"text/html": {"schema": {"type": "string"}}},
+}
 
 
 def too_many_requests(refs: Refs) -> dict[str, Any]:
