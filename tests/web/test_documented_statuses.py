@@ -105,3 +105,10 @@ def test_a_response_is_described_by_a_whole_paragraph(document: dict[str, Any]) 
     """A docstring wrapped over lines once gave descriptions cut mid-sentence ("... With ``retrying``")."""
     batch = document["paths"]["/validate/batch"]["post"]["responses"]["200"]["description"]
     assert batch.endswith("the batch is still running.")
+
+
+def test_every_operation_documents_the_414_of_the_http_server(document: dict[str, Any]) -> None:
+    """gunicorn answers a request line over 4,094 bytes itself, as HTML, before the API sees it."""
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            assert list(operation["responses"]["414"]["content"]) == ["text/html"], (method, path)
