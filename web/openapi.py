@@ -294,10 +294,13 @@ def too_many_requests(refs: Refs) -> dict[str, Any]:
 
 
 def response(model: type[BaseModel], refs: Refs) -> dict[str, Any]:
-    description = " ".join(
-        (model.__doc__ or model.__name__).strip().split("\n\n")[0].split()
-    )  # 1st paragraph
+    description = first_paragraph(model.__doc__ or model.__name__)
     return {"description": description, "content": json_content(refs[(model, "serialization")])}
+
+
+def first_paragraph(text: str) -> str:
+    """A docstring's first paragraph on one line (its first line alone can stop mid-sentence)."""
+    return " ".join(text.strip().split("\n\n")[0].split())
 
 
 def json_content(schema: Any) -> dict[str, Any]:
