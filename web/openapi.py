@@ -26,6 +26,7 @@ from web.openapi_webhooks import models as event_models
 from web.openapi_webhooks import webhooks as event_webhooks
 from web.schemas.errors import CodedError, FlatError
 from web.schemas.inputs import BIGINT_MAX, NUL_FREE
+from web.validation import MAX_BODY_DEPTH
 
 F = TypeVar("F", bound=Callable[..., Any])
 OPERATION = "verimail_operation"
@@ -130,7 +131,11 @@ def document_root(app: Flask, paths: dict[str, Any], schemas: dict[str, Any]) ->
         base_url = app_settings().base_url
     return {
         "openapi": "3.1.0",
-        "info": {"title": "verimail", "version": "0.1.0", "description": "Email validation API."},
+        "info": {
+            "title": "verimail",
+            "version": "0.1.0",
+            "description": f"Email validation API.\n\n{TEXT_RULE}",
+        },
         "servers": [{"url": base_url}],
         "paths": paths,
         "components": {
@@ -142,6 +147,13 @@ def document_root(app: Flask, paths: dict[str, Any], schemas: dict[str, Any]) ->
     }
 
 
+# What the string patterns cannot say (web.schemas.inputs.NUL_FREE): every text input is refused alike.
+TEXT_RULE = (
+    "Text in a request body or query string may contain neither NUL characters nor unpaired UTF-16 "
+    "surrogates (a `\\ud800` escape without its pair): either is a 400 naming the field. A body that is "
+    "not a JSON object (malformed, empty, another JSON type, nested more than "
+    f"{MAX_BODY_DEPTH} levels) is a 400 with `field` `body` saying where it breaks."
+)
 SECURITY_SCHEMES = {
     "ApiKeyHeader": {"type": "apiKey", "in": "header", "name": "X-API-Key", "description": "Recommended."},
     "BearerAuth": {"type": "http", "scheme": "bearer", "description": "Authorization: Bearer <API_KEY>."},
@@ -274,7 +286,17 @@ def responses(
         out["429"] = too_many_requests(refs)
     for code, body in out.items():
         body["headers"] = openapi_headers.for_response(int(code), authenticated=authenticated)
+    out["414"] = {**URI_TOO_LONG}
     return out
+
+
+# gunicorn refuses a request line (method, path and query string) over 4,094 bytes with a page of its own
+# before the app runs: any operation can answer it, as HTML and without the API's headers.
+URI_TOO_LONG = {
+    "description": "The path and query string are longer than the HTTP server takes (about 4 KB); "
+    "answered by the server itself, as HTML",
+    "content": {"text/html": {"schema": {"type": "string"}}},
+}
 
 
 def too_many_requests(refs: Refs) -> dict[str, Any]:
@@ -285,8 +307,13 @@ def too_many_requests(refs: Refs) -> dict[str, Any]:
 
 
 def response(model: type[BaseModel], refs: Refs) -> dict[str, Any]:
-    description = (model.__doc__ or model.__name__).strip().splitlines()[0]
+    description = first_paragraph(model.__doc__ or model.__name__)
     return {"description": description, "content": json_content(refs[(model, "serialization")])}
+
+
+def first_paragraph(text: str) -> str:
+    """A docstring's first paragraph on one line (its first line alone can stop mid-sentence)."""
+    return " ".join(text.strip().split("\n\n")[0].split())
 
 
 def json_content(schema: Any) -> dict[str, Any]:

@@ -17,8 +17,8 @@ from verimail_webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER
 from web.schemas.events import EVENT_DATA
 
 DESCRIPTION = (
-    "Sent to every enabled endpoint subscribed to the type. Verify {sig} (hex HMAC-SHA256 of "
-    "`{ts} + '.' + raw body`, keyed with the endpoint's secret), compared in constant time. "
+    "Sent to every enabled endpoint subscribed to the type. Verify {sig} (hex HMAC-SHA256 of the "
+    "{ts} value, '.' and the raw body, keyed with the endpoint's secret), compared in constant time. "
     "Answer 2xx within 30 s; anything else is retried after {delays}. A "
     "delivery can arrive more than once: the event `id` identifies duplicates."
 ).format(sig=f"`{SIGNATURE_HEADER}`", ts=f"`{TIMESTAMP_HEADER}`", delays=retry_schedule.described())

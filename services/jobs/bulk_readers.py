@@ -62,7 +62,7 @@ class UploadedList:
 
     def _csv(self, stream: IO[bytes]) -> Iterator[Entry]:
         column = 0
-        for number, row in enumerate(_rows(upload_guards.bounded_lines(stream))):
+        for number, row in enumerate(_rows(upload_guards.not_json(upload_guards.bounded_lines(stream)))):
             if number == 0 and "email" in (headers := [cell.strip().lower() for cell in row]):
                 column, self.header, self.width = headers.index("email"), row, max(len(row), 1)
                 continue

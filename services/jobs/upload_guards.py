@@ -6,7 +6,8 @@ see what passed:
 
 - CSV: each physical line is read with ``readline(limit)``, so at most ``MAX_LINE_BYTES`` (plus one) bytes
   of a line are ever held; a longer line is refused naming it. Lines end with ``\\n`` or ``\\r\\n`` (a file
-  with bare ``\\r`` line ends reads as one long line, and is refused saying so).
+  with bare ``\\r`` line ends reads as one long line, and is refused saying so). A CSV whose first line
+  starts as JSON does is refused too: it is a JSON list sent with the wrong Content-Type.
 - JSON: ``JsonShapeGuard`` sits between the request and ``ijson`` and scans every chunk for structure
   (strings, escapes, brackets, top-level commas) before handing it on: an item larger than
   ``MAX_ITEM_BYTES`` or deeper than ``MAX_DEPTH`` is refused within one read of its start.
@@ -28,6 +29,9 @@ MAX_ITEM_BYTES = 4 * 1024
 MAX_DEPTH = 4  # the list, an item object, one nested value and its elements
 _STRUCTURE = re.compile(rb'["\\\[\]{},]')
 _WHITESPACE = b" \t\r\n"
+# An array, or an object (its first key or its end; ``{a}@example.com`` is an address, not JSON). No
+# address starts with "[" (it is not an atom character).
+_JSON_START = re.compile(r'[ \t]*(?:\[|\{[ \t]*(?:["}]|\r?$))')
 
 
 def bounded_lines(stream: IO[bytes]) -> Iterator[str]:
@@ -44,6 +48,25 @@ def bounded_lines(stream: IO[bytes]) -> Iterator[str]:
             )
         text = line.decode("utf-8", errors="replace")
         yield text.removeprefix("\ufeff") if number == 1 else text
+
+
+def not_json(lines: Iterator[str]) -> Iterator[str]:
+    """``lines`` unchanged, unless the first one with text starts as JSON does: a JSON list sent as
+    ``text/csv`` would otherwise be read as one odd address per line, validated and charged."""
+    for line in lines:
+        if line.strip():
+            refuse_json(line)
+            yield line
+            break
+        yield line
+    yield from lines
+
+
+def refuse_json(line: str) -> None:
+    if _JSON_START.match(line):
+        raise BadUpload(
+            "body", "The body is JSON, not CSV: send a JSON list with Content-Type: application/json."
+        )
 
 
 def check_columns(row: list[str], line: int) -> None:

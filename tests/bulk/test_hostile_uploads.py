@@ -41,11 +41,11 @@ def peak_rss(server: Gunicorn) -> int:
     return int(kib) * 1024
 
 
-def upload(server: Gunicorn, persona: Persona, body: bytes, media_type: str) -> requests.Response:
+def upload(
+    server: Gunicorn, persona: Persona, body: bytes, media_type: str, query: str = "quickMode=true"
+) -> requests.Response:
     headers = persona.headers | {"Content-Type": media_type}
-    return requests.post(
-        f"{server.base_url}/bulk/jobs?quickMode=true", data=body, headers=headers, timeout=120
-    )
+    return requests.post(f"{server.base_url}/bulk/jobs?{query}", data=body, headers=headers, timeout=120)
 
 
 def test_hostile_uploads_are_refused_and_the_web_process_stays_within_50_mb_of_its_start(
@@ -107,6 +107,37 @@ def test_a_json_item_outside_what_openapi_says_is_refused_naming_it(
     assert says in response.json()["message"]
     longest = upload(web, owner, b'["' + b"a" * 308 + b'@example.com"]', "application/json")
     assert longest.status_code == 202, longest.json()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'["ann@example.com", "bob@example.com"]',
+        b'[{"email": "ann@example.com"}]',
+        b'\xef\xbb\xbf\r\n  {"email": "ann@example.com"}',  # a BOM, a blank line, then an object
+        b"{\n}\n",
+        b"[]",
+    ],
+)
+@pytest.mark.parametrize("query", ["quickMode=true", "dryRun=true"])
+def test_json_sent_as_csv_is_refused_saying_so_and_nothing_is_stored(
+    web: Gunicorn, body: bytes, query: str
+) -> None:
+    persona = open_persona(Tier.BUSINESS)
+    response = upload(web, persona, body, "text/csv", query)
+    assert response.status_code == 400, response.text
+    assert response.json() == {
+        "error": "Bad Request",
+        "message": "The body is JSON, not CSV: send a JSON list with Content-Type: application/json.",
+        "field": "body",
+    }
+    assert jobs_of(persona.account_id) == (0, 0)
+
+
+def test_an_address_starting_with_a_brace_is_still_csv(web: Gunicorn, owner: Persona) -> None:
+    response = upload(web, owner, b"{ann}@example.com\n", "text/csv", "dryRun=true")
+    assert response.status_code == 200, response.text
+    assert response.json()["addresses"] == 1
 
 
 def jobs_of(account_id: int) -> tuple[int, int]:

@@ -14,8 +14,10 @@ it generates never leave loopback, and formats the document names have values.
 - ``ip-address-or-network`` (``allowedIps``) is a format of the document's own: addresses and CIDR
   ranges with no host bits set.
 - A CSV upload is text: its only schema is the pattern of the plain form, and the reader takes more CSV
-  than a pattern can describe, so bodies outside the pattern (including numbers schemathesis would send
-  as their text) are not generated; the upload's query string and JSON body are fuzzed both ways.
+  than a pattern can describe, so text outside the pattern (including numbers schemathesis would send as
+  their text) is not generated. An array or object generated for it is kept: schemathesis sends it as
+  JSON text, which the service must refuse (a JSON list sent as CSV). The upload's query string and JSON
+  body are fuzzed both ways.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ schemathesis.openapi.format(
 
 @schemathesis.hook
 def filter_case(context: Any, case: Any) -> bool:
-    if case.media_type != CSV:
+    if case.media_type != CSV or isinstance(case.body, dict | list):
         return True
     return isinstance(case.body, str) and re.fullmatch(_csv_pattern(case), case.body) is not None
 

@@ -1,9 +1,10 @@
 """/openapi.json is the contract: schemathesis (every check, stateful phase on) finds no failure against
 the real service (gunicorn, a Celery worker, Postgres, Redis), run with a real account's key.
 
-About 1,600-1,800 generated cases (at most 8 per operation and phase, fixed seed) in under a minute;
-webhook URLs it generates are pointed at loopback (``tests.web.contract_hooks``) and the service may
-deliver to loopback only in this run.
+About 3,000 generated cases (fixed seed; how many per operation and phase is in contract.toml, with why)
+in under a minute (40-45 s; 20-25 s at 8 per operation, which missed a report of a month not begun (404)
+and a NUL among a batch's addresses). Webhook URLs it generates are pointed at loopback
+(``tests.web.contract_hooks``) and the service may deliver to loopback only in this run.
 """
 
 from __future__ import annotations
@@ -23,8 +24,7 @@ from tests.workers.harness import Gunicorn, Worker, beat, job_env, start_gunicor
 __all__ = ["beat", "job_env", "worker"]
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = Path(__file__).with_name("contract.toml")
-EXAMPLES_PER_OPERATION = 8
-RUN_SECONDS = 240
+RUN_SECONDS = 420  # four times a run on a loaded machine
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +42,7 @@ def service(
     served.stop()
 
 
+@pytest.mark.timeout(RUN_SECONDS + 60)  # the suite's 120 s is for one test, not for a few thousand
 def test_schemathesis_finds_no_failure_against_the_running_service(service: Gunicorn, tmp_path: Path) -> None:
     persona = open_persona(Tier.ENTERPRISE_PLUS)
     # revoke-all and refresh would end the run's own key; they are covered by the API tests.
@@ -57,8 +58,6 @@ def test_schemathesis_finds_no_failure_against_the_running_service(service: Guni
         "all",
         "--phases",
         "examples,coverage,fuzzing,stateful",
-        "--max-examples",
-        str(EXAMPLES_PER_OPERATION),
         "--seed",
         "20240611",
         # One worker: hypothesis parses lambda sources with ast.parse, which is not thread-safe on this

@@ -58,12 +58,17 @@ def test_a_body_that_is_not_json_is_refused_with_what_to_send(client, owner: Per
     assert response.json["message"] == "Send the body as JSON with Content-Type: application/json."
 
 
-def test_malformed_json_is_a_flat_400(client, owner: Persona) -> None:
+def test_malformed_json_is_a_flat_400_naming_the_body(client, owner: Persona) -> None:
     response = client.post(
         "/api/keys", headers=owner.headers | {"Content-Type": "application/json"}, data="{oops"
     )
     assert response.status_code == 400
-    assert response.json == {"error": "Bad Request", "message": "The request body is not valid JSON."}
+    assert response.json == {
+        "error": "Bad Request",
+        "message": "The request body is not valid JSON: "
+        "expecting property name enclosed in double quotes at line 1, column 2.",
+        "field": "body",
+    }
 
 
 def test_a_json_body_that_is_not_an_object_names_the_body(client, owner: Persona) -> None:

@@ -14,6 +14,7 @@ from web.idempotency import idempotency_key, marked
 from web.limits import charge, rate_limited
 from web.openapi import document
 from web.schemas.base import respond
+from web.schemas.errors import FlatError
 from web.schemas.validation import (
     AcceptedOut,
     BatchBody,
@@ -31,7 +32,7 @@ bp = Blueprint("batches", __name__)
 @document(
     "Validate 1 to 100 addresses",
     request=BatchBody,
-    responses={200: BatchResultOut, 202: AcceptedOut},
+    responses={200: BatchResultOut, 202: AcceptedOut, 409: FlatError, 422: FlatError},
     coded_400=True,
     description="200 with every result when every address is answered within BATCH_SYNC_WAIT_SECONDS: "
     "a temporary failure (greylisting, 421, timeout) is answered `smtp` unknown with `retryAfter` and never "

@@ -30,10 +30,11 @@ MEDIA_TYPES = {"text/csv": "csv", "application/json": "json"}
 # The plain CSV: an optional ``email`` header, a first address (a visible ASCII character first, an "@" in
 # it, so it cannot read as the header), then lines with no comma, quote, NUL or lone CR. The reader takes
 # more (quoted cells, more columns); no pattern can say which CSV holds an address, so the document states
-# this form (docs/decisions.md).
+# this form (docs/decisions.md). The first address starts with neither "[" nor "{": a body starting so may
+# be JSON, which is refused (``services.jobs.upload_guards.not_json``).
 CSV_PATTERN = (
     r"^(?:[Ee][Mm][Aa][Ii][Ll]\r?\n)?"  # the header
-    r'[ \t]*[!#-+\--~][^\x00\n\r",]{0,126}@[^\x00\n\r",]{0,126}'  # the first address
+    r'[ \t]*[!#-+\--Z\\\]-z|-~][^\x00\n\r",]{0,126}@[^\x00\n\r",]{0,126}'  # the first address
     r'(?:\r?\n[^\x00\n\r",]{0,254})*$'  # more lines
 )
 # What the readers of ``services.jobs.bulk_readers`` accept (limits in ``services.jobs.upload_guards``).
@@ -45,7 +46,8 @@ UPLOAD_BODIES = {
         "first column. Every row comes back in the CSV download with its own cells; a row without an "
         "address is kept there, not validated or charged. The pattern is the plain form (an optional `email` "
         "header, then one address per line); the reader takes any CSV whose lines are at most 8 KiB and 64 "
-        "columns.",
+        "columns. A body whose first line starts as JSON does (`[`, or `{` before a key or its closing "
+        "brace) is refused with 400 (`field` `body`): send a JSON list as application/json.",
     },
     "application/json": {
         "type": "array",
@@ -92,12 +94,13 @@ DOWNLOADS = {
 @document(
     "Upload a list (CSV or JSON body) to validate",
     query=UploadQuery,
-    responses={202: BulkJobOut, 200: DryRunOut},
+    responses={202: BulkJobOut, 200: DryRunOut, 409: FlatError, 422: FlatError},
     raw_body=UPLOAD_BODIES,
     description="Each distinct address counts one validation against the monthly quota (all or nothing; "
     "a duplicate row is answered with its first row's verdict, free); the upload counts one request "
     "against the rate limit. Bodies up to BULK_MAX_BODY_BYTES. An `Idempotency-Key` sent again within "
-    "24 h with the same list answers for the same job (`Idempotent-Replayed: true`). With `dryRun=true`, "
+    "24 h with the same list answers for the same job (`Idempotent-Replayed: true`); 422 if the list "
+    "differs, 409 while the first upload is still being received. With `dryRun=true`, "
     "200 with the list's rows, duplicates, syntax failures, distinct domains and cost; nothing is stored "
     "or charged.",
 )

@@ -10,6 +10,7 @@ from web.auth import current_auth, require_scope
 from web.openapi import document
 from web.schemas.base import respond
 from web.schemas.commissions import CommissionQuery, CommissionReportOut
+from web.schemas.errors import FlatError
 from web.validation import parse_query
 
 bp = reseller_blueprint("commissions", "/api")
@@ -19,10 +20,10 @@ bp = reseller_blueprint("commissions", "/api")
 @document(
     "A month's commission report: each sub-user's requests and revenue, and your commission",
     query=CommissionQuery,
-    responses={200: CommissionReportOut},
+    responses={200: CommissionReportOut, 404: FlatError},
     description="Revenue of a sub-user = its tier's monthly price prorated by the days it existed, plus "
     "validations above its quota at its tier's price per validation. The current month may still change; "
-    "an ended month is closed and never changes.",
+    "an ended month is closed and never changes; a month that has not begun has no report yet (404).",
 )
 @require_scope("resellers:read")
 def report() -> Response:

@@ -15,7 +15,9 @@ class CodedErrorDetail(Out):
 
 
 class CodedError(Out):
-    """Authentication, permission and plan errors: a stable ``code`` plus the fields spec 7.1 lists."""
+    """Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own
+    fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``,
+    ``details``)."""
 
     error: CodedErrorDetail
 

@@ -15,7 +15,7 @@ from web.schemas.branding import BrandOut
 
 
 class ValidationCompletedData(Out):
-    """validation.completed: the verdict of one single validation (docs/decisions.md)."""
+    """validation.completed: the verdict of one single validation."""
 
     email: str = Field(description="the address validated, in lowercase, as in the result")
     is_valid: bool
@@ -28,7 +28,7 @@ class ValidationCompletedData(Out):
 
 
 class BatchCompletedData(Out):
-    """batch.completed (spec 6.3)."""
+    """batch.completed: every address of a batch is answered."""
 
     batch_id: str
     total: int
@@ -41,7 +41,7 @@ class BatchCompletedData(Out):
 
 
 class QuotaWarningData(Out):
-    """quota.warning (spec 6.3): usage reached 80% of the monthly limit."""
+    """quota.warning: usage reached 80% of the monthly limit."""
 
     limit: int
     used: int
@@ -52,7 +52,7 @@ class QuotaWarningData(Out):
 
 
 class QuotaExceededData(Out):
-    """quota.exceeded (spec 6.3): usage reached 100%."""
+    """quota.exceeded: usage reached 100%."""
 
     limit: int
     used: int
@@ -62,7 +62,7 @@ class QuotaExceededData(Out):
 
 
 class QuotaResetData(Out):
-    """quota.reset (spec 6.3): a new billing period began."""
+    """quota.reset: a new billing period began."""
 
     previous_usage: int
     new_limit: int

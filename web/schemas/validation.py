@@ -19,9 +19,9 @@ from services.jobs.options import JobOptions
 from services.jobs.submit import ResultsPage
 from web.schemas.base import Body, Out, Query, Timestamp
 from web.schemas.branding import BrandOut
-from web.schemas.inputs import INTEGER_MAX
+from web.schemas.inputs import INTEGER_MAX, NUL_FREE
 
-Email = Annotated[str, Field(max_length=254, description="at most 254 characters (spec 8.4)")]
+Email = Annotated[str, Field(max_length=254, description="at most 254 characters")]
 RESULT_EMAIL = (
     "the address validated, in lowercase: the submitted text without the blanks around it, the domain in "
     "the form it was written (an `xn--` domain stays one, a Unicode domain stays Unicode); to match a "
@@ -56,7 +56,12 @@ class BatchBody(Body):
     emails: Annotated[
         list[str],
         WithJsonSchema(
-            {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": BATCH_MAXIMUM}
+            {
+                "type": "array",
+                "items": {"type": "string", "pattern": NUL_FREE},
+                "minItems": 1,
+                "maxItems": BATCH_MAXIMUM,
+            }
         ),
     ]
     options: ValidateOptions = ValidateOptions()
@@ -120,7 +125,7 @@ class ResultOut(Out):
 
 class ListResultOut(ResultOut):
     """A result in a batch or a list: which submitted entry it answers, and whether an earlier one holds
-    the same address (``services.jobs.list_rows``)."""
+    the same address."""
 
     index: int = Field(0, description="0-based position of the entry in the submitted list")
     input: str = Field(description="the entry exactly as submitted; `email` is it trimmed and lowercased")
@@ -134,7 +139,7 @@ class ListResultOut(ResultOut):
 
 
 class MetadataOut(BrandOut):
-    """Spec 2.3: the request's metadata and who provides the result (under white-label, the reseller)."""
+    """The request's metadata and who provides the result (under white-label, the reseller)."""
 
     processing_time: int
     timestamp: Timestamp
@@ -143,7 +148,7 @@ class MetadataOut(BrandOut):
 
 
 class SingleResultOut(ResultOut):
-    """A validation result with its request metadata (spec 2.1, 2.3)."""
+    """A validation result with its request metadata."""
 
     metadata: MetadataOut
     retrying: bool = Field(
@@ -153,7 +158,7 @@ class SingleResultOut(ResultOut):
 
 
 class BatchResultOut(Out):
-    """A batch every address of which is answered (spec 2.4), with its id. With ``retrying`` > 0 (only
+    """A batch every address of which is answered, with its id. With ``retrying`` > 0 (only
     when ``retryTemporary`` was asked for) that many answers are interim and the batch is still running."""
 
     batch_id: str

@@ -132,7 +132,8 @@ class AttemptOut(Out):
 
 
 class DeliveryOut(Out):
-    """One event sent to one endpoint: its state (spec 3.3), the payload sent and every attempt."""
+    """One event sent to one endpoint: its state (pending while attempts remain, then delivered on a 2xx
+    or failed after the last attempt), the payload sent and every attempt."""
 
     id: int
     event_id: str
