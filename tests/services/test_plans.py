@@ -6,7 +6,7 @@ from models.accounts import Tier
 from services.usage.plans import PLANS, plan_for
 
 
-def test_the_six_tiers_carry_the_spec_table() -> None:
+def test_the_six_tiers_carry_the_spec_table_and_the_trial_is_below_them() -> None:
     table = {
         tier.value: (
             p.name,
@@ -19,6 +19,7 @@ def test_the_six_tiers_carry_the_spec_table() -> None:
         for tier, p in PLANS.items()
     }
     assert table == {
+        "trial": ("Trial", 10, 100, 100, 2, 0),
         "growth": ("Growth", 10, 167, 5_000, 2, 19),
         "pro": ("Pro", 23, 333, 10_000, 3, 49),
         "business": ("Business", 93, 1_333, 40_000, 5, 149),
