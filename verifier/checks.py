@@ -105,11 +105,18 @@ def domain_check(facts: Facts, with_mx_records: bool) -> CheckResult:
     return CheckResult(CheckName.DOMAIN, domain.accepts_mail, DOMAIN_MESSAGES[domain.status], metadata)
 
 
-def disposable_check(facts: Facts) -> CheckResult:
+def disposable_check(facts: Facts, suggests: bool) -> CheckResult:
+    """``suggests``: the typo suggestion is part of this result, so a listed look-alike of a provider
+    (``gmial.com``) is named as such: its mail never reaches the provider meant, which is the problem;
+    "throwaway inbox" would be a second, wrong diagnosis."""
     entry, relay = facts.lists.disposable_entry, facts.lists.relay_service
     metadata: dict[str, JsonValue] = {"isDisposable": entry is not None, "isRelay": relay is not None}
     if entry:
         metadata["matchedDomain"] = entry
+        if suggests and facts.typo_domain:
+            metadata["lookAlikeOf"] = facts.typo_domain
+            message = f"Look-alike of {facts.typo_domain}: mail sent here does not reach {facts.typo_domain}."
+            return CheckResult(CheckName.DISPOSABLE, False, message, metadata)
         return CheckResult(CheckName.DISPOSABLE, False, "Disposable email provider.", metadata)
     if relay:
         metadata["relayService"] = relay

@@ -204,7 +204,11 @@ def _feature(name: str) -> Callable[[Options], bool]:
 CHECKS: tuple[tuple[str, Callable[[Options], bool], Callable[[Facts, Options], CheckResult]], ...] = (
     (CheckName.SYNTAX, lambda _: True, lambda facts, _: checks.syntax_passed(facts.parsed)),
     (CheckName.DOMAIN, _feature("domain"), lambda f, o: checks.domain_check(f, o.allows("mxRecords"))),
-    (CheckName.DISPOSABLE, _feature("disposable"), lambda facts, _: checks.disposable_check(facts)),
+    (
+        CheckName.DISPOSABLE,
+        _feature("disposable"),
+        lambda facts, options: checks.disposable_check(facts, options.allows("typoSuggestion")),
+    ),
     (CheckName.ROLE_BASED, _feature("roleBased"), lambda facts, _: checks.role_check(facts)),
     (CheckName.SMTP, lambda o: o.probes_smtp, lambda facts, _: checks.smtp_check(facts)),
     (CheckName.CATCH_ALL, lambda o: o.checks_catch_all, lambda facts, _: checks.catch_all_check(facts)),

@@ -183,8 +183,11 @@ def _typo(found: Findings) -> Iterator[Penalty]:
 
 
 def _disposable(found: Findings) -> Iterator[Penalty]:
+    """A listed domain that is a typo of a provider (``gmial.com``) costs as much, but its advice is the
+    typo's: "did you mean" is what to do, and "it stops working soon" would not be true of it."""
     if found.disposable_entry:
-        yield Penalty(DISPOSABLE.format(domain=found.disposable_entry), COST_DISPOSABLE)
+        advice = None if found.typo_domain else DISPOSABLE.format(domain=found.disposable_entry)
+        yield Penalty(advice, COST_DISPOSABLE)
 
 
 def _role(found: Findings) -> Iterator[Penalty]:

@@ -14,7 +14,7 @@ from verifier import scoring
 from verifier.config import EngineConfig, Nameserver
 from verifier.dns import DomainStatus, MailDomain, MxRecord
 from verifier.engine import Engine, Options, assemble, resolve_domain
-from verifier.results import Severity, ValidationResult
+from verifier.results import WARNING_FROM, Severity, ValidationResult
 from verifier.smtp import DomainProbeResult, probe_domain_group
 from verifier.syntax import ParsedAddress, SyntaxPolicy
 
@@ -353,6 +353,35 @@ def test_typo_domain_gets_a_suggestion() -> None:
     result = assembled("john@gmial.com", "mx.gmial.com")
     assert result.checks["typoSuggestion"].metadata["suggestedEmail"] == "john@gmail.com"
     assert "Did you mean john@gmail.com?" in result.recommendations
+
+
+def test_a_listed_typo_domain_is_told_as_a_typo_and_never_called_disposable() -> None:
+    result = assembled("info@gmial.com", "mx.gmial.com")  # gmial.com is on both disposable lists
+
+    disposable = result.checks["disposable"]
+    assert not disposable.passed
+    assert disposable.message == "Look-alike of gmail.com: mail sent here does not reach gmail.com."
+    assert disposable.metadata == {
+        "isDisposable": True,
+        "isRelay": False,
+        "matchedDomain": "gmial.com",
+        "lookAlikeOf": "gmail.com",
+    }
+    assert "Did you mean info@gmail.com?" in result.recommendations
+    assert not any("isposable" in advice for advice in result.recommendations)
+    assert result.score == WARNING_FROM  # the look-alike still costs what a disposable domain costs
+
+
+def test_without_typo_suggestions_in_the_plan_a_listed_typo_domain_is_disposable() -> None:
+    parsed = Engine(lab_free_config(), policy=LAB_POLICY).parse("jane@gmial.com")
+    assert isinstance(parsed, ParsedAddress)
+    mx = MailDomain("gmial.com", DomainStatus.ACCEPTS_MAIL, (MxRecord(10, "mx.gmial.com", ("192.0.2.1",)),))
+    without_typo = Options(quick_mode=True, features=frozenset({"syntax", "domain", "disposable"}))
+
+    result = assemble(parsed, mx, None, without_typo)
+
+    assert result.checks["disposable"].message == "Disposable email provider."
+    assert scoring.DISPOSABLE.format(domain="gmial.com") in result.recommendations
 
 
 def test_free_provider_and_mailbox_provider_are_reported() -> None:
