@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 
+from core.words import plural
 from services.networks import client_network
 from services.redis_client import get_redis, key, script
 from services.users.errors import SignInThrottled
@@ -56,11 +57,9 @@ def count_attempt(email: str, ip: str | None) -> None:
         script(_COUNT)(keys=[name for name, _ in pairs], args=[WINDOW_SECONDS, *(n for _, n in pairs)])
     )
     if wait:
-        minutes = -(-wait // 60)
-        plural = "minute" if minutes == 1 else "minutes"
+        minutes = plural(-(-wait // 60), "minute")
         raise SignInThrottled(
-            f"Too many failed sign-ins. Try again in {minutes} {plural}, or reset your password.",
-            retry_after=wait,
+            f"Too many failed sign-ins. Try again in {minutes}, or reset your password.", retry_after=wait
         )
 
 

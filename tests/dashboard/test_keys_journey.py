@@ -58,7 +58,7 @@ def test_the_rotation_countdown_auto_rotate_switch_and_reveal_of_a_rotated_secre
     key_id = _key_id(page.get_by_test_id("publishable-key").input_value())
     page.goto("/dashboard/keys")
     card = page.locator(f"#key-{key_id}")
-    expect(card.get_by_test_id(f"countdown-{key_id}")).to_have_text("90 day(s) until its 90-day rotation")
+    expect(card.get_by_test_id(f"countdown-{key_id}")).to_have_text("90 days until its 90-day rotation")
 
     card.get_by_role("button", name="Auto-rotate: off").click()
     expect(page.get_by_role("status")).to_have_text("Automatic rotation is on for “Rotating key”.")

@@ -29,7 +29,7 @@ def test_revoke_all_needs_the_typed_confirmation_then_stops_every_key(page: Page
     page.get_by_label("Type REVOKE ALL to confirm").fill("REVOKE ALL")
     page.get_by_role("button", name="Revoke all keys").click()
 
-    expect(page.get_by_role("status")).to_contain_text("2 key(s) were deactivated.")
+    expect(page.get_by_role("status")).to_contain_text("Deactivated 2 keys.")
     expect(page.locator(".badge-inactive")).to_have_count(2)
     assert _usage(service, first).status_code == 401
     assert _usage(service, second).status_code == 401

@@ -18,7 +18,7 @@ from flask_wtf.csrf import CSRFProtect
 from settings import Settings
 from web.auth import PUBLIC
 from web.branding import host_brand
-from web.dashboard import errors, pages, resellers, security, session
+from web.dashboard import errors, filters, pages, resellers, security, session
 from web.dashboard.blueprint import bp
 from web.dashboard.cookies import CookieSessions
 
@@ -35,6 +35,7 @@ bp.context_processor(resellers.nav)
 # On a reseller's verified domain every page wears the reseller's name, never this service's.
 bp.context_processor(lambda: {"brand_name": host_brand().provider})
 errors.install(bp)
+filters.install(bp)
 
 
 def install(app: Flask, settings: Settings) -> None:

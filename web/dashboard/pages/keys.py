@@ -7,6 +7,7 @@ from flask import flash, redirect, url_for
 from werkzeug.wrappers import Response
 
 from core import clock
+from core.words import plural
 from services.errors import InvalidField
 from services.keys import lifecycle, scopes, sealed
 from services.keys.scopes import DEFAULT_SCOPES
@@ -89,5 +90,5 @@ def keys_revoke_all() -> Response:
     if forms.text("confirm") != REVOKE_ALL_PHRASE:
         raise InvalidField("confirm", f"Nothing was revoked: type {REVOKE_ALL_PHRASE} exactly to confirm.")
     count = lifecycle.revoke_all(session.actor())
-    flash(f"{count} key(s) were deactivated. Create a new key to use the API again.", "success")
+    flash(f"Deactivated {plural(count, 'key')}. Create a new key to use the API again.", "success")
     return redirect(url_for("dashboard.keys"))
