@@ -58,7 +58,7 @@ def test_one_address_is_validated_with_every_check_and_its_smtp_evidence(page: P
     result = page.get_by_test_id("result")
     heading = result.get_by_role("heading", name="user07@bench-003.test", exact=True)  # spec 2.1: lowercase
     expect(heading).to_be_visible(timeout=30_000)
-    expect(result.get_by_role("rowheader", name="smtp")).to_be_visible()
-    expect(result.get_by_role("rowheader", name="syntax")).to_be_visible()
+    expect(result.get_by_role("rowheader", name="Mailbox (SMTP)")).to_be_visible()
+    expect(result.get_by_role("rowheader", name="Syntax")).to_be_visible()
     result.get_by_text("Evidence").first.click()
     check_and_shoot(page, "validate")

@@ -13,6 +13,7 @@ from settings import get_settings
 from verifier.results import JsonValue
 from web.dashboard import forms, session
 from web.dashboard.blueprint import bp
+from web.dashboard.check_rows import check_rows
 from web.dashboard.session import sign_in_required
 from web.schemas.validation import ValidateBody, job_options
 
@@ -45,8 +46,13 @@ def validate() -> Page:
     body = forms.as_model(ValidateBody, data)
     auth = session.actor()
     rate_limits.admit_request(auth)  # the dashboard's owner is read for this request: nothing to confirm
+    result = _validate(auth, body)
     return forms.render(
-        "validate.html", email=body.email, result=_validate(auth, body), quick=body.options.quick_mode
+        "validate.html",
+        email=body.email,
+        result=result,
+        rows=check_rows(result),
+        quick=body.options.quick_mode,
     )
 
 
