@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from models.keys import ApiKey, KeyStatus
 from services.keys import rotation_policy
 from services.usage.daily import DayCount
+from services.usage.periods import Period
 from services.usage.quota import HARD_LIMIT_PERCENT, QuotaStatus
 
 CHART_WIDTH, CHART_HEIGHT, CHART_BOTTOM = 720, 200, 24
+TICK_EVERY = 7  # days between labels on the chart's axis
 NEARING_ROTATION = timedelta(days=14)
 
 
@@ -51,26 +53,50 @@ class Bar:
     value: int
 
 
-def chart(days: list[DayCount]) -> tuple[list[Bar], int]:
-    """Bars for an inline SVG, scaled to the busiest day; returns the bars and that day's count."""
+@dataclass(frozen=True)
+class Tick:
+    x: float
+    label: str
+    anchor: str  # SVG text-anchor: the last label ends at the right edge instead of running past it
+
+
+@dataclass(frozen=True)
+class Chart:
+    bars: list[Bar]
+    ticks: list[Tick]
+    peak: int  # the busiest day's count, the top of the scale
+
+
+def chart(period: Period, days: list[DayCount]) -> Chart:
+    """Bars for an inline SVG with one slot per day of the whole billing period (days to come are empty
+    slots): the first day of data is one day wide, not the whole chart. Scaled to the busiest day."""
+    dates = period_dates(period)
+    slot = CHART_WIDTH / max(len(dates), len(days), 1)
     peak = max((day.validations for day in days), default=0)
-    slot = CHART_WIDTH / max(len(days), 1)
+    bars = [_bar(index, slot, day, peak) for index, day in enumerate(days)]
+    return Chart(bars, _ticks(dates, slot), peak)
+
+
+def period_dates(period: Period) -> list[date]:
+    """Every UTC date the period touches (its end is exclusive)."""
+    first = period.start.astimezone(UTC).date()
+    last = (period.end - timedelta(microseconds=1)).astimezone(UTC).date()
+    return [first + timedelta(days=n) for n in range((last - first).days + 1)]
+
+
+def _bar(index: int, slot: float, day: DayCount, peak: int) -> Bar:
     usable = CHART_HEIGHT - CHART_BOTTOM - 8
-    bars = []
-    for index, day in enumerate(days):
-        height = usable * day.validations / peak if peak else 0
-        y = CHART_HEIGHT - CHART_BOTTOM - height
-        bars.append(
-            Bar(
-                round(index * slot + slot * 0.15, 2),
-                round(y, 2),
-                round(slot * 0.7, 2),
-                round(height, 2),
-                day.day.strftime("%d %b"),
-                day.validations,
-            )
-        )
-    return bars, peak
+    height = usable * day.validations / peak if peak else 0
+    x, y = index * slot + slot * 0.15, CHART_HEIGHT - CHART_BOTTOM - height
+    label = day.day.strftime("%d %b")
+    return Bar(round(x, 2), round(y, 2), round(slot * 0.7, 2), round(height, 2), label, day.validations)
+
+
+def _ticks(dates: list[date], slot: float) -> list[Tick]:
+    """A label every week from the period's first day, and its last day at the right edge."""
+    ticks = [Tick(round(index * slot, 2), day.strftime("%d %b"), "start") for index, day in enumerate(dates)]
+    weekly = ticks[: -TICK_EVERY // 2 : TICK_EVERY]  # no weekly label crowding the last one
+    return [*weekly, Tick(CHART_WIDTH, dates[-1].strftime("%d %b"), "end")] if dates else []
 
 
 def days_to_rotation(key: ApiKey, now: datetime) -> int:

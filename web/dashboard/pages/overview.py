@@ -17,18 +17,16 @@ from web.schemas.usage import UsageOut
 def overview() -> tuple[str, int, dict[str, str]]:
     actor = session.actor()
     report = usage_report(actor.account)
-    _period, days = daily.validations_per_day(actor.account)
-    bars, peak = present.chart(days)
+    period, days = daily.validations_per_day(actor.account)
     now = clock.now()
     return forms.render(
         "overview.html",
         usage=UsageOut.of(report),
         gauge=present.Gauge.of(report.quota),
         marks=present.GAUGE_MARKS,
-        bars=bars,
-        peak=peak,
+        chart=present.chart(period, days),
+        present=present,
         total=sum(day.validations for day in days),
-        chart=present,
         nearing=[
             (key, present.days_to_rotation(key, now))
             for key in present.nearing_rotation(lifecycle.list_keys(actor), now)

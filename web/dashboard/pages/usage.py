@@ -14,7 +14,7 @@ from web.schemas.usage import UsageOut
 @sign_in_required
 def usage() -> tuple[str, int, dict[str, str]]:
     account = session.actor().account
-    _period, days = daily.validations_per_day(account)
-    bars, peak = present.chart(days)
+    period, days = daily.validations_per_day(account)
     report = UsageOut.of(usage_report(account))
-    return forms.render("usage.html", usage=report, days=days, bars=bars, peak=peak, chart=present)
+    chart = present.chart(period, days)
+    return forms.render("usage.html", usage=report, days=days, chart=chart, present=present)
