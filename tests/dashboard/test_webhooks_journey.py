@@ -24,6 +24,8 @@ def test_an_endpoint_gets_a_test_event_logged_and_redelivered(page: Page, servic
     page.get_by_role("button", name="Add endpoint").click()
     receiver.secret = page.get_by_test_id("signing-secret").input_value()
     assert receiver.secret.startswith("whsec_")
+    expect(page.get_by_text("check the X-Service-Signature header of every delivery")).to_be_visible()
+    assert "X-Verimail" not in page.content()
     check_and_shoot(page, "webhook-secret")
     page.get_by_role("link", name="I have stored it: to the endpoint").click()
     already = len(receiver.received)

@@ -6,12 +6,14 @@ from __future__ import annotations
 from flask import flash, redirect, request, url_for
 from werkzeug.wrappers import Response
 
+from models.webhooks import WebhookEndpoint
 from services.webhooks import delivery_log, endpoints
 from services.webhooks.delivery_log import DeliveryRecord
 from services.webhooks.events import EVENT_TYPES
 from web.dashboard import forms, session
 from web.dashboard.blueprint import bp
 from web.dashboard.session import sign_in_required
+from verimail_webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER
 from web.schemas.webhooks import (
     CreateWebhookBody,
     DeliveriesQuery,
@@ -36,9 +38,7 @@ def webhooks() -> Page:
 def webhooks_create() -> Page:
     body = forms.as_model(CreateWebhookBody, {"url": forms.text("url"), "events": forms.many("events")})
     created = endpoints.create_endpoint(session.actor(), body.url, tuple(body.events))
-    return forms.render(
-        "webhook_secret.html", 201, endpoint=created.endpoint, secret=created.secret, what="created"
-    )
+    return _secret_page(created.endpoint, created.secret, "created", 201)
 
 
 @bp.get("/webhooks/<int:endpoint_id>")
@@ -58,9 +58,7 @@ def webhooks_endpoint(endpoint_id: int) -> Page:
 @sign_in_required
 def webhooks_rotate(endpoint_id: int) -> Page:
     rotated = endpoints.rotate_secret(session.actor(), endpoint_id)
-    return forms.render(
-        "webhook_secret.html", endpoint=rotated.endpoint, secret=rotated.secret, what="rotated"
-    )
+    return _secret_page(rotated.endpoint, rotated.secret, "rotated")
 
 
 @bp.post("/webhooks/<int:endpoint_id>/test")
@@ -84,6 +82,19 @@ def webhooks_delete(endpoint_id: int) -> Response:
     endpoints.delete_endpoint(session.actor(), endpoint_id)
     flash(f"Webhook endpoint {endpoint_id} was deleted.", "success")
     return redirect(url_for("dashboard.webhooks"))
+
+
+def _secret_page(endpoint: WebhookEndpoint, secret: str, what: str, status: int = 200) -> Page:
+    """The signing secret, once, with the headers it checks named as deliveries carry them (spec 6.4)."""
+    return forms.render(
+        "webhook_secret.html",
+        status,
+        endpoint=endpoint,
+        secret=secret,
+        what=what,
+        signature_header=SIGNATURE_HEADER,
+        timestamp_header=TIMESTAMP_HEADER,
+    )
 
 
 def _say(record: DeliveryRecord, what: str) -> None:
