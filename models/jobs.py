@@ -89,7 +89,10 @@ class ValidationJob(Base):
     kind: Mapped[str] = mapped_column(String(16))
     status: Mapped[str] = mapped_column(String(16))
     options: Mapped[dict[str, Any]] = mapped_column(JSONB)
-    source: Mapped[str | None] = mapped_column(Text)  # bulk: "csv"/"json" and the file name given
+    source: Mapped[str | None] = mapped_column(Text)  # bulk: "csv" or "json"
+    # Bulk: the uploaded file's name (the dashboard's upload; the API's raw body has none), so people find
+    # and download a list by the name they gave it rather than its id.
+    file_name: Mapped[str | None] = mapped_column(Text)
     total: Mapped[int] = mapped_column(Integer, default=0)
     processed: Mapped[int] = mapped_column(Integer, default=0)
     valid: Mapped[int] = mapped_column(Integer, default=0)

@@ -34,7 +34,7 @@ from models.jobs import ItemState, JobKind, JobStatus, ValidationJob
 from models.session import transaction
 from services.auth import AuthContext
 from services.broker import PLAN_JOB_TASK, send_task
-from services.jobs import allowance, bulk_download, bulk_readers, idempotency, list_rows
+from services.jobs import allowance, bulk_download, bulk_readers, idempotency, list_names, list_rows
 from services.jobs.errors import BadUpload
 from services.jobs.options import JobOptions, storable
 from services.jobs.submit import Charger, Submitted, admit, open_job, replay_of_concurrent
@@ -64,9 +64,11 @@ def upload(
     charge: Charger,
     *,
     idempotency_key: str | None = None,
+    file_name: str | None = None,
 ) -> Submitted:
     """Store, charge and queue the list read from ``stream`` (see the module docstring); with an
-    ``idempotency_key`` seen in the last 24 h, the earlier job, once this body proves to be the same."""
+    ``idempotency_key`` seen in the last 24 h, the earlier job, once this body proves to be the same.
+    ``file_name``: the uploaded file's name, kept to show and download the list by."""
     body = idempotency.DigestingStream(
         stream, idempotency.digest_of(JobKind.BULK.value, fmt, *options.client_switches())
     )
@@ -77,7 +79,7 @@ def upload(
     limit = allowance.upload_limit(auth.account, get_settings().jobs.bulk_max_addresses)
     try:
         job_id, public_id, count = _store(
-            auth, reader, body, fmt, options, limit=limit, idempotency_key=idempotency_key
+            auth, reader, body, fmt, options, limit=limit, idempotency_key=idempotency_key, name=file_name
         )
     except IntegrityError as error:
         idempotency.drain(reader)
@@ -96,11 +98,12 @@ def _store(
     *,
     limit: allowance.UploadLimit,
     idempotency_key: str | None,
+    name: str | None,
 ) -> tuple[int, str, int]:
     """The list stored under a new ``uploading`` job; its ids and the number of distinct addresses."""
     with transaction() as session:
         job = open_job(session, auth, JobKind.BULK, options, idempotency_key=idempotency_key, digest=None)
-        job.source = fmt
+        job.source, job.file_name = fmt, list_names.stored(name)
         uploaded = bulk_readers.UploadedList(reader, fmt)
         addresses = copy_rows(session, job.id, uploaded, limit)
         distinct = list_rows.mark_duplicates(session, job.id)

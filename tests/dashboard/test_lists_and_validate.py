@@ -20,25 +20,31 @@ pytestmark = TIME_LIMIT
 
 def test_an_uploaded_list_is_watched_to_100_percent_and_downloaded(page: Page, tmp_path: Path) -> None:
     rows = [f"user{i:02d}@{DOMAINS[i % 10]}" for i in range(40)] + ["user77@bench-001.test", "not an address"]
-    upload = tmp_path / "customers.csv"
+    upload = tmp_path / "Kunden März.csv"
     upload.write_text("email\n" + "\n".join(rows) + "\n")
     sign_up(page)
 
     page.get_by_role("link", name="Lists").click()
+    expect(
+        page.get_by_text("the column headed email if the first row has one, else the first column")
+    ).to_be_visible()
     page.get_by_label("CSV file").set_input_files(upload)
     page.get_by_role("button", name="Upload and validate").click()
 
+    expect(page.get_by_role("heading", level=1)).to_have_text("Kunden März.csv")
     expect(page.get_by_test_id("percent")).to_have_text("100%", timeout=60_000)
     expect(page.get_by_test_id("status")).to_have_text("completed")
     expect(page.locator("progress")).to_have_attribute("value", str(len(rows)))
     check_and_shoot(page, "list-progress")
     with page.expect_download() as started:
         page.get_by_role("link", name="Download cleaned list (CSV)").click()
+    assert started.value.suggested_filename == "Kunden März-cleaned.csv"
     table = list(csv.DictReader(io.StringIO(Path(started.value.path()).read_text())))
     assert [row["email"] for row in table] == rows  # the uploaded column, kept as it was
 
     page.get_by_role("link", name="All lists").click()
     expect(page.get_by_role("cell", name="completed")).to_have_count(1)
+    expect(page.get_by_role("link", name="Kunden März.csv")).to_be_visible()
     check_and_shoot(page, "lists")
     page.get_by_role("link", name="Overview").click()
     expect(page.get_by_role("meter", name="Quota used")).to_have_attribute("aria-valuenow", str(len(rows)))

@@ -3,13 +3,16 @@ and lists. Uploads go through ``services.jobs.bulk`` like ``POST /bulk/jobs``: r
 
 from __future__ import annotations
 
+import unicodedata
+from urllib.parse import quote
+
 from flask import Response, jsonify, redirect, request, stream_with_context, url_for
 from werkzeug.wrappers import Response as BaseResponse
 
 from models.jobs import JobKind, JobStatus
 from services import branding
 from services.errors import InvalidField
-from services.jobs import bulk, history, submit
+from services.jobs import bulk, history, list_names, submit
 from services.usage import rate_limits
 from web.body_limits import body_limit
 from web.dashboard import forms, session
@@ -25,6 +28,7 @@ Page = tuple[str, int, dict[str, str]]
 FORMATS = {".csv": "csv", ".txt": "csv", ".json": "json"}
 DOWNLOAD_TYPES = {"csv": "text/csv; charset=utf-8", "json": "application/json"}
 BULK = [JobKind.BULK]
+ATTR_CHARS = "!#$&+-.^_`|~"  # RFC 5987 attr-char besides letters and digits: left unencoded in filename*
 
 
 @bp.get("/lists")
@@ -49,7 +53,7 @@ def lists_upload() -> BaseResponse:
         auth.account, forms.as_model(UploadQuery, {"quickMode": forms.checked("quick_mode")})
     )
     rate_limits.admit_request(auth)  # the dashboard's owner is read for this request: nothing to confirm
-    submitted = bulk.upload(auth, upload.stream, fmt, options, charger(auth))
+    submitted = bulk.upload(auth, upload.stream, fmt, options, charger(auth), file_name=upload.filename)
     return redirect(url_for("dashboard.lists_job", job_id=submitted.job.public_id))
 
 
@@ -57,7 +61,8 @@ def lists_upload() -> BaseResponse:
 @sign_in_required
 def lists_job(job_id: str) -> Page:
     job = submit.find(session.actor(), job_id, BULK)
-    return forms.render("list_job.html", job=_progress(job_id), finished=JobStatus(job.status).finished)
+    finished = JobStatus(job.status).finished
+    return forms.render("list_job.html", job=_progress(job_id), name=job.file_name, finished=finished)
 
 
 @bp.get("/lists/<job_id>/progress")
@@ -72,9 +77,11 @@ def lists_download(job_id: str) -> Response:
     fmt = parse_query(DownloadQuery).format
     actor = session.actor()
     metadata = branding.brand_of(actor.account, via_custom_domain=False).metadata()
-    chunks = bulk.download(submit.find(actor, job_id, BULK), fmt, metadata)
-    response = Response(stream_with_context(chunks), mimetype=DOWNLOAD_TYPES[fmt])
-    response.headers["Content-Disposition"] = f'attachment; filename="{job_id}.{fmt}"'
+    job = submit.find(actor, job_id, BULK)
+    response = Response(stream_with_context(bulk.download(job, fmt, metadata)), mimetype=DOWNLOAD_TYPES[fmt])
+    response.headers.set(
+        "Content-Disposition", "attachment", **_file_name(list_names.download_name(job, fmt))
+    )
     return response
 
 
@@ -94,6 +101,16 @@ def _progress(job_id: str) -> dict[str, object]:
     body["finished"] = JobStatus(out.status).finished
     body["eta"] = _readable(out.eta_seconds, finished=bool(body["finished"]))
     return body
+
+
+def _file_name(name: str) -> dict[str, str]:
+    """Content-Disposition's file name: ASCII for old clients, the exact name as ``filename*`` (RFC 6266)
+    when it has more. Quotes and backslashes become "_" rather than trusting every client's unescaping."""
+    safe = name.replace('"', "_").replace("\\", "_")
+    ascii_only = unicodedata.normalize("NFKD", safe).encode("ascii", "ignore").decode("ascii")
+    if ascii_only == safe:
+        return {"filename": safe}
+    return {"filename": ascii_only, "filename*": f"UTF-8''{quote(safe, safe=ATTR_CHARS)}"}
 
 
 def _readable(seconds: int | None, *, finished: bool) -> str:
