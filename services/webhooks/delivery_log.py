@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from models.session import transaction
 from models.webhooks import Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
@@ -49,6 +49,37 @@ class DeliveryPage:
     has_more: bool
 
 
+@dataclass(frozen=True)
+class EventDeliveries:
+    """One event's deliveries to one endpoint, oldest first: its first delivery and the redeliveries asked
+    for since, which a person reads as further attempts of that one delivery."""
+
+    records: list[DeliveryRecord]
+
+    @property
+    def first(self) -> DeliveryRecord:
+        return self.records[0]
+
+    @property
+    def latest(self) -> DeliveryRecord:
+        return self.records[-1]
+
+    @property
+    def attempts(self) -> list[tuple[WebhookAttempt, bool]]:
+        """Every attempt in the order made, each with whether it was the first of a redelivery."""
+        return [
+            (attempt, index > 0 and attempt.number == 1)
+            for index, record in enumerate(self.records)
+            for attempt in record.attempts
+        ]
+
+
+@dataclass(frozen=True)
+class EventDeliveriesPage:
+    events: list[EventDeliveries]
+    has_more: bool
+
+
 def list_deliveries(
     actor: AuthContext, endpoint_id: int, *, limit: int, starting_after: int | None = None
 ) -> DeliveryPage:
@@ -60,6 +91,46 @@ def list_deliveries(
             stmt = stmt.where(WebhookDelivery.id < starting_after)
         rows = list(session.scalars(stmt.order_by(WebhookDelivery.id.desc()).limit(limit + 1)))
         return DeliveryPage(_records(session, rows[:limit]), has_more=len(rows) > limit)
+
+
+def list_event_deliveries(
+    actor: AuthContext, endpoint_id: int, *, limit: int, starting_after: int | None = None
+) -> EventDeliveriesPage:
+    """The endpoint's log by event, newest first delivery first: each event's first delivery with its
+    redeliveries. ``starting_after`` (a first delivery's id) pages back in time."""
+    with transaction() as session:
+        owned_endpoint(session, actor, endpoint_id)
+        firsts = _first_deliveries(session, endpoint_id, limit + 1, starting_after)
+        events = [first.event_id for first in firsts[:limit]]
+        stmt = select(WebhookDelivery).where(
+            WebhookDelivery.endpoint_id == endpoint_id, WebhookDelivery.event_id.in_(events)
+        )
+        grouped: dict[str, list[DeliveryRecord]] = {event_id: [] for event_id in events}
+        for record in _records(session, list(session.scalars(stmt.order_by(WebhookDelivery.id)))):
+            grouped[record.delivery.event_id].append(record)
+        return EventDeliveriesPage(
+            [EventDeliveries(grouped[event_id]) for event_id in events], len(firsts) > limit
+        )
+
+
+def _first_deliveries(
+    session: Session, endpoint_id: int, limit: int, starting_after: int | None
+) -> list[WebhookDelivery]:
+    """The endpoint's deliveries that are no redelivery (no earlier delivery of their event), newest first."""
+    earlier = aliased(WebhookDelivery)
+    redelivery = (
+        select(earlier.id)
+        .where(
+            earlier.endpoint_id == WebhookDelivery.endpoint_id,
+            earlier.event_id == WebhookDelivery.event_id,
+            earlier.id < WebhookDelivery.id,
+        )
+        .exists()
+    )
+    stmt = select(WebhookDelivery).where(WebhookDelivery.endpoint_id == endpoint_id, ~redelivery)
+    if starting_after is not None:
+        stmt = stmt.where(WebhookDelivery.id < starting_after)
+    return list(session.scalars(stmt.order_by(WebhookDelivery.id.desc()).limit(limit)))
 
 
 def redeliver(actor: AuthContext, endpoint_id: int, delivery_id: int) -> DeliveryRecord:

@@ -38,6 +38,7 @@ def test_an_endpoint_gets_a_test_event_logged_and_redelivered(page: Page, servic
     )
     delivery = page.get_by_test_id("delivery")
     expect(delivery).to_have_count(1)
+    expect(delivery.get_by_test_id("attempt-count")).to_contain_text("; 1 attempt.")
     expect(delivery).to_contain_text("HTTP 200")
     expect(delivery).to_contain_text('{"ok": true}')
     expect(delivery).to_contain_text(" ms")
@@ -48,7 +49,13 @@ def test_an_endpoint_gets_a_test_event_logged_and_redelivered(page: Page, servic
     delivery.get_by_role("button", name="Redeliver").click()
 
     expect(page.get_by_role("status")).to_contain_text("Redelivery validation.completed delivered")
-    expect(page.get_by_test_id("delivery")).to_have_count(2)
+    expect(delivery).to_have_count(1)  # a redelivery is attempt 2 of the same delivery, not a new card
+    expect(delivery.get_by_test_id("attempt-count")).to_contain_text("; 2 attempts.")
+    attempts = delivery.get_by_test_id("attempt")
+    expect(attempts).to_have_count(2)
+    expect(attempts.nth(0).get_by_role("cell").first).to_have_text("#1")
+    expect(attempts.nth(1).get_by_role("cell").first).to_have_text("#2 (redelivery)")
+    expect(attempts.nth(1)).to_contain_text("HTTP 200")
     _wait_for(lambda: len(receiver.received) >= already + 2)
     sent = receiver.received[already:]
     assert [item.verified for item in sent] == [True, True]

@@ -7,7 +7,9 @@ from flask.testing import FlaskClient
 
 from models import WebhookEndpoint
 from models import session as db_session
-from services.webhooks import delivery
+from services import auth
+from services.audit import Origin
+from services.webhooks import delivery, delivery_log
 from services.webhooks.events import EVENT_TYPES
 from tests.fixtures.db import Persona
 from tests.webhooks.conftest import Subscription, subscribe
@@ -122,3 +124,28 @@ def test_delivery_log_pages_newest_first(
     assert (len(second["data"]), second["hasMore"], second["nextCursor"]) == (1, False, None)
     ids = [item["id"] for item in first["data"] + second["data"]]
     assert ids == sorted(ids, reverse=True)
+
+
+def test_the_log_by_event_shows_redeliveries_as_later_attempts_of_the_first_delivery(
+    client: FlaskClient, owner: Persona, receiver: Receiver, subscribed: Subscription
+) -> None:
+    sends = [
+        client.post("/webhooks/test", json={"type": "quota.reset"}, headers=owner.headers) for _ in range(3)
+    ]
+    oldest, middle, newest = (sent.get_json()["delivery"]["id"] for sent in sends)
+    redeliver = f"/webhooks/{subscribed.endpoint_id}/deliveries/{oldest}/redeliver"
+    for _ in range(2):
+        assert client.post(redeliver, headers=owner.headers).status_code == 201
+    actor = auth.authenticate(owner.secret, Origin(ip="127.0.0.1"))
+
+    first = delivery_log.list_event_deliveries(actor, subscribed.endpoint_id, limit=2)
+    older = delivery_log.list_event_deliveries(actor, subscribed.endpoint_id, limit=2, starting_after=middle)
+
+    assert [sent.first.delivery.id for sent in first.events] == [newest, middle]
+    assert first.has_more
+    [redelivered] = older.events
+    assert not older.has_more
+    assert redelivered.first.delivery.id == oldest
+    assert [again for _attempt, again in redelivered.attempts] == [False, True, True]
+    assert len({record.event.id for record in redelivered.records}) == 1
+    assert redelivered.latest.delivery.status == "delivered"

@@ -7,17 +7,16 @@ from flask import flash, redirect, request, url_for
 from werkzeug.wrappers import Response
 
 from models.webhooks import WebhookEndpoint
-from services.webhooks import delivery_log, endpoints
+from services.webhooks import delivery_log, endpoints, events
 from services.webhooks.delivery_log import DeliveryRecord
 from services.webhooks.events import EVENT_TYPES
-from web.dashboard import forms, session
+from web.dashboard import errors, forms, session
 from web.dashboard.blueprint import bp
 from web.dashboard.session import sign_in_required
 from verimail_webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER
 from web.schemas.webhooks import (
     CreateWebhookBody,
     DeliveriesQuery,
-    DeliveryPageOut,
     TestWebhookBody,
     WebhookOut,
 )
@@ -49,9 +48,10 @@ def webhooks_endpoint(endpoint_id: int) -> Page:
     after = forms.as_model(
         DeliveriesQuery, {"startingAfter": request.args.get("after") or None}
     ).starting_after
-    page = delivery_log.list_deliveries(actor, endpoint_id, limit=LOG_PAGE, starting_after=after)
-    log = DeliveryPageOut.of(page)
-    return forms.render("webhook.html", endpoint=endpoint, log=log, event_types=EVENT_TYPES)
+    log = delivery_log.list_event_deliveries(actor, endpoint_id, limit=LOG_PAGE, starting_after=after)
+    return forms.render(
+        "webhook.html", endpoint=endpoint, log=log, envelope=events.envelope, event_types=EVENT_TYPES
+    )
 
 
 @bp.post("/webhooks/<int:endpoint_id>/rotate-secret")
@@ -73,7 +73,7 @@ def webhooks_test(endpoint_id: int) -> Response:
 @sign_in_required
 def webhooks_redeliver(endpoint_id: int, delivery_id: int) -> Response:
     _say(delivery_log.redeliver(session.actor(), endpoint_id, delivery_id), "Redelivery")
-    return redirect(url_for("dashboard.webhooks_endpoint", endpoint_id=endpoint_id))
+    return redirect(f"{errors.back()}#delivery-{delivery_id}")  # the card it was asked on, on its page
 
 
 @bp.post("/webhooks/<int:endpoint_id>/delete")
