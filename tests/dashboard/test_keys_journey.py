@@ -50,6 +50,40 @@ def test_a_key_created_on_the_page_is_shown_once_works_on_the_api_and_is_audited
     check_and_shoot(page, "audit-log")
 
 
+def test_reloading_the_key_created_page_makes_no_second_key_and_shows_no_secret(page: Page) -> None:
+    sign_up(page)
+    secret = create_key(page, "Reloaded key", scopes=("analytics:read",))
+
+    page.reload()
+
+    expect(page.get_by_role("heading", name="API keys")).to_be_visible()
+    expect(page.get_by_role("status")).to_contain_text(
+        "The secret of “Reloaded key” was shown once and is not shown again."
+    )
+    expect(page.get_by_role("heading", name="Reloaded key")).to_have_count(1)
+    expect(page.locator("article[id^=key-]")).to_have_count(1)
+    expect(page.get_by_test_id("secret-key")).to_have_count(0)
+    assert secret not in page.content()
+
+
+def test_a_refreshed_secret_is_shown_once_and_a_reload_refreshes_nothing(
+    page: Page, service: Service
+) -> None:
+    sign_up(page)
+    create_key(page, "Refreshed key", scopes=("analytics:read",))
+    page.goto("/dashboard/keys")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Refresh secret").click()
+    expect(page.get_by_role("heading", name="Secret refreshed: Refreshed key")).to_be_visible()
+    refreshed = page.get_by_test_id("secret-key").input_value()
+
+    page.reload()
+
+    expect(page.get_by_role("status")).to_contain_text("was shown once and is not shown again")
+    assert refreshed not in page.content()
+    assert _usage_status(service, refreshed) == 200  # the reload did not refresh it again
+
+
 def test_the_rotation_countdown_auto_rotate_switch_and_reveal_of_a_rotated_secret(
     page: Page, service: Service
 ) -> None:

@@ -49,6 +49,9 @@ def test_a_sub_user_key_works_until_suspended_and_its_usage_commission_and_brand
     page.get_by_role("link", name="I have stored it: to the sub-user").click()
     expect(page.get_by_test_id("quota-used")).to_have_text("1")
     assert secret not in page.content()
+    page.go_back()  # to the creation page: it creates nothing and shows no secret again
+    expect(page.get_by_role("status")).to_contain_text(f"The first key of {email} was shown once")
+    assert secret not in page.content()
     sub_url = page.url
     check_and_shoot(page, "reseller-sub-user")
     _another_reseller_gets_404(browser, service, sub_url)

@@ -27,7 +27,13 @@ def test_an_endpoint_gets_a_test_event_logged_and_redelivered(page: Page, servic
     expect(page.get_by_text("check the X-Service-Signature header of every delivery")).to_be_visible()
     assert "X-Verimail" not in page.content()
     check_and_shoot(page, "webhook-secret")
-    page.get_by_role("link", name="I have stored it: to the endpoint").click()
+    page.reload()  # adds no second endpoint, shows the secret no more: on to the endpoint's page
+    expect(page.get_by_role("status")).to_contain_text("The signing secret was shown once")
+    expect(page.get_by_role("heading", name="Webhook endpoint")).to_be_visible()
+    assert receiver.secret not in page.content()
+    page.goto("/dashboard/webhooks")
+    expect(page.get_by_role("link", name=receiver.url())).to_have_count(1)
+    page.get_by_role("link", name=receiver.url()).click()
     already = len(receiver.received)
 
     page.get_by_label("Send a test event").select_option("validation.completed")

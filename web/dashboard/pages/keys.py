@@ -12,13 +12,14 @@ from services.errors import InvalidField
 from services.keys import lifecycle, scopes, sealed
 from services.keys.scopes import DEFAULT_SCOPES
 from services.resellers.access import is_reseller
-from web.dashboard import forms, present, session
+from web.dashboard import forms, once, present, session
 from web.dashboard.blueprint import bp
 from web.dashboard.session import sign_in_required
 from web.schemas.keys import CreateKeyBody
 
 Page = tuple[str, int, dict[str, str]]
 REVOKE_ALL_PHRASE = "REVOKE ALL"
+NOT_STORED = "If you did not store it, refresh the key to get a new one."
 
 
 @bp.get("/keys")
@@ -39,7 +40,7 @@ def keys() -> Page:
 
 @bp.post("/keys")
 @sign_in_required
-def keys_create() -> Page:
+def keys_create() -> Response:
     body = forms.as_model(
         CreateKeyBody,
         {
@@ -49,22 +50,31 @@ def keys_create() -> Page:
             "autoRotate": forms.checked("auto_rotate"),
         },
     )
-    issued = lifecycle.create_key(session.actor(), body.to_spec())
-    return forms.render("key_secret.html", 201, key=issued.key, secret=issued.secret, what="created")
+    return _show(lifecycle.create_key(session.actor(), body.to_spec()), "created")
 
 
 @bp.post("/keys/<int:key_id>/refresh")
 @sign_in_required
-def keys_refresh(key_id: int) -> Page:
-    issued = lifecycle.refresh_key(session.actor(), key_id)
-    return forms.render("key_secret.html", key=issued.key, secret=issued.secret, what="refreshed")
+def keys_refresh(key_id: int) -> Response:
+    return _show(lifecycle.refresh_key(session.actor(), key_id), "refreshed")
 
 
 @bp.post("/keys/<int:key_id>/reveal")
 @sign_in_required
-def keys_reveal(key_id: int) -> Page:
-    issued = sealed.reveal(session.actor(), key_id)
-    return forms.render("key_secret.html", key=issued.key, secret=issued.secret, what="revealed")
+def keys_reveal(key_id: int) -> Response:
+    return _show(sealed.reveal(session.actor(), key_id), "revealed")
+
+
+@bp.get("/keys/<int:key_id>/secret")
+@sign_in_required
+def keys_secret(key_id: int) -> Page | Response:
+    """The secret a form just issued, on this page's first load only (a reload issues nothing new)."""
+    key = lifecycle.get_key(session.actor(), key_id)
+    return once.show(
+        lambda shown: forms.render("key_secret.html", key=key, secret=shown.secret, what=shown.what),
+        otherwise=url_for("dashboard.keys", _anchor=f"key-{key_id}"),
+        said=f"The secret of “{key.name}” was shown once and is not shown again. {NOT_STORED}",
+    )
 
 
 @bp.post("/keys/<int:key_id>/auto-rotate")
@@ -92,3 +102,7 @@ def keys_revoke_all() -> Response:
     count = lifecycle.revoke_all(session.actor())
     flash(f"Deactivated {plural(count, 'key')}. Create a new key to use the API again.", "success")
     return redirect(url_for("dashboard.keys"))
+
+
+def _show(issued: lifecycle.IssuedKey, what: str) -> Response:
+    return once.redirect_to(url_for("dashboard.keys_secret", key_id=issued.key.id), issued.secret, what)

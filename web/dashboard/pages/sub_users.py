@@ -10,7 +10,7 @@ from werkzeug.wrappers import Response
 from services.errors import InvalidField
 from services.resellers import sub_users
 from services.usage.plans import PLANS
-from web.dashboard import forms, present, session
+from web.dashboard import forms, once, present, session
 from web.dashboard.blueprint import bp
 from web.dashboard.resellers import reseller_required
 from web.schemas.sub_users import (
@@ -47,11 +47,32 @@ def reseller_sub_users() -> Page:
 
 @bp.post("/reseller/sub-users")
 @reseller_required
-def reseller_sub_users_create() -> Page:
+def reseller_sub_users_create() -> Response:
     fields = ("email", "name", "tier")
     body = forms.as_model(CreateSubUserBody, {name: forms.text(name) for name in fields})
-    created = sub_users.create(session.actor(), body.to_new())
-    return forms.render("sub_user_created.html", 201, sub=CreatedSubUserOut.of_created(created))
+    created = CreatedSubUserOut.of_created(sub_users.create(session.actor(), body.to_new()))
+    page = url_for("dashboard.reseller_sub_user_created", sub_id=created.id)
+    return once.redirect_to(
+        page, created.secret_key, "created", key_id=created.key_id, publishable_key=created.publishable_key
+    )
+
+
+@bp.get("/reseller/sub-users/<sub_id>/created")
+@reseller_required
+def reseller_sub_user_created(sub_id: str) -> Page | Response:
+    """The new sub-user's first key, on this page's first load only (a reload creates nothing)."""
+    sub = SubUserOut.of(sub_users.get(session.actor(), sub_id))
+    return once.show(
+        lambda shown: forms.render(
+            "sub_user_created.html",
+            sub=sub,
+            secret=shown.secret,
+            key_id=shown.facts.get("key_id"),
+            publishable_key=shown.facts.get("publishable_key"),
+        ),
+        otherwise=url_for("dashboard.reseller_sub_user", sub_id=sub_id),
+        said=f"The first key of {sub.email} was shown once and is not shown again.",
+    )
 
 
 @bp.get("/reseller/sub-users/<sub_id>")

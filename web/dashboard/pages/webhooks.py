@@ -10,10 +10,10 @@ from models.webhooks import WebhookEndpoint
 from services.webhooks import delivery_log, endpoints, events
 from services.webhooks.delivery_log import DeliveryRecord
 from services.webhooks.events import EVENT_TYPES
-from web.dashboard import errors, forms, session
+from verimail_webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER
+from web.dashboard import errors, forms, once, session
 from web.dashboard.blueprint import bp
 from web.dashboard.session import sign_in_required
-from verimail_webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER
 from web.schemas.webhooks import (
     CreateWebhookBody,
     DeliveriesQuery,
@@ -23,6 +23,7 @@ from web.schemas.webhooks import (
 
 Page = tuple[str, int, dict[str, str]]
 LOG_PAGE = 20
+NOT_STORED = "If you did not store it, rotate the secret to get a new one."
 
 
 @bp.get("/webhooks")
@@ -34,10 +35,10 @@ def webhooks() -> Page:
 
 @bp.post("/webhooks")
 @sign_in_required
-def webhooks_create() -> Page:
+def webhooks_create() -> Response:
     body = forms.as_model(CreateWebhookBody, {"url": forms.text("url"), "events": forms.many("events")})
     created = endpoints.create_endpoint(session.actor(), body.url, tuple(body.events))
-    return _secret_page(created.endpoint, created.secret, "created", 201)
+    return _show(created.endpoint.id, created.secret, "created")
 
 
 @bp.get("/webhooks/<int:endpoint_id>")
@@ -56,9 +57,20 @@ def webhooks_endpoint(endpoint_id: int) -> Page:
 
 @bp.post("/webhooks/<int:endpoint_id>/rotate-secret")
 @sign_in_required
-def webhooks_rotate(endpoint_id: int) -> Page:
-    rotated = endpoints.rotate_secret(session.actor(), endpoint_id)
-    return _secret_page(rotated.endpoint, rotated.secret, "rotated")
+def webhooks_rotate(endpoint_id: int) -> Response:
+    return _show(endpoint_id, endpoints.rotate_secret(session.actor(), endpoint_id).secret, "rotated")
+
+
+@bp.get("/webhooks/<int:endpoint_id>/secret")
+@sign_in_required
+def webhooks_secret(endpoint_id: int) -> Page | Response:
+    """The signing secret a form just issued, on this page's first load only (a reload issues nothing)."""
+    endpoint = endpoints.get_endpoint(session.actor(), endpoint_id)
+    return once.show(
+        lambda shown: _secret_page(endpoint, shown.secret, shown.what),
+        otherwise=url_for("dashboard.webhooks_endpoint", endpoint_id=endpoint_id),
+        said=f"The signing secret was shown once and is not shown again. {NOT_STORED}",
+    )
 
 
 @bp.post("/webhooks/<int:endpoint_id>/test")
@@ -84,11 +96,14 @@ def webhooks_delete(endpoint_id: int) -> Response:
     return redirect(url_for("dashboard.webhooks"))
 
 
-def _secret_page(endpoint: WebhookEndpoint, secret: str, what: str, status: int = 200) -> Page:
-    """The signing secret, once, with the headers it checks named as deliveries carry them (spec 6.4)."""
+def _show(endpoint_id: int, secret: str, what: str) -> Response:
+    return once.redirect_to(url_for("dashboard.webhooks_secret", endpoint_id=endpoint_id), secret, what)
+
+
+def _secret_page(endpoint: WebhookEndpoint, secret: str, what: str) -> Page:
+    """The signing secret, with the headers it checks named as deliveries carry them (spec 6.4)."""
     return forms.render(
         "webhook_secret.html",
-        status,
         endpoint=endpoint,
         secret=secret,
         what=what,
