@@ -26,13 +26,13 @@ def new_email() -> str:
 
 def sign_up(page: Page, email: str | None = None, tier: str = "business") -> str:
     """Open an account as a person does (the form, the emailed link, a password), then let the operator
-    grant ``tier``; lands on the Keys page, signed in. Returns the email."""
+    grant ``tier``; lands on the first-run page, signed in. Returns the email."""
     email = email or new_email()
     request_link(page, email, tier if Tier(tier) in signup.REQUESTABLE else Tier.ENTERPRISE.value)
     page.goto(emailed_path(email, VERIFY_LINK))
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Confirm and sign in").click()
-    expect(page.get_by_role("heading", name="API keys")).to_be_visible()
+    expect(page.get_by_role("heading", name="Welcome to verimail")).to_be_visible()
     grant(email, Tier(tier))
     page.reload()
     return email

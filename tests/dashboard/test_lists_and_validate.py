@@ -57,7 +57,7 @@ def test_an_uploaded_list_is_watched_to_100_percent_and_downloaded(page: Page, t
 def test_one_address_is_validated_with_every_check_and_its_smtp_evidence(page: Page) -> None:
     sign_up(page)
 
-    page.get_by_role("link", name="Validate").click()
+    page.get_by_role("link", name="Validate", exact=True).click()
     page.get_by_label("Email address").fill(" User07@Bench-003.TEST")
     page.get_by_role("button", name="Validate").click()
 

@@ -56,7 +56,7 @@ def test_five_wrong_passwords_lock_the_email_for_a_while(service: Service) -> No
 
     assert statuses == [401] * 5
     assert refused.status_code == 429
-    assert "Too many failed sign-ins" in refused.text
+    assert "Too many failed sign-ins. Try again in 15 minutes," in refused.text
     assert int(refused.headers["Retry-After"]) > 0
 
 

@@ -17,7 +17,7 @@ SHORTEST_PERIOD_DAYS = 28
 
 def test_one_day_of_data_draws_one_days_bar_on_a_chart_of_the_whole_period(page: Page) -> None:
     sign_up(page)
-    page.get_by_role("link", name="Validate").click()
+    page.get_by_role("link", name="Validate", exact=True).click()
     page.get_by_label("Email address").fill("alice@mailbox.test")
     page.get_by_label("Quick mode").check()
     page.get_by_role("button", name="Validate").click()

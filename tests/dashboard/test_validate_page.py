@@ -54,7 +54,7 @@ def test_a_check_that_ran_shows_passed_or_failed_and_its_reason_once(page: Page)
 
 
 def _validate(page: Page, address: str) -> Locator:
-    page.get_by_role("link", name="Validate").click()
+    page.get_by_role("link", name="Validate", exact=True).click()
     page.get_by_label("Email address").fill(address)
     page.get_by_role("button", name="Validate").click()
     result = page.get_by_test_id("result")

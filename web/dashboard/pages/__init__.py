@@ -11,6 +11,7 @@ def load() -> None:
         commissions,
         custom_domains,
         devices,
+        get_started,
         keys,
         lists,
         overview,

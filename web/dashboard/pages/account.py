@@ -54,7 +54,7 @@ def verify_email(token: str) -> Page | Response:
         if request.method == "POST":
             user = verification.complete(token, request.form.get("password", ""), origin())
             session.start(user)
-            return redirect(url_for("dashboard.keys"))
+            return redirect(url_for("dashboard.get_started"))
     except ResetLinkInvalid as error:
         return forms.render("verify_email.html", 400, token=token, error=error.message, invalid=True)
     except ServiceError as error:

@@ -18,7 +18,7 @@ def overview() -> tuple[str, int, dict[str, str]]:
     actor = session.actor()
     report = usage_report(actor.account)
     period, days = daily.validations_per_day(actor.account)
-    now = clock.now()
+    now, keys = clock.now(), lifecycle.list_keys(actor)
     return forms.render(
         "overview.html",
         usage=UsageOut.of(report),
@@ -27,8 +27,6 @@ def overview() -> tuple[str, int, dict[str, str]]:
         chart=present.chart(period, days),
         present=present,
         total=sum(day.validations for day in days),
-        nearing=[
-            (key, present.days_to_rotation(key, now))
-            for key in present.nearing_rotation(lifecycle.list_keys(actor), now)
-        ],
+        nearing=[(key, present.days_to_rotation(key, now)) for key in present.nearing_rotation(keys, now)],
+        has_keys=bool(keys),
     )
