@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright
 
+from tests.dashboard import layout
 from tests.dashboard.service import ROOT, Service
 
 AXE = Path(__file__).parent / "vendor" / "axe.min.js"
@@ -70,11 +71,15 @@ def accessibility_violations(page: Page) -> list[dict[str, Any]]:
 
 
 def check_and_shoot(page: Page, name: str) -> None:
-    """At desktop and phone width: no accessibility violation, and a screenshot for docs/screenshots/."""
+    """At desktop and phone width: no accessibility violation and nothing cut off, then a screenshot for
+    docs/screenshots/; and no "day(s)" left for the reader to sort out."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
         page.set_viewport_size(size)
-        violations = accessibility_violations(page)
+        violations, cut_off = accessibility_violations(page), layout.clipped(page)
         assert violations == [], f"{name} at {label} width: {violations}"
+        assert cut_off == [], f"{name} at {label} width: {cut_off}"
         page.screenshot(path=str(SCREENSHOTS / f"{name}-{label}.png"))
+    plurals = layout.unfinished_plurals(page)
+    assert plurals == [], f"{name}: {plurals}"
     page.set_viewport_size(DESKTOP)

@@ -12,7 +12,7 @@ from services.usage.daily import DayCount
 from services.usage.periods import Period
 from services.usage.quota import HARD_LIMIT_PERCENT, QuotaStatus
 
-CHART_WIDTH, CHART_HEIGHT, CHART_BOTTOM = 720, 200, 24
+CHART_WIDTH, CHART_HEIGHT, CHART_BOTTOM = 720, 180, 2
 TICK_EVERY = 7  # days between labels on the chart's axis
 NEARING_ROTATION = timedelta(days=14)
 
@@ -55,9 +55,11 @@ class Bar:
 
 @dataclass(frozen=True)
 class Tick:
-    x: float
+    """A date under the chart, in HTML rather than in the SVG, so it stays readable on a phone."""
+
+    percent: float  # of the chart's width, where the label starts (or ends, for the last)
     label: str
-    anchor: str  # SVG text-anchor: the last label ends at the right edge instead of running past it
+    last: bool = False  # ends at the right edge instead of running past it
 
 
 @dataclass(frozen=True)
@@ -94,9 +96,11 @@ def _bar(index: int, slot: float, day: DayCount, peak: int) -> Bar:
 
 def _ticks(dates: list[date], slot: float) -> list[Tick]:
     """A label every week from the period's first day, and its last day at the right edge."""
-    ticks = [Tick(round(index * slot, 2), day.strftime("%d %b"), "start") for index, day in enumerate(dates)]
-    weekly = ticks[: -TICK_EVERY // 2 : TICK_EVERY]  # no weekly label crowding the last one
-    return [*weekly, Tick(CHART_WIDTH, dates[-1].strftime("%d %b"), "end")] if dates else []
+    share = slot * 100 / CHART_WIDTH
+    # Weekly labels stop more than a week before the end: two labels need about that much room on a phone.
+    weekly = range(0, len(dates) - TICK_EVERY, TICK_EVERY)
+    ticks = [Tick(round(index * share, 2), dates[index].strftime("%d %b")) for index in weekly]
+    return [*ticks, Tick(100.0, dates[-1].strftime("%d %b"), last=True)] if dates else []
 
 
 def days_to_rotation(key: ApiKey, now: datetime) -> int:

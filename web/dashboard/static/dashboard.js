@@ -56,7 +56,32 @@
     };
     tick();
   }
+  // The main navigation scrolls sideways on a phone: the current page's item is brought into view, and
+  // data-more names the side(s) with more items, which the stylesheet fades out to show there is more.
+  function navigation(nav) {
+    var mark = function () {
+      var more = [];
+      if (nav.scrollLeft > 1) more.push("before");
+      if (nav.scrollLeft + nav.clientWidth < nav.scrollWidth - 1) more.push("after");
+      nav.setAttribute("data-more", more.join(" "));
+    };
+    var current = nav.querySelector("[aria-current=page]");
+    var showCurrent = function () {
+      if (!current) return;
+      var start = current.offsetLeft, end = start + current.offsetWidth;
+      if (start < nav.scrollLeft || end > nav.scrollLeft + nav.clientWidth) {
+        nav.scrollLeft = start - (nav.clientWidth - current.offsetWidth) / 2;
+      }
+    };
+    showCurrent();
+    mark();
+    nav.addEventListener("scroll", mark, { passive: true });
+    window.addEventListener("resize", function () { showCurrent(); mark(); });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     document.querySelectorAll("[data-progress-url]").forEach(watch);
+    var nav = document.querySelector("nav.nav");
+    if (nav) navigation(nav);
   });
 })();
