@@ -94,10 +94,12 @@ def test_the_rotation_countdown_auto_rotate_switch_and_reveal_of_a_rotated_secre
     card = page.locator(f"#key-{key_id}")
     expect(card.get_by_test_id(f"countdown-{key_id}")).to_have_text("90 days until its 90-day rotation")
 
+    page.once("dialog", lambda dialog: dialog.accept())  # it asks first
     card.get_by_role("button", name="Auto-rotate: off").click()
     expect(page.get_by_role("status")).to_have_text("Automatic rotation is on for “Rotating key”.")
     _ninety_one_days_pass(key_id)  # what the beat sweeper does on day 90 of an auto-rotating key
     page.reload()
+    page.once("dialog", lambda dialog: dialog.accept())  # a secret is shown only after a yes
     page.locator(f"#key-{key_id}").get_by_role("button", name="Reveal rotated secret").click()
 
     expect(page.get_by_role("heading", name="Auto-rotated secret: Rotating key")).to_be_visible()

@@ -61,9 +61,14 @@ def test_a_sub_user_key_works_until_suspended_and_its_usage_commission_and_brand
     page.get_by_role("button", name="Save changes").click()
     expect(page.get_by_role("status")).to_have_text(f"Saved: name and tier of {email} changed.")
     expect(page.get_by_role("heading", name="Acme Corporation")).to_be_visible()
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.get_by_role("button", name="Suspend").click()
+    expect(page.get_by_test_id("sub-status")).to_have_text("active")  # asked, answered no: nothing changed
+    page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Suspend").click()
     expect(page.get_by_test_id("sub-status")).to_have_text("suspended")
     assert _api(service, "get", "/api/usage", secret).status_code == 401
+    page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Reactivate").click()
     expect(page.get_by_test_id("sub-status")).to_have_text("active")
     assert _api(service, "get", "/api/usage", secret).status_code == 200

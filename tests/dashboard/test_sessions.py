@@ -48,6 +48,7 @@ def test_the_owner_signs_out_another_device_from_the_devices_page(
     page.get_by_role("link", name=email).click()
     expect(page.get_by_test_id("device")).to_have_count(2)
     check_and_shoot(page, "devices")
+    page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Sign this device out").click()  # the other one ("Sign out here" is ours)
 
     expect(page.get_by_test_id("device")).to_have_count(1)

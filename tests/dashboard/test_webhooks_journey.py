@@ -52,6 +52,7 @@ def test_an_endpoint_gets_a_test_event_logged_and_redelivered(page: Page, servic
     expect(delivery.locator("pre")).to_contain_text('"type": "validation.completed"')
     check_and_shoot(page, "webhook-deliveries")
 
+    page.once("dialog", lambda dialog: dialog.accept())
     delivery.get_by_role("button", name="Redeliver").click()
 
     expect(page.get_by_role("status")).to_contain_text("Redelivery validation.completed delivered")
