@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from core import clock
+from models.accounts import Tier
 from services.keys import lifecycle
 from services.usage import daily
+from services.usage.plans import PLANS
 from services.usage.report import usage_report
 from web.dashboard import forms, present, session
 from web.dashboard.blueprint import bp
@@ -22,6 +24,7 @@ def overview() -> tuple[str, int, dict[str, str]]:
     return forms.render(
         "overview.html",
         usage=UsageOut.of(report),
+        requested=PLANS[Tier(actor.account.requested_tier)] if actor.account.requested_tier else None,
         gauge=present.Gauge.of(report.quota),
         marks=present.GAUGE_MARKS,
         chart=present.chart(period, days),
