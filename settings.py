@@ -237,6 +237,8 @@ class Settings:
     # client by its /64): ANONYMOUS_REQUESTS_PER_MINUTE and _PER_DAY (``services.usage.rate_limits``).
     anonymous_per_minute: int = 60
     anonymous_per_day: int = 2000
+    # Sub-users a reseller may open until the operator sets its terms (RESELLER_MAX_SUB_USERS).
+    reseller_max_sub_users: int = 25
     # Dashboard sign-ups, and password-reset requests, per client network and hour (SIGN_UPS_PER_HOUR).
     sign_ups_per_hour: int = 10
     # Who results name when no reseller's white-label applies (``services.branding``).
@@ -291,6 +293,9 @@ class Settings:
             ),
             anonymous_per_day=parse_int(
                 "ANONYMOUS_REQUESTS_PER_DAY", env.get("ANONYMOUS_REQUESTS_PER_DAY", "2000"), minimum=1
+            ),
+            reseller_max_sub_users=parse_int(
+                "RESELLER_MAX_SUB_USERS", env.get("RESELLER_MAX_SUB_USERS", "25"), minimum=0
             ),
             sign_ups_per_hour=parse_int("SIGN_UPS_PER_HOUR", env.get("SIGN_UPS_PER_HOUR", "10"), minimum=1),
             jobs=JobSettings.from_env(env, production=app_env == "production"),

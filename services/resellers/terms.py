@@ -1,6 +1,8 @@
 """The operator's terms for a reseller: how many sub-users it may have and its commission rate (spec 2.9).
 
-Set with ``flask --app web resellers set``; a reseller nobody set terms for has no cap and 20%.
+Set with ``flask --app web resellers set``; a reseller nobody set terms for may open
+``RESELLER_MAX_SUB_USERS`` sub-users (25 by default: every sub-user spends the prober's reputation, so an
+unlimited tier is the operator's decision, never a default) and earns 20%.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from models.resellers import DEFAULT_COMMISSION_RATE, ResellerTerms
 from models.session import transaction
 from services.errors import InvalidField, NotFound
 from services.resellers.access import ensure_reseller
+from settings import get_settings
 
 
 class Keep(Enum):
@@ -34,7 +37,7 @@ class Terms:
 def terms_in(session: Session, reseller_id: int) -> Terms:
     row = session.get(ResellerTerms, reseller_id)
     if row is None:
-        return Terms(None, DEFAULT_COMMISSION_RATE)
+        return Terms(get_settings().reseller_max_sub_users, DEFAULT_COMMISSION_RATE)
     return Terms(row.max_sub_users, row.commission_rate)
 
 

@@ -11,6 +11,7 @@ import pytest
 from services.errors import InvalidField, NotFound
 from services.resellers import terms
 from services.resellers.errors import PlanUpgradeRequired
+from settings import get_settings
 from tests.fixtures.db import Persona, open_persona
 from tests.resellers.conftest import create_sub_user, resellers_cli, set_terms
 from tests.workers.harness import Api
@@ -98,3 +99,22 @@ def test_terms_of_accounts_that_are_not_resellers_are_refused(database_url: str)
         terms.set_terms(open_persona().account_id, max_sub_users=3)
     with pytest.raises(NotFound):
         terms.set_terms(999_999_999, max_sub_users=3)
+
+
+def test_a_reseller_nobody_set_terms_for_has_a_finite_cap(
+    live_api: Api, reseller: Persona, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RESELLER_MAX_SUB_USERS", "1")
+    get_settings.cache_clear()
+    try:
+        create_sub_user(live_api, reseller)
+        body = {"email": "second@example.com", "name": "Second", "tier": "pro"}
+        refused = live_api.call("post", "/api/sub-users", reseller, json=body)
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
+
+    assert refused.status_code == 403
+    assert refused.json()["error"]["code"] == "SUB_USER_LIMIT_REACHED"
+    assert refused.json()["error"]["limit"] == 1
+    assert get_settings().reseller_max_sub_users == 25  # the default is a number, not unlimited
