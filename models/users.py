@@ -1,4 +1,4 @@
-"""Dashboard users: the people who sign in to an account's dashboard, and their password-reset tokens."""
+"""Dashboard users: the people who sign in to an account's dashboard, their emailed links and sessions."""
 
 from __future__ import annotations
 
@@ -29,34 +29,29 @@ class DashboardUser(Timestamped, Base):
     last_sign_in_at: Mapped[datetime | None]
 
 
-class PasswordResetToken(Base):
-    """A single-use, expiring link sent by email; only the token's SHA-256 is stored."""
+class EmailedLink:
+    """A single-use, expiring link sent by email to a dashboard user; only the token's SHA-256 is stored."""
+
+    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    user_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("dashboard_users.id", ondelete="CASCADE"), index=True
+    )
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=clock.now)
+    expires_at: Mapped[datetime]
+    used_at: Mapped[datetime | None]
+
+
+class PasswordResetToken(EmailedLink, Base):
+    """A link that sets a new password (and proves the inbox is the owner's)."""
 
     __tablename__ = "password_reset_tokens"
 
-    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
-    user_id: Mapped[int] = mapped_column(
-        BigInteger, ForeignKey("dashboard_users.id", ondelete="CASCADE"), index=True
-    )
-    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
-    created_at: Mapped[datetime] = mapped_column(default=clock.now)
-    expires_at: Mapped[datetime]
-    used_at: Mapped[datetime | None]
 
-
-class EmailVerificationToken(Base):
-    """A single-use, expiring link proving the owner reads the account's email; only its SHA-256 is kept."""
+class EmailVerificationToken(EmailedLink, Base):
+    """A link that confirms a new account's email and lets its owner choose the password."""
 
     __tablename__ = "email_verification_tokens"
-
-    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
-    user_id: Mapped[int] = mapped_column(
-        BigInteger, ForeignKey("dashboard_users.id", ondelete="CASCADE"), index=True
-    )
-    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
-    created_at: Mapped[datetime] = mapped_column(default=clock.now)
-    expires_at: Mapped[datetime]
-    used_at: Mapped[datetime | None]
 
 
 class DashboardSession(Base):

@@ -7,15 +7,18 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from services.mail.outbox import Draft
+
+# ``letter.html``, the frame every HTML email extends, lives with the outbox.
+SHARED = Path(__file__).parent / "templates"
 
 
 @lru_cache(maxsize=8)
 def environment(folder: Path) -> Environment:
     return Environment(
-        loader=FileSystemLoader(folder),
+        loader=ChoiceLoader([FileSystemLoader(folder), FileSystemLoader(SHARED)]),
         autoescape=select_autoescape(["html"]),
         undefined=StrictUndefined,  # a missing variable is a bug, not an empty string in someone's inbox
         keep_trailing_newline=True,

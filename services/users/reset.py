@@ -13,8 +13,7 @@ import secrets
 from datetime import timedelta
 from pathlib import Path
 
-from sqlalchemy import select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import select
 
 from core import clock
 from models.audit import AuditEvent
@@ -24,8 +23,7 @@ from services import audit, once_a_minute
 from services.broker import SEND_DUE_MAIL_TASK, send_after_commit
 from services.keys.secrets import hash_secret
 from services.mail import outbox, render
-from services.users import passwords, per_network, sessions, throttle, verification
-from services.users.errors import ResetLinkInvalid
+from services.users import links, passwords, per_network, throttle, verification
 from services.users.signup import normalized
 from settings import get_settings
 
@@ -69,22 +67,15 @@ def request_reset(email: str, origin: audit.Origin) -> None:
 def check_link(token: str) -> None:
     """Raise ``ResetLinkInvalid`` unless ``token`` can still be used (the form is shown only then)."""
     with transaction() as session:
-        _usable(session, token, lock=False)
+        links.usable(session, PasswordResetToken, token, INVALID, lock=False)
 
 
 def reset_password(token: str, new_password: str, origin: audit.Origin) -> DashboardUser:
     """Spend ``token`` and set ``new_password``; the user's other sessions and links stop working."""
     passwords.check_strength(new_password)
     with transaction() as session:
-        row = _usable(session, token, lock=True)
-        now = clock.now()
-        user = session.get_one(DashboardUser, row.user_id, with_for_update=True)
-        user.password_hash = passwords.hash_password(new_password)
-        user.password_changed_at = now
-        pending = (PasswordResetToken.user_id == user.id, PasswordResetToken.used_at.is_(None))
-        session.execute(update(PasswordResetToken).where(*pending).values(used_at=now))
+        user = links.set_password(session, PasswordResetToken, token, INVALID, new_password)
         verification.mark_verified(session, user.account_id, origin)  # the link proved the inbox is theirs
-        sessions.end_all(session, user.id)
         details = {"email": user.email, "via": "reset link"}
         audit.record(
             AuditEvent.USER_PASSWORD_CHANGED,
@@ -95,14 +86,6 @@ def reset_password(token: str, new_password: str, origin: audit.Origin) -> Dashb
         )
     throttle.clear(user.email)
     return user
-
-
-def _usable(session: Session, token: str, *, lock: bool) -> PasswordResetToken:
-    stmt = select(PasswordResetToken).where(PasswordResetToken.token_hash == hash_secret(token))
-    row = session.scalars(stmt.with_for_update() if lock else stmt).one_or_none()
-    if row is None or row.used_at is not None or row.expires_at <= clock.now():
-        raise ResetLinkInvalid(INVALID)
-    return row
 
 
 def _draft(email: str, token: str) -> outbox.Draft:

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
-from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from core import clock
@@ -30,8 +29,7 @@ from services import audit
 from services.broker import SEND_DUE_MAIL_TASK, send_after_commit
 from services.keys.secrets import hash_secret
 from services.mail import outbox, render
-from services.users import passwords, sessions
-from services.users.errors import ResetLinkInvalid
+from services.users import links, passwords
 from settings import get_settings
 
 LINK_LIFETIME = timedelta(days=2)
@@ -54,7 +52,7 @@ class Pending:
 def queue_link(session: Session, user: DashboardUser) -> None:
     """Email ``user`` a fresh link (older ones stop working), in the caller's transaction."""
     now = clock.now()
-    _void_pending(session, user.id, now)
+    links.void_pending(session, EmailVerificationToken, user.id, now)
     token = secrets.token_urlsafe(32)
     session.add(
         EmailVerificationToken(user_id=user.id, token_hash=hash_secret(token), expires_at=now + LINK_LIFETIME)
@@ -76,7 +74,7 @@ def queue_link(session: Session, user: DashboardUser) -> None:
 def check_link(token: str) -> Pending:
     """What the link leads to; ``ResetLinkInvalid`` when it cannot be used (the form is shown only then)."""
     with transaction() as session:
-        row = _usable(session, token, lock=False)
+        row = links.usable(session, EmailVerificationToken, token, INVALID, lock=False)
         user = session.get_one(DashboardUser, row.user_id)
         account = session.get_one(Account, user.account_id)
         return Pending(user.email, account.name, account.requested_tier)
@@ -86,12 +84,7 @@ def complete(token: str, password: str, origin: audit.Origin) -> DashboardUser:
     """Spend ``token``: the account's email is verified and ``password`` becomes its owner's."""
     passwords.check_strength(password)
     with transaction() as session:
-        row = _usable(session, token, lock=True)
-        now = clock.now()
-        user = session.get_one(DashboardUser, row.user_id, with_for_update=True)
-        user.password_hash, user.password_changed_at = passwords.hash_password(password), now
-        _void_pending(session, user.id, now)
-        sessions.end_all(session, user.id)
+        user = links.set_password(session, EmailVerificationToken, token, INVALID, password)
         mark_verified(session, user.account_id, origin)
         return user
 
@@ -106,16 +99,3 @@ def mark_verified(session: Session, account_id: int, origin: audit.Origin) -> No
     audit.record(
         AuditEvent.USER_EMAIL_VERIFIED, account_id=account.id, origin=origin, details=details, session=session
     )
-
-
-def _usable(session: Session, token: str, *, lock: bool) -> EmailVerificationToken:
-    stmt = select(EmailVerificationToken).where(EmailVerificationToken.token_hash == hash_secret(token))
-    row = session.scalars(stmt.with_for_update() if lock else stmt).one_or_none()
-    if row is None or row.used_at is not None or row.expires_at <= clock.now():
-        raise ResetLinkInvalid(INVALID)
-    return row
-
-
-def _void_pending(session: Session, user_id: int, now: datetime) -> None:
-    pending = (EmailVerificationToken.user_id == user_id, EmailVerificationToken.used_at.is_(None))
-    session.execute(update(EmailVerificationToken).where(*pending).values(used_at=now))
