@@ -54,7 +54,10 @@ def assert_outage_page(response: TestResponse, part: str) -> None:
     assert response.headers["Retry-After"] == str(UNAVAILABLE_RETRY_SECONDS)
     assert f"{BANNER} ({part})" in page
     assert 'role="alert"' in page
-    assert f"Try again in {UNAVAILABLE_RETRY_SECONDS} seconds" in page
+    assert (
+        f"briefly unavailable; nothing you saved is lost. Try again in {UNAVAILABLE_RETRY_SECONDS} seconds"
+        in page
+    )
     assert "Internal Server Error" not in page
     assert "Sign out" not in page  # drawn without asking the stores who is signed in
 
