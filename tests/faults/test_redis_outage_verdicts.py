@@ -12,14 +12,11 @@ invalid. Redis here is this module's own ``redis-server``, stopped for a few sec
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from tests.faults.batches import Outage, assert_batch_lost_nothing, wait_through
 from tests.faults.checks import assert_same_or_unknown, results_of
-from tests.faults.stack import Stack, start_stack
+from tests.faults.stack import Stack
 from tests.fixtures.db import Persona, open_persona
 from tests.limits.test_redis_restart import OwnRedis
 from tests.webhooks.receiver import Receiver
@@ -31,26 +28,13 @@ EMAILS = [
     for domain in range(10)
     for address in (f"user{user:02d}@bench-{domain:03d}.test", f"ghost{user}@bench-{domain:03d}.test")
 ]
-PROBING_ENV = {
+STACK_ENV = {  # read by the ``stack`` fixture (tests/faults/conftest.py)
     "JOB_WINDOW": "20",
     "SMTP_SESSIONS_PER_MX_HOST": "1",
     "SMTP_MIN_SESSION_INTERVAL_MS": "400",
     "SMTP_SESSION_IDLE_SECONDS": "0",
 }
 OUTAGE_SECONDS = 3.0  # long enough for every waiting group to ask Redis, and the finishing ones to release
-
-
-@pytest.fixture(scope="module")
-def stack(
-    database_url: str,
-    private_redis: OwnRedis,
-    fault_env: dict[str, str],
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[Stack]:
-    env = fault_env | PROBING_ENV | {"DATABASE_URL": database_url, "REDIS_URL": private_redis.url}
-    started = start_stack(env, tmp_path_factory.mktemp("redisverdicts"), "redisverdicts")
-    yield started
-    started.stop()
 
 
 def test_redis_stopping_mid_probe_never_changes_a_verdict(

@@ -3,7 +3,7 @@ for tests that run (or break) the worker's side on their own terms."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import insert
@@ -15,23 +15,42 @@ from services.jobs.submit import new_public_id
 from tests.fixtures.db import Persona
 
 
+def new_job(
+    owner: Persona,
+    kind: JobKind,
+    status: JobStatus,
+    total: int,
+    options: dict[str, Any],
+    *,
+    at: datetime | None = None,
+    public_id: str | None = None,
+    **columns: Any,
+) -> ValidationJob:
+    """A job row of ``owner`` created ``at`` (now), not yet added to a session, as the service writes one
+    (a list lasts a day, a batch a quarter of an hour); ``columns`` are those its state sets."""
+    at = at or clock.now()
+    lasts = timedelta(days=1) if kind is JobKind.BULK else timedelta(minutes=15)
+    return ValidationJob(
+        public_id=public_id or new_public_id(kind),
+        account_id=owner.account_id,
+        key_id=owner.key_id,
+        kind=kind.value,
+        status=status.value,
+        total=total,
+        created_at=at,
+        deadline=at + lasts,
+        options=options,
+        **columns,
+    )
+
+
 def running_batch(owner: Persona, emails: list[str], options: dict[str, Any]) -> tuple[str, int]:
     """A planned, running batch of ``emails`` (all of one domain) with ``options`` stored as given;
     its public id and row id."""
-    now, public_id, domain = clock.now(), new_public_id(JobKind.BATCH), emails[0].rpartition("@")[2]
+    now, domain = clock.now(), emails[0].rpartition("@")[2]
     with transaction() as session:
-        job = ValidationJob(
-            public_id=public_id,
-            account_id=owner.account_id,
-            key_id=owner.key_id,
-            kind=JobKind.BATCH.value,
-            status=JobStatus.RUNNING.value,
-            options=options,
-            total=len(emails),
-            created_at=now,
-            planned_at=now,
-            started_at=now,
-            deadline=now + timedelta(minutes=15),
+        job = new_job(
+            owner, JobKind.BATCH, JobStatus.RUNNING, len(emails), options, planned_at=now, started_at=now
         )
         session.add(job)
         session.flush()
@@ -56,4 +75,4 @@ def running_batch(owner: Persona, emails: list[str], options: dict[str, Any]) ->
             next_attempt_at=now,
         )
         session.add(group)
-        return public_id, job.id
+        return job.public_id, job.id
