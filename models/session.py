@@ -6,6 +6,7 @@ transaction ended (they are detached snapshots; nothing lazy-loads from them lat
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,11 +14,12 @@ from functools import lru_cache
 from typing import Any
 
 import psycopg2
-from sqlalchemy import URL, Engine, create_engine, event, make_url
+from sqlalchemy import URL, Dialect, Engine, create_engine, event, make_url
 from sqlalchemy.exc import DBAPIError, DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
 
+from core.fail_fast import FailFast
 from settings import get_settings
 
 
@@ -42,16 +44,42 @@ IDLE_PING_SECONDS = 1.0
 KEPT = 10
 
 
+# A connect that waits longer fails: an unreachable host (a dropped route, a failover in flight) answers
+# 503 in seconds, not after the kernel's two minutes of SYN retries (libpq's minimum is 2).
+CONNECT_TIMEOUT_SECONDS = 5
+
+
 @lru_cache(maxsize=1)
 def get_engine() -> Engine:
     """One pooled engine per process; a connection idle for a while is pinged at checkout, so a restarted
-    Postgres costs one retry, not a 500 (``_ping_if_idle``)."""
+    Postgres costs one retry, not a 500 (``_ping_if_idle``). Connects are bounded, and fail at once for a
+    while after one timed out (``core.fail_fast``)."""
     most = get_settings().database_pool_size
     kept = min(KEPT, most)
-    engine = create_engine(database_url(), pool_size=kept, max_overflow=most - kept)
+    engine = create_engine(
+        database_url(),
+        pool_size=kept,
+        max_overflow=most - kept,
+        connect_args={"connect_timeout": CONNECT_TIMEOUT_SECONDS},
+    )
     event.listen(engine, "checkout", _ping_if_idle)
     event.listen(engine, "checkin", _note_checkin)
+    event.listen(engine, "do_connect", functools.partial(_connect, FailFast(CONNECT_TIMEOUT_SECONDS)))
     return engine
+
+
+def _connect(
+    breaker: FailFast, dialect: Dialect, _record: ConnectionPoolEntry, cargs: Any, cparams: Any
+) -> Any:
+    """The driver's connect, unless one timed out a moment ago: then at once the error it would give."""
+    if breaker.open:
+        raise psycopg2.OperationalError(f"not tried: a connect timed out less than {breaker.seconds:g} s ago")
+    try:
+        return dialect.connect(*cargs, **cparams)
+    except psycopg2.OperationalError as error:
+        if "timeout expired" in str(error):  # libpq's words for connect_timeout running out
+            breaker.trip()
+        raise
 
 
 def _ping_if_idle(driver_connection: Any, record: ConnectionPoolEntry, _proxy: PoolProxiedConnection) -> None:

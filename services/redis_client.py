@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import socket
 import threading
 from collections.abc import Callable
 from functools import lru_cache
@@ -18,6 +19,7 @@ import redis
 from redis.commands.core import Script
 from redis.connection import AbstractConnection
 
+from core.fail_fast import FailFast
 from settings import get_settings
 
 POOL_WAIT = 5.0
@@ -39,7 +41,31 @@ def get_redis() -> redis.Redis:
         socket_connect_timeout=settings.redis_socket_timeout,
         decode_responses=True,
     )
+    # Whatever the URL's scheme chose (plain, TLS, socket), its connects fail fast after one timed out.
+    breaker = FailFast(settings.redis_socket_timeout)
+    pool.connection_class = type(
+        f"FailFast{pool.connection_class.__name__}",
+        (_FailFastConnect, pool.connection_class),
+        {"breaker": breaker},
+    )
     return redis.Redis(connection_pool=pool)
+
+
+class _FailFastConnect:
+    """A Redis connection that does not try to connect while a connect of this process has just timed
+    out (``core.fail_fast``): redis-py's retries and the next calls of the request fail at once."""
+
+    breaker: FailFast
+
+    def _connect(self) -> socket.socket:
+        if self.breaker.open:
+            raise OSError(f"not tried: a connect timed out less than {self.breaker.seconds:g} s ago")
+        try:
+            sock: socket.socket = super()._connect()  # type: ignore[misc]
+        except TimeoutError:
+            self.breaker.trip()
+            raise
+        return sock
 
 
 def run_on_own_connection(*command: str | int) -> Any:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from verifier.dns import DomainStatus, MailDomain
 from verifier.lists import DomainFacts, MailboxProvider, RoleMatch
 from verifier.results import CheckName, CheckResult, JsonValue
-from verifier.smtp import AddressProbe, DomainProbeResult, SmtpVerdict
+from verifier.smtp import INTERNAL_ERROR, AddressProbe, DomainProbeResult, SmtpVerdict
 from verifier.syntax import ParsedAddress, SyntaxFailure
 
 DOMAIN_MESSAGES = {
@@ -187,6 +187,8 @@ def _catch_all_doubt(probe: DomainProbeResult) -> str:
     """Why the catch-all verdict is missing, in words a client can show."""
     if probe.catch_all_probe is not None:
         return f"the random-address probe got no clear answer ({_words(probe.catch_all_probe.reason)})"
+    if any(item.reason == INTERNAL_ERROR for item in probe.results):
+        return "the domain could not be checked because of a fault on our side; try again"
     if any(item.reason == "provider_accepts_all" for item in probe.results):
         return "the provider accepts every address at first, so no probe can tell"
     if any(item.verdict is SmtpVerdict.DELIVERABLE for item in probe.results):
@@ -194,7 +196,10 @@ def _catch_all_doubt(probe: DomainProbeResult) -> str:
     return "no address was accepted, so there was no acceptance to test"
 
 
-REASON_WORDS = {"mx_not_public": "the MX host resolves to a non-public address, which is never contacted"}
+REASON_WORDS = {
+    "mx_not_public": "the MX host resolves to a non-public address, which is never contacted",
+    INTERNAL_ERROR: "the mailbox could not be checked because of a fault on our side; try again",
+}
 
 
 def _words(reason: str) -> str:

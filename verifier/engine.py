@@ -31,10 +31,13 @@ from verifier.lists import DomainFacts, domain_facts, load_lists, mailbox_provid
 from verifier.results import CheckName, CheckResult, Severity, ValidationResult
 from verifier.scoring import Findings, judge
 from verifier.smtp import (
+    INTERNAL_ERROR,
     DomainProbeResult,
     LocalSessionLimiter,
+    ProberFault,
     SessionKeeper,
     SessionLimiter,
+    not_probed,
     probe_domain_group,
 )
 from verifier.syntax import (
@@ -103,10 +106,12 @@ DEFAULT_OPTIONS = Options()
 
 @dataclass(frozen=True, slots=True)
 class GroupOutcome:
-    """What DNS and SMTP said about one domain group."""
+    """What DNS and SMTP said about one domain group. ``fault`` (``INTERNAL_ERROR``) says the probe was
+    not made because our side failed: ``probe`` then holds no verdict, only "unknown, our fault"."""
 
     mail_domain: MailDomain | None
     probe: DomainProbeResult | None = None
+    fault: str | None = None
 
 
 # -- stages ------------------------------------------------------------------------------------------
@@ -279,18 +284,22 @@ class Engine:
         mail_domain = resolve_domain(first, self.resolver) if options.resolves_domain else None
         if mail_domain is None or first.is_literal or not options.probes_smtp:
             return GroupOutcome(mail_domain)
+        emails = [member.email for member in members]
         try:
             probe = probe_domain_group(
                 mail_domain,
-                [member.email for member in members],
+                emails,
                 config=self.config,
                 limiter=self.limiter,
                 check_catch_all=options.checks_catch_all,
                 keeper=self.keeper,
             )
-        except Exception:  # one domain's failure (a bug) must not fail the other addresses of a batch
+        except ProberFault as fault:  # the injected limiter (Redis) failed: the server was not asked
+            log.warning("SMTP probe of %s not made, our side failed: %s", mail_domain.domain, fault)
+            return _not_probed(mail_domain, emails)
+        except Exception:  # a bug: it must neither fail the other groups of a batch nor pass for an answer
             log.exception("SMTP probe of %s failed", mail_domain.domain)
-            return GroupOutcome(mail_domain)
+            return _not_probed(mail_domain, emails)
         return GroupOutcome(mail_domain, probe)
 
     def _run_groups(
@@ -317,6 +326,11 @@ class Engine:
         outcome = outcomes[item.ascii_domain]
         unreachable = bool(outcome.probe and outcome.probe.unreachable)
         return assemble(item, outcome.mail_domain, outcome.probe, options, degraded=degraded and unreachable)
+
+
+def _not_probed(mail_domain: MailDomain, emails: list[str]) -> GroupOutcome:
+    """Our own failure, never read as an answer: each address "unknown" for ``INTERNAL_ERROR``."""
+    return GroupOutcome(mail_domain, not_probed(mail_domain, emails, INTERNAL_ERROR), INTERNAL_ERROR)
 
 
 def _by_domain(items: Iterable[ParsedAddress | SyntaxFailure]) -> dict[str, list[ParsedAddress]]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from verifier.dns import DomainStatus
 from verifier.lists import RoleConfidence, RoleMatch
 from verifier.results import WARNING_FROM, Severity
+from verifier.smtp.faults import INTERNAL_ERROR
 from verifier.smtp.result import SmtpVerdict
 
 PERFECT = 100
@@ -64,8 +65,13 @@ MX_NOT_PUBLIC = (
 CATCH_ALL = "Catch-all domain: the mailbox cannot be confirmed."
 CATCH_ALL_UNKNOWN = "Whether the domain accepts every address could not be determined."
 TYPO = "Did you mean {address}?"
-# Addresses the prober chose not to ask about, and why.
-NOT_ASKED_ADVICE = {"mx_not_public": MX_NOT_PUBLIC, "smtputf8_unsupported": NO_SMTPUTF8}
+OUR_FAULT = "The mailbox could not be checked because of a fault on our side; try again."
+# Addresses the prober did not ask about, and why.
+NOT_ASKED_ADVICE = {
+    "mx_not_public": MX_NOT_PUBLIC,
+    "smtputf8_unsupported": NO_SMTPUTF8,
+    INTERNAL_ERROR: OUR_FAULT,
+}
 DISPOSABLE = "Disposable address ({domain}): it stops working soon; ask for a lasting one."
 ROLE = "Role address ({name}@): it reaches a team or a function, not a person."
 

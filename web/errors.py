@@ -14,8 +14,10 @@ from http import HTTPStatus
 
 from flask import Flask, Response, g, jsonify
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ReadOnlyError as RedisReadOnly
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolExhausted
 from werkzeug.exceptions import HTTPException
 
 from models import session as database
@@ -144,10 +146,20 @@ def on_database_error(error: DBAPIError) -> Response:
     return on_unavailable(error) if database.unreachable(error) else on_unexpected(error)
 
 
+# Failures that say a store cannot serve now, not that the request or our code was wrong: a replica that
+# a failover left read-only, every pooled Postgres connection busy past the pool's wait (a hung server).
+UNAVAILABLE: tuple[type[Exception], ...] = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    RedisReadOnly,
+    PoolExhausted,
+)
+
+
 def install(app: Flask) -> None:
-    app.register_error_handler(RedisConnectionError, on_unavailable)
+    for unavailable in UNAVAILABLE:
+        app.register_error_handler(unavailable, on_unavailable)
     app.register_error_handler(DBAPIError, on_database_error)
-    app.register_error_handler(RedisTimeoutError, on_unavailable)
     app.register_error_handler(ServiceError, on_service_error)
     app.register_error_handler(HTTPException, on_http_error)
     app.register_error_handler(Exception, on_unexpected)

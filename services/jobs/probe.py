@@ -8,6 +8,10 @@ An address whose server failed temporarily (greylisting, a 421, a timeout: the e
 retries (``retryTemporary``) and the retry still fits before the job's deadline with attempts left, that
 answer is only *interim*: the address is also deferred and asked again later, and the later answer
 replaces it. Otherwise the unknown verdict is final, which is what "settle as unknown" means.
+
+A group the engine could not probe because our side failed (``GroupOutcome.fault``: Redis down under the
+session limiter, a bug) has no verdict at all: ``ProbeNotMade`` is raised, the caller lets the claim go,
+and the sweeper sends the group again; past ``MAX_CLAIMS`` it settles through ``given_up``.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 
 from core import clock
 from services.jobs.engine import CatchAllCache, shared_engine
+from services.jobs.errors import ProbeNotMade
 from services.jobs.options import JobOptions
 from verifier.dns import MailDomain
 from verifier.engine import Engine, GroupOutcome, Options, assemble, syntax_failure_result
@@ -118,6 +123,8 @@ def run_with_cached_catch_all(engine: Engine, members: list[ParsedAddress], opti
     outcome = engine.run_group(
         members, replace(options, skip_catch_all=True) if known is not None else options
     )
+    if outcome.fault is not None:
+        raise ProbeNotMade(f"the SMTP probe of {domain} was not made ({outcome.fault})")
     if outcome.probe is None:
         return outcome
     if known is not None:

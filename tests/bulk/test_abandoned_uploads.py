@@ -17,6 +17,7 @@ from services.jobs.submit import new_public_id
 from services.usage import charging
 from tests.fixtures.db import Persona
 from tests.workers.harness import Api, Worker, wait_for
+from tests.workers.rows import new_job
 
 EMAILS = ["alice@mailbox.test", "not an address"]
 
@@ -46,17 +47,16 @@ def _abandoned_upload(owner: Persona, public_id: str) -> str:
     """A stored, never-opened list, as a web process that died an hour ago would have left it."""
     long_ago = clock.now() - timedelta(hours=1)
     with transaction() as session:
-        job = ValidationJob(
+        options = {"quickMode": True, "skipCatchAll": False, "features": ["syntax", "domain"]}
+        job = new_job(
+            owner,
+            JobKind.BULK,
+            JobStatus.UPLOADING,
+            len(EMAILS),
+            options,
+            at=long_ago,
             public_id=public_id,
-            account_id=owner.account_id,
-            key_id=owner.key_id,
-            kind=JobKind.BULK.value,
-            status=JobStatus.UPLOADING.value,
             source="csv",
-            total=len(EMAILS),
-            created_at=long_ago,
-            deadline=long_ago + timedelta(days=1),
-            options={"quickMode": True, "skipCatchAll": False, "features": ["syntax", "domain"]},
         )
         session.add(job)
         session.flush()

@@ -8,17 +8,14 @@ message would. Groups go to the module's real worker, which runs them to the end
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from sqlalchemy import insert
 
-from core import clock
-from models.jobs import ItemState, JobItem, JobKind, JobStatus, ValidationJob
+from models.jobs import ItemState, JobItem, JobKind, JobStatus
 from models.session import transaction
 from services.jobs import plan
-from services.jobs.submit import new_public_id
 from tests.fixtures.db import Persona
 from tests.workers.harness import Api, Worker, wait_for
+from tests.workers.rows import new_job
 
 DOMAINS = ("mailbox.test", "tls.test", "greylist.test")
 EMAILS = [f"user{i}@{DOMAINS[i % len(DOMAINS)]}" for i in range(300)]
@@ -42,21 +39,9 @@ def test_a_second_planner_running_while_the_first_holds_rows_leaves_no_row_witho
 
 def _queued_list(owner: Persona) -> tuple[str, int]:
     """A stored list, opened and waiting for its planner, as ``services.jobs.bulk`` leaves it."""
-    public_id = new_public_id(JobKind.BULK)
-    now = clock.now()
     with transaction() as session:
-        job = ValidationJob(
-            public_id=public_id,
-            account_id=owner.account_id,
-            key_id=owner.key_id,
-            kind=JobKind.BULK.value,
-            status=JobStatus.QUEUED.value,
-            source="json",
-            total=len(EMAILS),
-            created_at=now,
-            deadline=now + timedelta(days=1),
-            options={"quickMode": True, "skipCatchAll": False, "features": ["syntax", "domain"]},
-        )
+        options = {"quickMode": True, "skipCatchAll": False, "features": ["syntax", "domain"]}
+        job = new_job(owner, JobKind.BULK, JobStatus.QUEUED, len(EMAILS), options, source="json")
         session.add(job)
         session.flush()
         rows = [
@@ -65,4 +50,4 @@ def _queued_list(owner: Persona) -> tuple[str, int]:
             for i, email in enumerate(EMAILS)
         ]
         session.execute(insert(JobItem), rows)
-        return public_id, job.id
+        return job.public_id, job.id

@@ -64,10 +64,12 @@ class Outage:
         return self.worker_sign in stack.worker_logs() and waiter_felt
 
 
-def wait_through(stack: Stack, persona: Persona, outage: Outage) -> requests.Response:
+def wait_through(
+    stack: Stack, persona: Persona, outage: Outage, emails: list[str] = EMAILS
+) -> requests.Response:
     """Send the batch and wait; once the job is in the middle, ``outage`` stops the store, and starts it
     again when the worker and the waiting request have met it. The client's answer."""
-    client = WaitingClient(stack, persona, EMAILS)
+    client = WaitingClient(stack, persona, emails)
     progress = poll(lambda: job_progress(persona), in_the_middle, timeout=30, pause=0.05)
     assert in_the_middle(progress), f"the fault must land mid-batch: {progress}"
     stack.mark()
@@ -94,14 +96,17 @@ def in_the_middle(progress: dict[str, Any] | None) -> bool:
 
 
 def assert_batch_lost_nothing(
-    stack: Stack, persona: Persona, receiver: Receiver, answer: requests.Response
-) -> None:
+    stack: Stack, persona: Persona, receiver: Receiver, answer: requests.Response, emails: list[str] = EMAILS
+) -> dict[str, Any]:
     """The waiting client was answered with its results (or, past the wait, their URL; never a 503 for a
-    batch it has paid for), every address has one result, one charge, one ``batch.completed``."""
+    batch it has paid for), every address has one result, one charge, one ``batch.completed``. The
+    finished job's results body."""
     assert answer.status_code in (200, 202), answer.text
     batch_id = answer.json()["batchId"]
     if answer.status_code == 200:
-        assert [result["email"] for result in answer.json()["results"]] == EMAILS
-    assert_one_result_each(results_of(stack, persona, batch_id, timeout=60), batch_id, EMAILS)
-    assert_charged_once(stack, persona, batch_id, len(EMAILS))
+        assert [result["email"] for result in answer.json()["results"]] == emails
+    body = results_of(stack, persona, batch_id, timeout=60)
+    assert_one_result_each(body, batch_id, emails)
+    assert_charged_once(stack, persona, batch_id, len(emails))
     assert_completed_event_delivered_once(receiver, persona, batch_id)
+    return body

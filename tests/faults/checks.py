@@ -75,6 +75,31 @@ def assert_completed_event_delivered_once(receiver: Receiver, persona: Persona, 
     assert all(item.verified for item in receiver.received)
 
 
+def verdict(result: dict[str, Any]) -> tuple[bool, int, str] | str:
+    """What a client acts on: ``isValid``, score and severity; or "unknown" when the result says the
+    mailbox could not be checked (the SMTP check unknown, or spec 4.2's "could not be validated")."""
+    checks = result["checks"].values()
+    smtp_unknown = result["checks"].get("smtp", {}).get("status") == "unknown"
+    given_up = any(
+        check.get("status") == "fail" and "not be validated" in check["reason"] for check in checks
+    )
+    return "unknown" if smtp_unknown or given_up else (result["isValid"], result["score"], result["severity"])
+
+
+def assert_same_or_unknown(fault_free: dict[str, Any], faulted: dict[str, Any]) -> None:
+    """Every address of the faulted run has the fault-free run's verdict, or none ("unknown"): a fault
+    never turns into a different confident answer."""
+    expected = {result["input"]: verdict(result) for result in fault_free["results"]}
+    found = {result["input"]: verdict(result) for result in faulted["results"]}
+    assert found.keys() == expected.keys()
+    wrong = {
+        email: (expected[email], got)
+        for email, got in found.items()
+        if got not in (expected[email], "unknown")
+    }
+    assert not wrong, f"fault-free vs faulted verdicts differ: {wrong}"
+
+
 def _deliveries(account_id: int) -> list[tuple[dict[str, Any], str, int, int]]:
     """Every batch.completed event of the account with each of its deliveries and their attempt rows."""
     tries = (

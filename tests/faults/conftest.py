@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from maillab import MailLab
+from tests.faults.stack import Stack, running_stack
 from tests.limits.test_redis_restart import OwnRedis
 from tests.webhooks.conftest import ca_bundle, receiver, test_ca, webhook_env
 from tests.workers.harness import JOB_ENV
@@ -32,6 +33,21 @@ FAULT_ENV = {
 def fault_env(mail_lab: MailLab, ca_bundle: Path) -> dict[str, str]:
     """What the stack's processes run with, before the test names its Postgres and Redis."""
     return dict(os.environ) | JOB_ENV | mail_lab.env() | FAULT_ENV | {"REQUESTS_CA_BUNDLE": str(ca_bundle)}
+
+
+@pytest.fixture(scope="module")
+def stack(
+    request: pytest.FixtureRequest,
+    database_url: str,
+    private_redis: OwnRedis,
+    fault_env: dict[str, str],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Stack]:
+    """The stack on the run's Postgres and the module's own Redis, with the module's ``STACK_ENV`` (if
+    any) on top of ``fault_env``; a module that needs other stores defines its own ``stack``."""
+    env = fault_env | getattr(request.module, "STACK_ENV", {})
+    env |= {"DATABASE_URL": database_url, "REDIS_URL": private_redis.url}
+    yield from running_stack(env, tmp_path_factory, request.module.__name__.rpartition(".")[2])
 
 
 @pytest.fixture(scope="module")

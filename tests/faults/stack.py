@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,6 +157,16 @@ def start_stack(env: dict[str, str], folder: Path, name: str) -> Stack:
         raise next(error for future in futures if (error := future.exception()) is not None)
     web, worker, beat = started
     return Stack(web, worker, beat, requests.Session())
+
+
+def running_stack(env: dict[str, str], folders: Any, name: str) -> Iterator[Stack]:
+    """A module fixture's body: the stack on ``env`` (logs in a folder of pytest's ``folders``) for the
+    module's tests, stopped after them."""
+    started = start_stack(env, folders.mktemp(name), name)
+    try:
+        yield started
+    finally:
+        started.stop()
 
 
 def poll(read: Callable[[], T], done: Callable[[T], bool], timeout: float, pause: float = 0.1) -> T:

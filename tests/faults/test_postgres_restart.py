@@ -25,7 +25,7 @@ from tests.faults.checks import (
     assert_one_result_each,
     results_of,
 )
-from tests.faults.stack import OwnPostgres, Stack, migrate, poll, start_stack
+from tests.faults.stack import OwnPostgres, Stack, migrate, poll, running_stack
 from tests.fixtures.db import Persona, open_persona
 from tests.limits.test_redis_restart import OwnRedis
 from tests.webhooks.receiver import Receiver
@@ -67,9 +67,7 @@ def stack(
 ) -> Iterator[Stack]:
     """One stack for the module's tests (each has its own account); each test starts with Postgres up."""
     env = fault_env | {"DATABASE_URL": own_postgres.url, "REDIS_URL": private_redis.url}
-    started = start_stack(env, tmp_path_factory.mktemp("pgfault"), "pgfault")
-    yield started
-    started.stop()
+    yield from running_stack(env, tmp_path_factory, "pgfault")
 
 
 @pytest.fixture(autouse=True)

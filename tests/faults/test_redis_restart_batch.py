@@ -9,28 +9,11 @@ it. Postgres is the run's database. The client sends ``POST /validate/batch`` an
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from tests.faults.batches import Outage, assert_batch_lost_nothing, wait_through
-from tests.faults.stack import Stack, start_stack
+from tests.faults.stack import Stack
 from tests.fixtures.db import Persona
 from tests.limits.test_redis_restart import OwnRedis
 from tests.webhooks.receiver import Receiver
-
-
-@pytest.fixture(scope="module")
-def stack(
-    database_url: str,
-    private_redis: OwnRedis,
-    fault_env: dict[str, str],
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[Stack]:
-    env = fault_env | {"DATABASE_URL": database_url, "REDIS_URL": private_redis.url}
-    started = start_stack(env, tmp_path_factory.mktemp("redisfault"), "redisfault")
-    yield started
-    started.stop()
 
 
 def test_a_waited_batch_loses_nothing_when_redis_restarts_in_the_middle(

@@ -80,7 +80,7 @@ def test_gunicorn_serves_the_app_with_request_ids(served) -> None:
     base, _ = served
     response = requests.get(f"{base}/health", headers={"X-Request-Id": "over-the-wire-1"}, timeout=10)
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "database": True, "redis": True}
+    assert response.json() == {"status": "ok", "database": True, "redis": True, "down": []}
     assert response.headers["X-Request-Id"] == "over-the-wire-1"
 
 

@@ -8,17 +8,14 @@ version would), so every run of ``probe_group`` raises inside the worker process
 
 from __future__ import annotations
 
-from datetime import timedelta
+from sqlalchemy import select
 
-from sqlalchemy import insert, select
-
-from core import clock
-from models.jobs import GroupState, ItemState, JobGroup, JobItem, JobKind, JobStatus, ValidationJob
+from models.jobs import GroupState, JobGroup
 from models.session import transaction
 from services.jobs.probe import MAX_CLAIMS
-from services.jobs.submit import new_public_id
 from tests.fixtures.db import Persona
 from tests.workers.harness import Api, Worker, wait_for, worker
+from tests.workers.rows import running_batch
 
 __all__ = ["worker"]
 EMAILS = ["alice@mailbox.test", "bob@mailbox.test"]
@@ -48,42 +45,4 @@ def test_a_group_that_keeps_failing_settles_as_not_validated(
 
 def _poisoned_batch(owner: Persona) -> tuple[str, int]:
     """A planned, running batch of one pending group whose options the worker cannot read."""
-    now, public_id = clock.now(), new_public_id(JobKind.BATCH)
-    with transaction() as session:
-        job = ValidationJob(
-            public_id=public_id,
-            account_id=owner.account_id,
-            key_id=owner.key_id,
-            kind=JobKind.BATCH.value,
-            status=JobStatus.RUNNING.value,
-            options={"quickMode": False},
-            total=len(EMAILS),
-            created_at=now,
-            planned_at=now,
-            started_at=now,
-            deadline=now + timedelta(minutes=15),
-        )
-        session.add(job)
-        session.flush()
-        items = [
-            {
-                "job_id": job.id,
-                "position": i,
-                "input": e,
-                "email": e,
-                "domain": "mailbox.test",
-                "state": ItemState.PENDING.value,
-            }
-            for i, e in enumerate(EMAILS)
-        ]
-        session.execute(insert(JobItem), items)
-        group = JobGroup(
-            job_id=job.id,
-            domain="mailbox.test",
-            emails=EMAILS,
-            state=GroupState.PENDING.value,
-            attempts=0,
-            next_attempt_at=now,
-        )
-        session.add(group)
-        return public_id, job.id
+    return running_batch(owner, EMAILS, {"quickMode": False})

@@ -5,18 +5,21 @@ Entry point: ``probe_domain_group(mail_domain, addresses, config=..., limiter=..
 
 from verifier.smtp.classify import Classification, ProbeOutcome, classify
 from verifier.smtp.evidence import ReplyEvidence
+from verifier.smtp.faults import INTERNAL_ERROR, ProberFault
 from verifier.smtp.keeper import SessionKeeper
 from verifier.smtp.limiter import LocalSessionLimiter, SessionLimiter, SessionObserver
-from verifier.smtp.prober import probe_domain_group
+from verifier.smtp.prober import not_probed, probe_domain_group
 from verifier.smtp.providers import Provider, ProviderRules, rules_for
 from verifier.smtp.result import AddressProbe, DomainProbeResult, SmtpVerdict
 
 __all__ = [
+    "INTERNAL_ERROR",
     "AddressProbe",
     "Classification",
     "DomainProbeResult",
     "LocalSessionLimiter",
     "ProbeOutcome",
+    "ProberFault",
     "Provider",
     "ProviderRules",
     "ReplyEvidence",
@@ -25,6 +28,7 @@ __all__ = [
     "SessionObserver",
     "SmtpVerdict",
     "classify",
+    "not_probed",
     "probe_domain_group",
     "rules_for",
 ]

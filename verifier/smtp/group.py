@@ -32,6 +32,7 @@ Rules, in the order they bite:
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from collections.abc import Iterator
 
@@ -41,8 +42,9 @@ from verifier.public_ip import text_refusal_reason
 from verifier.smtp.classify import Classification, ProbeOutcome, classify
 from verifier.smtp.deadline import Deadline
 from verifier.smtp.evidence import ReplyEvidence
+from verifier.smtp.faults import GuardedLimiter, each
 from verifier.smtp.keeper import KeptSession, SessionKeeper
-from verifier.smtp.limiter import SessionLimiter, SessionObserver
+from verifier.smtp.limiter import SessionLimiter
 from verifier.smtp.providers import ProviderRules
 from verifier.smtp.result import AddressProbe, judge
 from verifier.smtp.session import ProbeSession, Target
@@ -73,7 +75,8 @@ class GroupRun:
         self.local_evidence: list[ReplyEvidence] = []  # waits that ended on our side (limiter)
         self.limit = 1 if rules.one_rcpt_per_session else config.smtp_max_rcpt_per_session
         self.failure: tuple[Classification, ReplyEvidence | None] | None = None
-        self._limiter = limiter
+        # whatever the injected limiter raises is our fault, never the server's answer (``faults.py``)
+        self._limiter = GuardedLimiter(limiter) if limiter is not None else None
         self._keeper = keeper
         self._current: ProbeSession | None = None
         self._sent_in_current = 0
@@ -248,7 +251,7 @@ class GroupRun:
         """Why no session could open: the server asked us to back off (a 421, slow replies), or our own
         limits (sessions at once, spacing) left no slot before the deadline."""
         limiter, ip = self._limiter, session.target.ip
-        if isinstance(limiter, SessionObserver) and limiter.backing_off(ip) > 0:
+        if limiter is not None and limiter.backing_off(ip) > 0:
             return session.no_reply("BACKOFF", "backing off")
         return session.no_reply("SESSION LIMIT", "session limit")
 
@@ -319,17 +322,21 @@ class GroupRun:
             _observe(self._limiter, session)
 
     def close_current(self) -> None:
-        if self._current is not None:
-            self._release(self._current)
+        current = self._current
         self._current, self._sent_in_current, self._rejected_in_current = None, 0, 0
+        if current is not None:
+            self._release(current)
 
     def close(self) -> None:
-        """Hand the current session to the keeper if it may serve again; QUIT and release the rest."""
-        kept = self._hand_over()
-        self.close_current()
-        for session in self.sessions:
-            if session is not kept:
-                self._release(session)
+        """Hand the current session to the keeper if it may serve again; QUIT and release the rest.
+        Every socket is closed even when the limiter fails; its first ``ProberFault`` is raised after."""
+        kept: list[ProbeSession | None] = []
+        each(
+            [lambda: kept.append(self._hand_over()), self.close_current, lambda: self._release_all_but(kept)]
+        )
+
+    def _release_all_but(self, kept: list[ProbeSession | None]) -> None:
+        each([functools.partial(self._release, session) for session in self.sessions if session not in kept])
 
     @property
     def sessions_opened(self) -> int:
@@ -343,9 +350,9 @@ class GroupRun:
         return bool(self.sessions) and not replies
 
 
-def _observe(limiter: SessionLimiter | None, session: ProbeSession) -> None:
+def _observe(limiter: GuardedLimiter | None, session: ProbeSession) -> None:
     """Tell a limiter that listens how the session went (its politeness may back off from the server)."""
-    if isinstance(limiter, SessionObserver) and session.connected:
+    if limiter is not None and session.connected:
         limiter.session_ended(session.target.ip, session.transcript)
 
 

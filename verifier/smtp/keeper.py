@@ -16,16 +16,22 @@ Trade-offs accepted:
   reply, and the group asks that address again on a new session (``GroupRun._step``): a lost round trip,
   never a verdict from a reply that did not come.
 - Only one idle session per MX host is kept: a second group finishing at the same moment closes its own.
+- A release whose limiter fails (Redis down) raises ``ProberFault`` to the group that caused it, after
+  every session due to close was closed; the reaper logs it and goes on (the lease expires by itself).
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from verifier.smtp.faults import ProberFault, each
 from verifier.smtp.session import ProbeSession, Target
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -78,8 +84,7 @@ class SessionKeeper:
         with self._lock:
             due = [t for t, kept in self._idle.items() if everything or not self._usable(kept)]
             closing = [self._idle.pop(target) for target in due]
-        for kept in closing:
-            kept.release()
+        each([kept.release for kept in closing])
         return len(closing)
 
     def close_idle_to(self, ip: str) -> int:
@@ -88,8 +93,7 @@ class SessionKeeper:
         with self._lock:
             due = [target for target in self._idle if target.ip == ip]
             closing = [self._idle.pop(target) for target in due]
-        for kept in closing:
-            kept.release()
+        each([kept.release for kept in closing])
         return len(closing)
 
     def held(self) -> int:
@@ -112,4 +116,7 @@ class SessionKeeper:
     def _reap(self) -> None:
         while True:
             time.sleep(min(max(self.idle_seconds / 2, 0.05), 0.5))
-            self.close_idle()
+            try:
+                self.close_idle()
+            except ProberFault as fault:  # the sessions are closed; a dead reaper would never close more
+                log.warning("closing idle SMTP sessions: %s", fault)

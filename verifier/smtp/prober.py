@@ -100,6 +100,20 @@ def random_local_part() -> str:
 
 def _not_contacted(domain: MailDomain, addresses: list[str], rules: ProviderRules) -> DomainProbeResult:
     reason = "dns_unknown" if domain.status is DomainStatus.UNKNOWN else "domain_accepts_no_mail"
+    return _not_asked(domain, addresses, rules, reason)
+
+
+def not_probed(mail_domain: MailDomain, addresses: Iterable[str], reason: str) -> DomainProbeResult:
+    """The group as a probe that asked nothing, each address unknown for ``reason`` (our own fault,
+    ``faults.INTERNAL_ERROR``): no verdict, and no transcript to read as the server's silence."""
+    unique = list(dict.fromkeys(addresses))
+    rules = rules_for([record.host for record in mail_domain.mx_records])
+    return _not_asked(mail_domain, unique, rules, reason)
+
+
+def _not_asked(
+    domain: MailDomain, addresses: list[str], rules: ProviderRules, reason: str
+) -> DomainProbeResult:
     found = Classification(ProbeOutcome.NOT_SENT, reason)
     return DomainProbeResult(
         domain=domain.domain,

@@ -9,17 +9,19 @@ from services import links
 from web import openapi
 from web.auth import public
 from web.branding import host_brand
+from web.errors import UNAVAILABLE_RETRY_SECONDS
 from web.schemas.base import Out, respond
 
 bp = Blueprint("meta", __name__)
 
 
 class HealthOut(Out):
-    """Each dependency and whether it answered; 503 when one did not."""
+    """Each dependency and whether it answered in time; 503 naming the ones that did not."""
 
     status: str
     database: bool
     redis: bool
+    down: list[str]
 
 
 class OpenApiOut(Out):
@@ -31,8 +33,13 @@ class OpenApiOut(Out):
 @public
 def health() -> Response:
     checks = health_service.check()
-    healthy = all(checks.values())
-    return respond(HealthOut(status="ok" if healthy else "degraded", **checks), 200 if healthy else 503)
+    down = health_service.down(checks)
+    response = respond(
+        HealthOut(status="degraded" if down else "ok", down=down, **checks), 503 if down else 200
+    )
+    if down:
+        response.headers["Retry-After"] = str(UNAVAILABLE_RETRY_SECONDS)
+    return response
 
 
 @bp.get("/openapi.json")

@@ -30,10 +30,17 @@ csrf = CSRFProtect()
 pages.load()
 bp.after_request(security.add_headers)
 bp.before_request(csrf.protect)  # every POST form carries its token, or is refused with a readable page
-bp.context_processor(lambda: {"me": session.signed_in()})
-bp.context_processor(resellers.nav)
-# On a reseller's verified domain every page wears the reseller's name, never this service's.
-bp.context_processor(lambda: {"brand_name": host_brand().provider})
+
+
+@bp.context_processor
+def page_context() -> dict[str, object]:
+    """Who is signed in, whether the Reseller section shows, whose name the page wears (on a reseller's
+    verified domain the reseller's, never this service's). The outage page asks no store for any of it."""
+    if errors.stores_down():
+        return {"me": None, "is_reseller": False, "brand_name": errors.outage_brand()}
+    return {"me": session.signed_in(), **resellers.nav(), "brand_name": host_brand().provider}
+
+
 errors.install(bp)
 filters.install(bp)
 

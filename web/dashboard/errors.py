@@ -9,17 +9,18 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, flash, g, redirect, render_template, request
 from flask_wtf.csrf import CSRFError
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolExhausted
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response
 
 from models import session as database
 from services.errors import ServiceError
-from web.errors import status_of
+from web.branding import host_brand
+from web.errors import UNAVAILABLE, UNAVAILABLE_RETRY_SECONDS, status_of
 
 log = logging.getLogger(__name__)
+OUTAGES: tuple[type[Exception], ...] = (*UNAVAILABLE, DBAPIError)
 CSRF_MESSAGE = (
     "This form could not be accepted: its security token is missing or out of date. "
     "Go back, reload the page and send it again."
@@ -27,6 +28,16 @@ CSRF_MESSAGE = (
 
 
 def page(status: int, message: str) -> tuple[str, int]:
+    """The error page; drawn again without asking the stores when one of them fails under it (a 404 or
+    a form's refusal while Postgres is down is still that page, not a bare 500)."""
+    try:
+        return _error_page(status, message)
+    except OUTAGES:
+        g.stores_down = True
+        return _error_page(status, message)
+
+
+def _error_page(status: int, message: str) -> tuple[str, int]:
     title = HTTPStatus(status).phrase
     return render_template("dashboard/error.html", status=status, title=title, message=message), status
 
@@ -48,12 +59,36 @@ def on_http_error(error: HTTPException) -> tuple[str, int]:
     return page(status, error.description or HTTPStatus(status).description)
 
 
-def on_unavailable(error: Exception) -> tuple[str, int]:
+def on_unavailable(error: Exception) -> tuple[str, int, dict[str, str]]:
+    """Postgres or Redis not answering: a page with a banner saying so and when to try again, drawn
+    without asking either store anything more (``stores_down``), with ``Retry-After`` as the API's 503."""
     log.error("backing store unreachable", exc_info=error, extra={"requestId": g.get("request_id")})
-    return page(503, "The service is briefly unavailable. Try again in a few seconds.")
+    g.stores_down = True
+    html = render_template(
+        "dashboard/unavailable.html",
+        title="Briefly unavailable",
+        part="its database" if isinstance(error, DBAPIError | PoolExhausted) else "its job queue",
+        retry=UNAVAILABLE_RETRY_SECONDS,
+        was_post=request.method == "POST",
+    )
+    return html, 503, {"Retry-After": str(UNAVAILABLE_RETRY_SECONDS)}
 
 
-def on_database_error(error: DBAPIError) -> tuple[str, int]:
+def stores_down() -> bool:
+    """This request met a store that is not answering: its page must not ask them again."""
+    return bool(g.get("stores_down"))
+
+
+def outage_brand() -> str:
+    """The name the outage page wears: the host's brand if it can still be told (the public host needs no
+    store for it), else a neutral word, never our name on a reseller's domain."""
+    try:
+        return host_brand().provider
+    except OUTAGES:
+        return "Dashboard"
+
+
+def on_database_error(error: DBAPIError) -> tuple[str, int] | tuple[str, int, dict[str, str]]:
     """Postgres restarting is the same short outage page as Redis restarting; a refused statement is a bug."""
     return on_unavailable(error) if database.unreachable(error) else on_unexpected(error)
 
@@ -77,7 +112,7 @@ def install(bp: Blueprint) -> None:
     bp.register_error_handler(CSRFError, on_csrf)
     bp.register_error_handler(ServiceError, on_service_error)
     bp.register_error_handler(HTTPException, on_http_error)
-    bp.register_error_handler(RedisConnectionError, on_unavailable)
-    bp.register_error_handler(RedisTimeoutError, on_unavailable)
+    for unavailable in UNAVAILABLE:
+        bp.register_error_handler(unavailable, on_unavailable)
     bp.register_error_handler(DBAPIError, on_database_error)
     bp.register_error_handler(Exception, on_unexpected)
