@@ -18,11 +18,13 @@ from werkzeug.test import TestResponse
 
 from models.session import transaction
 from models.users import DashboardUser
-from services.users import acting
+from services.audit import Origin
+from services.users import sessions
 from tests.fixtures.db import open_owner
 from tests.fixtures.outages import postgres_url, store_at
 from tests.limits.test_redis_restart import OwnRedis, own_redis
 from tests.workers.harness import free_port
+from web.dashboard.session import SID
 from web.errors import UNAVAILABLE_RETRY_SECONDS
 
 __all__ = ["own_redis"]
@@ -36,9 +38,9 @@ def signed_in(client: FlaskClient) -> FlaskClient:
     email = open_owner("a long enough passphrase")
     with transaction() as session:
         user = session.scalars(select(DashboardUser).where(DashboardUser.email == email)).one()
-        user_id, stamp = user.id, acting.session_stamp(user)
+    token = sessions.open_session(user, Origin(ip="127.0.0.1"))
     with client.session_transaction() as cookie:
-        cookie["user_id"], cookie["stamp"] = user_id, stamp
+        cookie[SID] = token
     return client
 
 
