@@ -1,10 +1,15 @@
 """Throughput of list cleaning through the service, before and after lanes, in one invocation.
 
-The lab: ``--domains`` (200) domains, each with its own MX server (as distinct companies have), every SMTP
-reply sent ``--latency`` (0.1 s) after its command arrived; 50 addresses per domain, 40 real mailboxes
-and 10 unknown ones (80% real), 10,000 addresses in all. Real gunicorn (``gunicorn.conf.py``, 2 processes
-x 8 threads), Celery workers as the Procfile runs them (``worker``: default queue, 8 threads;
-``probes``: gevent, 500, ``--probe-workers`` of them), Postgres, Redis, all on this machine's 2 cores.
+The lab, by ``--world``: ``one-per-domain`` (the default, the figures before it existed) is ``--domains``
+(200) domains, each with its own MX server (as distinct companies have); ``shared-32`` is 200 domains
+behind 32 shared MX addresses (about 6 domains each); ``provider-4`` is 1,000 domains behind 4 (a
+provider's, 250 domains each), as real lists are, where the politeness cap per MX address is what binds.
+Every SMTP reply is sent ``--latency`` (0.1 s) after its command arrived; 10,000 addresses in all, 80%
+real mailboxes: 50 per domain (40 real, 10 unknown), or 10 (8 and 2) in ``provider-4``.
+
+Real gunicorn (``gunicorn.conf.py``, 2 processes x 8 threads), Celery workers as the Procfile runs them
+(``worker``: default queue, 8 threads; ``probes``: gevent, 500, ``--probe-workers`` of them), Postgres,
+Redis, all on this machine's 2 cores.
 
 For each configuration, on a database and Redis prefix of its own:
 
@@ -44,12 +49,39 @@ from bench.validation_workers import (
     process,
 )
 from maillab import MailLab
-from maillab.world import bench_domain, bench_world
+from maillab.model import World
+from maillab.world import bench_domain, bench_world, shared_mx_world
 from verifier.config import EngineConfig
 from verifier.dns import MailDomain, MailResolver
 from verifier.smtp import probe_domain_group
 
 WINDOW = 60.0
+
+
+@dataclass(frozen=True)
+class BenchWorld:
+    """A ``--world``: its domains, the MX addresses they share (None: one each), addresses per domain."""
+
+    domains: int
+    addresses: int | None
+    per_domain: int
+
+    def build(self) -> World:
+        if self.addresses is None:
+            return bench_world(self.domains, servers=self.domains)
+        return shared_mx_world(self.domains, self.addresses)
+
+    def describe(self) -> str:
+        if self.addresses is None:
+            return f"{self.domains} domains, one MX each"
+        return f"{self.domains:,} domains on {self.addresses} shared MX addresses"
+
+
+WORLDS = {
+    "one-per-domain": BenchWorld(200, None, 50),
+    "shared-32": BenchWorld(200, 32, 50),
+    "provider-4": BenchWorld(1000, 4, 10),
+}
 PEAK_RSS: list[str] = []  # one line per configuration, printed after the table
 
 
@@ -72,16 +104,19 @@ class Row:
         )
 
 
-def the_list(domains: int) -> list[str]:
-    """50 addresses per domain, 40 real (user00-39) and 10 unknown, domains interleaved as lists are."""
-    locals_ = [f"user{j:02d}" for j in range(40)] + [f"nobody{j:02d}" for j in range(10)]
+def the_list(domains: int, per_domain: int = 50) -> list[str]:
+    """``per_domain`` addresses per domain, 80% real (50: user00-39 and nobody00-09), domains interleaved
+    as lists are."""
+    real = per_domain * 4 // 5
+    locals_ = [f"user{j:02d}" for j in range(real)] + [f"nobody{j:02d}" for j in range(per_domain - real)]
     return [f"{local}@{bench_domain(i)}" for local in locals_ for i in range(domains)]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--latency", type=float, default=0.1)
-    parser.add_argument("--domains", type=int, default=200)
+    parser.add_argument("--world", choices=list(WORLDS), default="one-per-domain")
+    parser.add_argument("--domains", type=int, default=None, help="domains (default: the world's)")
     parser.add_argument("--only", choices=["lanes", "per-group"], default=None)
     parser.add_argument(
         "--probe-workers", type=int, default=1, help="probe worker processes (Procfile: probes=N)"
@@ -91,14 +126,17 @@ def main() -> None:
     )
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so every process and database is cleaned up
-    emails = the_list(args.domains)
-    with MailLab(bench_world(args.domains, servers=args.domains), latency=args.latency) as lab:
+    world = WORLDS[args.world]
+    world = replace(world, domains=args.domains or world.domains)
+    emails = the_list(world.domains, world.per_domain)
+    with MailLab(world.build(), latency=args.latency) as lab:
         print(
-            f"lab: {args.domains} domains, one MX each, {args.latency * 1000:.0f} ms per reply; "
+            f"lab ({args.world}): {world.describe()}, {args.latency * 1000:.0f} ms per reply; "
             f"{len(emails):,} addresses\n"
         )
+        per = "domain" if world.addresses is None else "MX address"
         print(
-            "| configuration, path | addresses/s | wall | SMTP sessions | max per domain per minute "
+            f"| configuration, path | addresses/s | wall | SMTP sessions | max per {per} per minute "
             "| CPU per address: web + worker (worker) |"
         )
         print("|---|---:|---:|---:|---:|---:|")
@@ -115,7 +153,7 @@ def main() -> None:
             if args.only in (None, name):
                 for row in service_rows(lab, addresses, name, extra, args.probe_workers):
                     print(row.markdown(), flush=True)
-        for row in reference_rows(lab, args.domains):
+        for row in reference_rows(lab, world.domains, world.per_domain):
             print(row.markdown(), flush=True)
         print("", *PEAK_RSS, sep="\n")
 
@@ -209,7 +247,7 @@ def bulk(base: str, key: str, emails: list[str]) -> None:
 
 
 def _sessions(lab: MailLab) -> tuple[int, int]:
-    """Sessions the bench servers saw, and the most one server (one domain) saw in a 60 s window."""
+    """Sessions the bench servers saw, and the most one server (one MX address) saw in a 60 s window."""
     total, worst = 0, 0
     for server_name, server in lab.servers.items():
         if not server_name.startswith("bench"):
@@ -240,14 +278,14 @@ def _children(pid: int) -> list[int]:
         return []
 
 
-def reference_rows(lab: MailLab, domains: int) -> list[Row]:
+def reference_rows(lab: MailLab, domains: int, per_domain: int) -> list[Row]:
     """Every domain's addresses through ``probe_domain_group`` at once, in this process."""
     config = lab.engine_config(smtp_timeout=10.0, smtp_deadline=120.0, smtp_banner_timeout=10.0)
     resolver = MailResolver(config)
     groups = [
         (
             resolver.resolve(bench_domain(i)),
-            [a for a in the_list(domains) if a.endswith(f"@{bench_domain(i)}")],
+            [a for a in the_list(domains, per_domain) if a.endswith(f"@{bench_domain(i)}")],
         )
         for i in range(domains)
     ]

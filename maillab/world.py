@@ -204,6 +204,29 @@ def bench_world(domains: int = 10, servers: int = 5) -> World:
     return World(tuple(record for pair in pairs for record in pair), specs)
 
 
+def shared_mx_world(domains: int, addresses: int) -> World:
+    """``bench-NNN.test`` domains behind ``addresses`` shared MX hosts, as real lists are: thousands of
+    domains name the same few MX hosts (Google Workspace, Microsoft 365, a hosting provider's).
+
+    Domain ``i`` names ``mx.bench-host-KK.test`` (``KK = i % addresses``), whose one A record is server
+    ``benchKK`` on ``bench_ip(KK)``; that server takes user00-49 at every domain it serves, as a provider's
+    MX does. Unlike ``bench_world(domains, servers)``, where each domain keeps an MX host name of its own,
+    the host name is shared too, so the DNS answers a prober sees are the same for every domain there.
+    """
+    behaviour = Behaviour(BENCH_MAILBOXES)
+    specs = tuple(SmtpServerSpec(f"bench{k}", bench_ip(k), behaviour) for k in range(addresses))
+    hosts = tuple(host(shared_mx_host(k), spec.ip) for k, spec in enumerate(specs))
+    names = tuple(
+        DomainSpec(bench_domain(i), mx=((10, shared_mx_host(i % addresses)),)) for i in range(domains)
+    )
+    return World(names + hosts, specs)
+
+
+def shared_mx_host(index: int) -> str:
+    """The MX host name of the ``index``-th shared server of ``shared_mx_world``."""
+    return f"mx.bench-host-{index:02d}.test"
+
+
 def bench_ip(index: int) -> str:
     """127.0.0.101-250, then 127.0.1.1 onwards (the whole of 127/8 is loopback)."""
     return (
