@@ -38,8 +38,21 @@ LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
 QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
+# Where records were published before the label stopped naming the service: still honoured, so domains
+# verified then keep their proof without republishing.
+LEGACY_CHALLENGE_LABEL = "_verimail-challenge"
+
+
 def challenge_name(hostname: str) -> str:
     return f"{CHALLENGE_LABEL}.{hostname}"
+
+
+def published(domain: CustomDomain) -> bool:
+    """Whether DNS holds the domain's token now, under the current label or the one used before."""
+    return any(
+        domain.token in txt_values(f"{label}.{domain.hostname}")
+        for label in (CHALLENGE_LABEL, LEGACY_CHALLENGE_LABEL)
+    )
 
 
 def add(actor: AuthContext, hostname: str) -> CustomDomain:
@@ -93,8 +106,8 @@ def verify(actor: AuthContext, domain_id: str) -> CustomDomain:
         domain = _owned(session, actor, domain_id)
     if domain.verified_at is not None:
         return domain
-    found = txt_values(challenge_name(domain.hostname))
-    if domain.token not in found:
+    if not published(domain):
+        found = txt_values(challenge_name(domain.hostname))
         raise DomainNotVerified(
             f"The TXT record {challenge_name(domain.hostname)} does not hold the expected value yet; publish "
             "it and try again (DNS changes can take a few minutes to reach every server).",

@@ -22,7 +22,7 @@ from models.session import transaction
 from services import audit, branding
 from services.broker import SEND_DUE_MAIL_TASK, send_after_commit
 from services.mail import outbox, render
-from services.resellers.custom_domains import challenge, challenge_name, txt_values
+from services.resellers.custom_domains import challenge, published
 
 LAPSE_AFTER = timedelta(hours=24)
 TEMPLATES = Path(__file__).parent / "templates"
@@ -34,7 +34,7 @@ def recheck_verified() -> int:
         domains = list(session.scalars(select(CustomDomain).where(CustomDomain.verified_at.is_not(None))))
     lapsed = 0
     for domain in domains:
-        lapsed += _recheck(domain.id, domain.token in txt_values(challenge_name(domain.hostname)))
+        lapsed += _recheck(domain.id, published(domain))
     return lapsed
 
 

@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from core import clock
 from maillab import MailLab
+from maillab.model import DomainSpec
 from models.accounts import Account
 from models.audit import AuditEntry, AuditEvent
 from models.resellers import SubUser
@@ -20,7 +21,7 @@ from services.resellers import domain_checks
 from tests.fixtures.db import Persona
 from tests.mail.mailbox import Mailbox
 from tests.resellers.conftest import create_sub_user
-from tests.resellers.test_custom_domains import async_batch, hostname, verified
+from tests.resellers.test_custom_domains import async_batch, hostname, register, verified
 from tests.resellers.test_white_label import BRAND, names_us
 from tests.workers.harness import Api
 
@@ -106,3 +107,27 @@ def test_a_domain_whose_record_is_gone_for_a_day_lapses_and_its_reseller_is_told
     [mail] = mailbox.to(email)
     assert hostname in mail.message["Subject"]
     assert domain["verification"]["value"] in mail.text()
+
+
+def test_a_domain_proved_under_the_earlier_label_keeps_its_proof(
+    live_api: Api, lab: MailLab, reseller: Persona, hostname: str
+) -> None:
+    domain = register(live_api, reseller, hostname)
+    legacy = f"_verimail-challenge.{hostname}"
+    lab.publish(DomainSpec(legacy, txt=(domain["verification"]["value"],)))
+    try:
+        verified_now = live_api.call("post", f"/api/custom-domains/{domain['id']}/verify", reseller)
+        start = clock.now()
+        clock.freeze(start)
+        first = domain_checks.recheck_verified()
+        clock.freeze(start + domain_checks.LAPSE_AFTER + timedelta(minutes=1))
+        later = domain_checks.recheck_verified()
+    finally:
+        clock.unfreeze()
+        lab.withdraw(legacy)
+
+    assert verified_now.status_code == 200, verified_now.text
+    assert (first, later) == (0, 0)
+    assert (
+        live_api.call("get", f"/api/custom-domains/{domain['id']}", reseller).json()["status"] == "verified"
+    )
