@@ -154,7 +154,7 @@ class JobSettings:
     backoff_seconds: int = 30  # SMTP_BACKOFF_SECONDS: no new session to an MX IP after a 421 or slow replies
     backoff_max_seconds: int = 600  # SMTP_BACKOFF_MAX_SECONDS: the backoff doubles per complaint up to this
     slow_reply_seconds: int = 5  # SMTP_SLOW_REPLY_SECONDS: a reply slower than this is a complaint
-    lanes: bool = True  # PROBE_LANES: groups of one domain share sessions across jobs (services.jobs.lanes)
+    lanes: bool = True  # PROBE_LANES: groups of one domain share sessions across jobs (probing.lanes)
     lane_turn: int = 30  # LANE_TURN_SECONDS: a worker drains one lane this long, then lets others have a turn
     catch_all_ttl: int = 21_600  # CATCH_ALL_TTL_SECONDS: a domain's catch-all verdict is reused this long
     bulk_max_body_bytes: int = 256 * 1024 * 1024  # BULK_MAX_BODY_BYTES: bulk uploads only

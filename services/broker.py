@@ -23,9 +23,9 @@ from sqlalchemy.orm import Session
 from settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
-PROBE_GROUP_TASK = "tasks.jobs.probe_group"
-DRAIN_LANE_TASK = "tasks.jobs.drain_lane"
-PLAN_JOB_TASK = "tasks.jobs.plan_job"
+PROBE_GROUP_TASK = "tasks.probing.probe_group"
+DRAIN_LANE_TASK = "tasks.probing.drain_lane"
+PLAN_JOB_TASK = "tasks.probing.plan_job"
 DELIVER_EVENT_TASK = "tasks.webhooks.deliver_event"
 SEND_DUE_MAIL_TASK = "tasks.mail.send_due_mail"
 DELIVER_ONE_TASK = "tasks.webhooks.deliver_one"

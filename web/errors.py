@@ -23,14 +23,6 @@ from werkzeug.exceptions import HTTPException
 from models import session as database
 from services import errors as service
 from services.errors import CodedError, ServiceError
-from services.jobs.errors import (
-    BadUpload,
-    BatchEmpty,
-    BatchTooLarge,
-    IdempotencyKeyReused,
-    IdempotentRequestInProgress,
-    JobNotFinished,
-)
 from services.keys.errors import KeyInactive, KeyLimitReached
 from services.resellers.errors import (
     DomainNotVerified,
@@ -40,6 +32,14 @@ from services.resellers.errors import (
     SubUserLimitReached,
 )
 from services.usage.errors import QuotaExhausted, RateLimited
+from services.validation.errors import (
+    BadUpload,
+    BatchEmpty,
+    BatchTooLarge,
+    IdempotencyKeyReused,
+    IdempotentRequestInProgress,
+    JobNotFinished,
+)
 from services.webhooks.errors import EndpointLimitReached, NoTestTarget, SendsLimited
 
 log = logging.getLogger(__name__)

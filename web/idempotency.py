@@ -1,13 +1,13 @@
 """The ``Idempotency-Key`` request header of job creation, and ``Idempotent-Replayed`` on a replay (as
 Stripe names it), for ``POST /validate/batch`` and ``POST /bulk/jobs``; the rules are in
-``services.jobs.idempotency``."""
+``services.validation.idempotency``."""
 
 from __future__ import annotations
 
 from flask import Response, request
 
-from services.jobs.idempotency import HEADER, parse_key
-from services.jobs.submit import Submitted
+from services.validation.idempotency import HEADER, parse_key
+from services.validation.submit import Submitted
 
 
 def idempotency_key() -> str | None:

@@ -22,7 +22,7 @@ class JobOptions:
     skip_catch_all: bool = False
     features: tuple[str, ...] = ()
     # Temporary failures (greylisting, 421, timeouts) are answered unknown at once either way; with this
-    # on they are also retried in the background until the job's deadline (``services.jobs.settling``).
+    # on they are also retried in the background until the job's deadline (``services.probing.settling``).
     retry_temporary: bool = False
 
     @classmethod

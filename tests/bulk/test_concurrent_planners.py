@@ -12,7 +12,7 @@ from sqlalchemy import insert
 
 from models.jobs import ItemState, JobItem, JobKind, JobStatus
 from models.session import transaction
-from services.jobs import plan
+from services.probing import plan
 from tests.fixtures.db import Persona
 from tests.workers.harness import Api, Worker, wait_for
 from tests.workers.rows import new_job
@@ -38,7 +38,7 @@ def test_a_second_planner_running_while_the_first_holds_rows_leaves_no_row_witho
 
 
 def _queued_list(owner: Persona) -> tuple[str, int]:
-    """A stored list, opened and waiting for its planner, as ``services.jobs.bulk`` leaves it."""
+    """A stored list, opened and waiting for its planner, as ``services.validation.bulk`` leaves it."""
     with transaction() as session:
         options = {"quickMode": True, "skipCatchAll": False, "features": ["syntax", "domain"]}
         job = new_job(owner, JobKind.BULK, JobStatus.QUEUED, len(EMAILS), options, source="json")

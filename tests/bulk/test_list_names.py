@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from models.jobs import ValidationJob
-from services.jobs import list_names
+from services.validation import list_names
 
 
 @pytest.mark.parametrize(

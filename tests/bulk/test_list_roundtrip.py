@@ -16,7 +16,7 @@ from models.accounts import Tier
 from models.jobs import ValidationJob
 from models.session import transaction
 from models.usage import UsagePeriod
-from services.jobs.bulk_download import NO_ADDRESS, RESULT_COLUMNS
+from services.validation.bulk_download import NO_ADDRESS, RESULT_COLUMNS
 from tests.fixtures.db import Persona, open_persona
 from tests.limits.helpers import fill
 from tests.workers.harness import Api, Worker, poll_until_finished

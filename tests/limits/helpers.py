@@ -22,8 +22,8 @@ from models.accounts import Account
 from models.session import transaction
 from models.usage import UsagePeriod
 from models.webhooks import Event, WebhookEndpoint
-from services.jobs.errors import BATCH_MAXIMUM
 from services.usage import charging
+from services.validation.errors import BATCH_MAXIMUM
 from services.webhooks.events import EVENT_TYPES
 
 NOT_AN_ADDRESS = "not-an-address"  # no "@": syntax alone decides, nothing is looked up

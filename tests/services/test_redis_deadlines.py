@@ -12,8 +12,8 @@ from collections.abc import Iterator
 import pytest
 
 from services import redis_client
-from services.jobs import lane_runs, lanes
-from services.jobs.lanes import LaneRef
+from services.probing import lane_runs, lanes
+from services.probing.lanes import LaneRef
 from settings import ConfigError, Settings, get_settings
 
 

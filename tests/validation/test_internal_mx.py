@@ -4,8 +4,8 @@ session limit counts per MX address, whatever names point there."""
 
 from __future__ import annotations
 
-from services.jobs.engine import RedisSessionLimiter
-from services.jobs.politeness import Politeness
+from services.probing.fleet_engine import RedisSessionLimiter
+from services.probing.politeness import Politeness
 from tests.fixtures.db import Persona
 from tests.workers.harness import Api, Worker
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from services.jobs.bulk_download import RESULT_COLUMNS
+from services.validation.bulk_download import RESULT_COLUMNS
 from tests.bulk.test_list_roundtrip import as_csv, finished, upload
 from tests.fixtures.db import Persona
 from tests.workers.harness import Api, Worker, wait_for

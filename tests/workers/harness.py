@@ -27,7 +27,7 @@ from werkzeug.serving import BaseWSGIServer, make_server
 
 from maillab import MailLab
 from services import broker
-from services.jobs import engine
+from services.probing import fleet_engine
 from settings import get_settings
 from tests.fixtures.db import create_test_app
 
@@ -67,7 +67,7 @@ def job_env(database_url: str, mail_lab: MailLab) -> Iterator[dict[str, str]]:
 def _forget_settings() -> None:
     """Settings, the shared engine and the publishing Celery app are built once per process."""
     get_settings.cache_clear()
-    engine.shared_engine.cache_clear()
+    fleet_engine.shared_engine.cache_clear()
     broker.publisher.cache_clear()
 
 

@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from models.jobs import GroupState, JobGroup
 from models.session import transaction
-from services.jobs.probe import MAX_CLAIMS
+from services.probing.probe import MAX_CLAIMS
 from tests.fixtures.db import Persona
 from tests.workers.harness import Api, Worker, wait_for, worker
 from tests.workers.rows import running_batch

@@ -44,7 +44,7 @@ def test_every_beat_entry_wakes_a_registered_task_and_expires_within_its_interva
 def test_the_sweepers_of_every_capability_are_scheduled() -> None:
     assert set(beat_schedule()) == {
         "tasks.audit.fold_audit_counts",
-        "tasks.jobs.sweep_jobs",
+        "tasks.probing.sweep_jobs",
         "tasks.keys.sweep_key_rotation",
         "tasks.resellers.close_commission_months",
         "tasks.resellers.recheck_custom_domains",
@@ -69,7 +69,10 @@ def test_probe_groups_and_lanes_go_to_probes_and_webhook_deliveries_to_webhooks_
         "tasks.webhooks.sweep_due_deliveries",
     }
     expected = {name: {"queue": "webhooks"} for name in webhooks}
-    probes = {"tasks.jobs.probe_group": {"queue": "probes"}, "tasks.jobs.drain_lane": {"queue": "probes"}}
+    probes = {
+        "tasks.probing.probe_group": {"queue": "probes"},
+        "tasks.probing.drain_lane": {"queue": "probes"},
+    }
     assert dict(TASK_ROUTES) == probes | expected
     # plan_job, probe_group, drain_lane, send_due_mail and four webhook tasks
     assert len(_sent_task_names()) == 8

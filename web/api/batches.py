@@ -6,7 +6,8 @@ from flask import Blueprint, Response, request
 
 from core.clock import now
 from models.jobs import JobKind, ValidationJob
-from services.jobs import settling, submit
+from services.probing import settling
+from services.validation import submit
 from settings import get_settings
 from web.auth import current_auth, require_scope
 from web.branding import brand, link_host

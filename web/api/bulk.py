@@ -10,8 +10,8 @@ from flask import Blueprint, Response, request, stream_with_context
 from werkzeug.exceptions import UnsupportedMediaType
 
 from models.jobs import JobKind
-from services.jobs import bulk, bulk_dry_run, submit
-from services.jobs.bulk_readers import MAX_JSON_ADDRESS
+from services.validation import bulk, bulk_dry_run, submit
+from services.validation.bulk_readers import MAX_JSON_ADDRESS
 from settings import get_settings
 from web.auth import current_auth, require_scope
 from web.body_limits import body_limit
@@ -31,13 +31,13 @@ MEDIA_TYPES = {"text/csv": "csv", "application/json": "json"}
 # it, so it cannot read as the header), then lines with no comma, quote, NUL or lone CR. The reader takes
 # more (quoted cells, more columns); no pattern can say which CSV holds an address, so the document states
 # this form (docs/decisions.md). The first address starts with neither "[" nor "{": a body starting so may
-# be JSON, which is refused (``services.jobs.upload_guards.not_json``).
+# be JSON, which is refused (``services.validation.upload_guards.not_json``).
 CSV_PATTERN = (
     r"^(?:[Ee][Mm][Aa][Ii][Ll]\r?\n)?"  # the header
     r'[ \t]*[!#-+\--Z\\\]-z|-~][^\x00\n\r",]{0,126}@[^\x00\n\r",]{0,126}'  # the first address
     r'(?:\r?\n[^\x00\n\r",]{0,254})*$'  # more lines
 )
-# What the readers of ``services.jobs.bulk_readers`` accept (limits in ``services.jobs.upload_guards``).
+# What ``services.validation.bulk_readers`` accepts (limits in ``services.validation.upload_guards``).
 UPLOAD_BODIES = {
     "text/csv": {
         "type": "string",

@@ -11,7 +11,8 @@ from core.clock import now
 from core.times import iso
 from models.jobs import JobKind, ValidationJob
 from services import links
-from services.jobs import quick, settling, submit
+from services.probing import settling
+from services.validation import quick, submit
 from settings import get_settings
 from verifier.results import JsonValue
 from web.auth import current_auth, require_scope

@@ -7,9 +7,9 @@ from typing import Literal
 from pydantic import Field
 
 from services import links
-from services.jobs.bulk import Progress
-from services.jobs.bulk_dry_run import ListSummary
-from services.jobs.completion import processing_ms
+from services.probing.completion import processing_ms
+from services.validation.bulk import Progress
+from services.validation.bulk_dry_run import ListSummary
 from web.schemas.base import Out, Query, Timestamp
 from web.schemas.validation import RETRY_TEMPORARY
 

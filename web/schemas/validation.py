@@ -13,10 +13,10 @@ from models.accounts import Account
 from models.jobs import ValidationJob
 from services import links
 from services.branding import Brand
-from services.jobs.completion import processing_ms
-from services.jobs.errors import BATCH_MAXIMUM
 from services.jobs.options import JobOptions
-from services.jobs.submit import ResultsPage
+from services.probing.completion import processing_ms
+from services.validation.errors import BATCH_MAXIMUM
+from services.validation.submit import ResultsPage
 from web.schemas.base import Body, Out, Query, Timestamp
 from web.schemas.branding import BrandOut
 from web.schemas.inputs import INTEGER_MAX, NUL_FREE

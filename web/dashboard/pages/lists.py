@@ -1,5 +1,6 @@
 """Lists: upload a CSV (or JSON) list, watch it, download the cleaned list, cancel; the history of batches
-and lists. Uploads go through ``services.jobs.bulk`` like ``POST /bulk/jobs``: rate limit, quota, workers."""
+and lists. Uploads go through ``services.validation.bulk`` like ``POST /bulk/jobs``: rate limit, quota,
+workers."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from werkzeug.wrappers import Response as BaseResponse
 from models.jobs import JobKind, JobStatus
 from services import branding
 from services.errors import InvalidField
-from services.jobs import bulk, history, list_names, submit
 from services.usage import rate_limits
+from services.validation import bulk, history, list_names, submit
 from web.body_limits import body_limit
 from web.dashboard import forms, session
 from web.dashboard.blueprint import bp

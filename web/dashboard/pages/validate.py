@@ -7,8 +7,8 @@ from flask import request
 
 from models.jobs import JobKind, JobStatus
 from services.auth import AuthContext
-from services.jobs import quick, submit
 from services.usage import charging, rate_limits
+from services.validation import quick, submit
 from settings import get_settings
 from verifier.results import JsonValue
 from web.dashboard import forms, session

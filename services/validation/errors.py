@@ -25,12 +25,6 @@ class BatchTooLarge(CodedError):
         )
 
 
-class ProbeNotMade(RuntimeError):
-    """The engine could not probe a group because our side failed (the Redis session limiter, a bug):
-    its addresses get no verdict now; the claim is let go and the group asked again (``runs``,
-    ``lane_runs``), so a fault never saves an answer about an address."""
-
-
 class JobNotFinished(ServiceError):
     """Results are downloaded once the job has finished (completed or cancelled)."""
 

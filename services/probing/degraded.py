@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from models.jobs import JobGroup, ValidationJob
 from services.jobs.options import JobOptions
-from services.jobs.probe import degraded_results
+from services.probing.probe import degraded_results
 from verifier.engine import DEGRADED_MIN_GROUPS
 from verifier.results import ValidationResult
 

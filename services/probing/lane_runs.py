@@ -2,13 +2,13 @@
 
 One worker at a time holds a lane (``lanes.take``) for at most ``LANE_TURN_SECONDS``. Each round takes up
 to one session's worth of addresses (``SMTP_MAX_RCPT_PER_SESSION``), accounts in turn, claims those
-groups (the claim of ``services.jobs.runs``: a ref whose group is done or held by someone else is
+groups (the claim of ``services.probing.runs``: a ref whose group is done or held by someone else is
 skipped), probes the groups that asked for the same checks as one group (the engine keeps the session
 open between rounds, ``verifier/smtp/keeper.py``), and hands the verdicts to the process's saver, which
 writes the rounds of every lane that finished at about the same time in one transaction
 (``saving.save_round``), answering each job as soon as its own addresses are done. Claims go the same
-way (``services.coalescer``): a worker draining 200 lanes of one-address groups spends a few statements
-per batch of rounds, not two transactions per address.
+way (``services.probing.coalescer``): a worker draining 200 lanes of one-address groups spends a few
+statements per batch of rounds, not two transactions per address.
 
 Between rounds an empty lane waits for a push (a blocking pop on its bell) as long as its kept session
 would stay warm (``SMTP_SESSION_IDLE_SECONDS``), so the addresses of batches in flight ride the open
@@ -37,12 +37,12 @@ from sqlalchemy import update
 
 from models.jobs import GroupState, JobGroup
 from models.session import transaction
-from services.coalescer import Coalescer
-from services.jobs import lanes, runs, saving, settling
-from services.jobs.dispatch import wake
-from services.jobs.engine import shared_engine
 from services.jobs.options import JobOptions
-from services.jobs.probe import MAX_CLAIMS, GroupVerdicts, given_up, probe_group
+from services.probing import lanes, runs, saving, settling
+from services.probing.coalescer import Coalescer
+from services.probing.dispatch import wake
+from services.probing.fleet_engine import shared_engine
+from services.probing.probe import MAX_CLAIMS, GroupVerdicts, given_up, probe_group
 from settings import get_settings
 
 log = logging.getLogger(__name__)

@@ -26,7 +26,7 @@ from core import clock
 from models.jobs import JobStatus, ValidationJob
 from models.session import transaction
 from services.errors import InvalidField
-from services.jobs.errors import IdempotencyKeyReused, IdempotentRequestInProgress
+from services.validation.errors import IdempotencyKeyReused, IdempotentRequestInProgress
 
 KEY_TTL = timedelta(hours=24)
 MAX_KEY_LENGTH = 255

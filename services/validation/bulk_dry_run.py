@@ -20,12 +20,12 @@ from sqlalchemy.orm import Session
 from models.jobs import JobKind
 from models.session import transaction
 from services.auth import AuthContext
-from services.jobs import allowance, bulk, bulk_readers
-from services.jobs.engine import shared_engine
 from services.jobs.options import JobOptions
-from services.jobs.submit import open_job
+from services.probing.fleet_engine import shared_engine
 from services.usage import charging
 from services.usage.quota import QuotaStatus
+from services.validation import allowance, bulk, bulk_readers
+from services.validation.submit import open_job
 from settings import get_settings
 from verifier.syntax import SyntaxFailure
 

@@ -1,5 +1,6 @@
-"""A per-process memo in front of the shared Redis DNS cache (``services.jobs.engine.RedisTtlCache``),
-and of the catch-all verdicts (``CatchAllCache``), which follow the same rules.
+"""A per-process memo in front of the shared Redis DNS cache
+(``services.probing.fleet_engine.RedisTtlCache``), and of the catch-all verdicts (``CatchAllCache``),
+which follow the same rules.
 
 Every quickMode validation asked Redis for its domain's answer: one round trip of three per request, for
 an answer that changes once per DNS TTL. A process now keeps what Redis said for at most

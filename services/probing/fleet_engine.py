@@ -5,7 +5,7 @@ protocols; these are their fleet-wide implementations.
 Trade-offs accepted:
 
 - The session limiter is a sorted set of leases per MX IP, scored by expiry (Redis ``TIME``, so worker
-  clocks do not matter), with the spacing and backoff rules of ``services.jobs.politeness``. A worker
+  clocks do not matter), with the spacing and backoff rules of ``services.probing.politeness``. A worker
   killed mid-session never releases its lease; the slot frees itself when the lease expires
   (``SMTP_DEADLINE`` plus a margin), so a crash costs one slot for a minute or so, never for ever. Waiting
   for a full slot set polls (50-250 ms): no pub/sub to clean up after a dead waiter; waiting out spacing
@@ -20,9 +20,9 @@ import logging
 import time
 from collections.abc import Sequence
 
-from services.jobs import politeness
-from services.jobs.dns_memo import DnsMemo
-from services.jobs.politeness import Politeness
+from services.probing import politeness
+from services.probing.dns_memo import DnsMemo
+from services.probing.politeness import Politeness
 from services.redis_client import get_redis, key
 from settings import JobSettings, get_settings
 from verifier.config import EngineConfig
@@ -51,7 +51,7 @@ class RedisTtlCache:
 
 
 class RedisSessionLimiter:
-    """``SessionLimiter`` shared by every worker, with the politeness rules of ``services.jobs.politeness``:
+    """``SessionLimiter`` shared by every worker, with the rules of ``services.probing.politeness``:
     sessions at once, spacing between new ones, backoff from a server that complained."""
 
     def __init__(self, rules: Politeness) -> None:

@@ -1,13 +1,14 @@
 """Validation jobs as the API sees them: submit, wait, read, page through results, cancel.
 
 Admission order, for every kind: rate limit (the web tier, one request), the job stored as ``uploading``
-(hidden, not run; with the client's Idempotency-Key, see ``services.jobs.idempotency``), quota (``admit``:
-N validations under the job's id, so a retried message never charges twice), then the job is opened to
-the workers. A process dying between store and charge leaves an ``uploading`` job that the sweeper
+(hidden, not run; with the client's Idempotency-Key, see ``services.validation.idempotency``), quota
+(``admit``: N validations under the job's id, so a retried message never charges twice), then the job is
+opened to the workers. A process dying between store and charge leaves an ``uploading`` job that the sweeper
 expires (deleted if uncharged, opened if charged), so nothing runs unpaid and nothing paid is lost.
 
 Batches and single validations are planned right here in the web process (100 addresses parse in a few
-milliseconds, less than a broker round trip); bulk lists are planned by a worker (``services.jobs.bulk``).
+milliseconds, less than a broker round trip); bulk lists are planned by a
+worker (``services.validation.bulk``).
 """
 
 from __future__ import annotations
@@ -30,9 +31,11 @@ from models.jobs import GroupState, ItemState, JobGroup, JobItem, JobKind, JobSt
 from models.session import transaction
 from services.auth import AuthContext, authorize
 from services.errors import NotFound
-from services.jobs import dispatch, idempotency, list_rows, plan, settling
-from services.jobs.errors import BATCH_MAXIMUM, BatchEmpty, BatchTooLarge, IdempotentRequestInProgress
+from services.jobs import list_rows
 from services.jobs.options import JobOptions, storable
+from services.probing import dispatch, plan, settling
+from services.validation import idempotency
+from services.validation.errors import BATCH_MAXIMUM, BatchEmpty, BatchTooLarge, IdempotentRequestInProgress
 from settings import get_settings
 
 log = logging.getLogger(__name__)

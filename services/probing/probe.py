@@ -21,14 +21,20 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from core import clock
-from services.jobs.engine import CatchAllCache, shared_engine
-from services.jobs.errors import ProbeNotMade
 from services.jobs.options import JobOptions
+from services.probing.fleet_engine import CatchAllCache, shared_engine
 from verifier.dns import MailDomain
 from verifier.engine import Engine, GroupOutcome, Options, assemble, syntax_failure_result
 from verifier.results import CheckName, CheckResult, Severity, ValidationResult
 from verifier.smtp import DomainProbeResult
 from verifier.syntax import ParsedAddress, SyntaxFailure
+
+
+class ProbeNotMade(RuntimeError):
+    """The engine could not probe a group because our side failed (the Redis session limiter, a bug):
+    its addresses get no verdict now; the claim is let go and the group asked again (``runs``,
+    ``lane_runs``), so a fault never saves an answer about an address."""
+
 
 DEFER_CLAIMS = 5  # claims of a group that may still defer greylisted addresses
 MAX_CLAIMS = DEFER_CLAIMS + 3  # past this, the group keeps failing: its addresses settle as not validated
@@ -41,7 +47,7 @@ class GroupVerdicts:
     # Deferred addresses with their answer for now (shown until the retry settles them).
     interim: dict[str, ValidationResult] = field(default_factory=dict)
     retry_at: datetime | None = None
-    # Set when SMTP was attempted: did no MX host answer? (services.jobs.degraded reads it at completion)
+    # Set when SMTP was attempted: did no MX host answer? (services.probing.degraded reads it at completion)
     unreachable: bool | None = None
     outcome: dict[str, Any] | None = None  # the engine's outcome of an unreachable group, as JSON
 

@@ -21,8 +21,8 @@ from sqlalchemy.orm import Session
 
 from models.jobs import ItemState, JobItem, JobKind, JobStatus, ValidationJob
 from models.session import transaction
-from services.jobs.dispatch import signal_done
 from services.jobs.options import result_row
+from services.probing.dispatch import signal_done
 from verifier.results import ValidationResult
 
 _INTERIM = text("""

@@ -1,6 +1,6 @@
 """Messages of validation jobs: to the workers (``services.broker``) and to waiting web requests.
 
-Groups go to their domain's lane (``services.jobs.lanes``), with one ``drain_lane`` message per lane that
+Groups go to their domain's lane (``services.probing.lanes``), with one ``drain_lane`` message per lane that
 nobody holds and has none on its way, so every group of one domain, whatever job or account it belongs
 to, is probed by the lane's worker over shared sessions. ``PROBE_LANES=false`` sends one ``probe_group``
 message per group instead (each group on sessions of its own; the reference the benchmarks compare
@@ -8,7 +8,7 @@ against).
 
 A waiting request must never be woken for a job whose result would roll back, so its signal is sent
 after commit too. Both are best effort: the record is in Postgres, and the beat sweeper
-(``services.jobs.sweep``) re-sends anything whose message was lost; a waiter reads Postgres at its timeout.
+(``services.probing.sweep``) re-sends anything whose message was lost; a waiter reads Postgres at its timeout.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from redis.exceptions import RedisError
 from sqlalchemy.orm import Session
 
 from services.broker import DRAIN_LANE_TASK, PROBE_GROUP_TASK, after_commit, send_after_commit, send_task
-from services.jobs import lanes
-from services.jobs.lanes import LaneRef
+from services.probing import lanes
+from services.probing.lanes import LaneRef
 from services.redis_client import get_redis, key
 from settings import BLOCKING_SLICE, get_settings
 

@@ -1,9 +1,9 @@
 """Validation job tasks: planning a bulk list, probing one domain group, and the beat-driven sweeper.
 
 Ids in, everything else in Postgres, so each is safe to run twice or concurrently: the claims in
-``services.jobs.plan`` and ``services.jobs.runs`` decide whether there is anything to do. ``probe_group`` runs
-on the ``probes`` queue (a gevent pool that enforces no task time limit), so every DNS and SMTP call inside
-has its own timeout (``verifier.config``).
+``services.probing.plan`` and ``services.probing.runs`` decide whether there is anything to do.
+``probe_group`` runs on the ``probes`` queue (a gevent pool that enforces no task time limit), so every
+DNS and SMTP call inside has its own timeout (``verifier.config``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from services.broker import DRAIN_LANE_TASK, PLAN_JOB_TASK, PROBE_GROUP_TASK
-from services.jobs import lane_runs, plan, runs, sweep
+from services.probing import lane_runs, plan, runs, sweep
 from settings import get_settings
 from tasks.beat import Every
 

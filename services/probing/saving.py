@@ -26,9 +26,9 @@ from sqlalchemy.orm import Session
 
 from core import clock
 from models.jobs import GroupState, JobGroup, JobStatus, ValidationJob
-from services.jobs import completion, degraded, runs
 from services.jobs.options import json_text, result_row
-from services.jobs.probe import GroupVerdicts
+from services.probing import completion, degraded, runs
+from services.probing.probe import GroupVerdicts
 
 # Results per statement: the statement's text holds its rows' JSON, and a save run of thousands of
 # addresses built as one text was most of a probes worker's peak memory.

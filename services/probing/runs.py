@@ -29,11 +29,11 @@ from sqlalchemy.orm import Session
 from core import clock
 from models.jobs import GroupState, JobGroup, JobStatus, ValidationJob
 from models.session import transaction
-from services.jobs import completion, degraded, settling
-from services.jobs.dispatch import send_groups
-from services.jobs.lanes import LaneRef
 from services.jobs.options import JobOptions, json_text, result_row
-from services.jobs.probe import MAX_CLAIMS, GroupVerdicts, given_up, probe_group
+from services.probing import completion, degraded, settling
+from services.probing.dispatch import send_groups
+from services.probing.lanes import LaneRef
+from services.probing.probe import MAX_CLAIMS, GroupVerdicts, given_up, probe_group
 from settings import get_settings
 
 COUNTERS = ("valid", "warning", "invalid")

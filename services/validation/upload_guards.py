@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 from typing import IO
 
-from services.jobs.errors import BadUpload
+from services.validation.errors import BadUpload
 
 MAX_LINE_BYTES = 8 * 1024
 MAX_COLUMNS = 64

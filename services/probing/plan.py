@@ -25,9 +25,9 @@ from sqlalchemy.orm import Session
 from core import clock
 from models.jobs import ItemState, JobItem, JobStatus, ValidationJob
 from models.session import transaction
-from services.jobs import runs
-from services.jobs.engine import shared_engine
 from services.jobs.options import result_row
+from services.probing import runs
+from services.probing.fleet_engine import shared_engine
 from verifier.engine import syntax_failure_result
 from verifier.syntax import SyntaxFailure
 

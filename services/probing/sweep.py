@@ -27,7 +27,7 @@ from models.jobs import GroupState, JobGroup, JobStatus, ValidationJob
 from models.session import transaction
 from models.usage import UsageCharge
 from services.broker import PLAN_JOB_TASK, send_after_commit
-from services.jobs import runs
+from services.probing import runs
 from settings import get_settings
 
 ABANDONED_UPLOAD = timedelta(minutes=10)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import secrets
 
-from services.jobs import lanes
-from services.jobs.lanes import LaneRef
+from services.probing import lanes
+from services.probing.lanes import LaneRef
 
 
 def _domain() -> str:

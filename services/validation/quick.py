@@ -7,7 +7,7 @@ it (``services.usage.charging`` ``then``), and a validation is recorded exactly 
 common case is one autocommitted statement (``AT_ONCE_CTES``, charging's ``AtOnce``): the charge, the job
 and its item in one round trip; the ORM ``record`` runs for the rest (a period's first charge, a quota
 threshold, an account with a ``validation.completed`` subscriber, whose event needs its payload).
-Without quickMode the address goes to the workers like a batch of one (``services.jobs.submit``).
+Without quickMode the address goes to the workers like a batch of one (``services.validation.submit``).
 
 Trade-off (docs/decisions.md): the engine runs before the charge, so a request the quota refuses has
 already cost its few milliseconds of engine time (bounded by the rate limit, which admitted it); in
@@ -26,11 +26,11 @@ from core import clock
 from models.base import Base
 from models.jobs import ItemState, JobItem, JobKind, JobStatus, ValidationJob
 from services.auth import AuthContext
-from services.jobs import completion
-from services.jobs.engine import shared_engine
 from services.jobs.options import JobOptions, json_text, storable
-from services.jobs.submit import new_public_id
+from services.probing import completion
+from services.probing.fleet_engine import shared_engine
 from services.usage.charging import AtOnce, Then
+from services.validation.submit import new_public_id
 from verifier.engine import Options, assemble, syntax_failure_result
 from verifier.results import JsonValue, Severity, ValidationResult
 from verifier.syntax import SyntaxFailure

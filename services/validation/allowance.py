@@ -16,10 +16,10 @@ from typing import NoReturn
 from core import clock
 from core.times import iso
 from models.accounts import Account
-from services.jobs.errors import BadUpload
 from services.usage import charging
 from services.usage.errors import QuotaExhausted
 from services.usage.quota import QuotaStatus
+from services.validation.errors import BadUpload
 
 
 class ListUnaffordable(QuotaExhausted):

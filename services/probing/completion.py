@@ -17,7 +17,7 @@ from core import clock
 from models.jobs import JobItem, JobKind, ValidationJob
 from services import branding, links
 from services.jobs import list_rows
-from services.jobs.dispatch import signal_done
+from services.probing.dispatch import signal_done
 from services.webhooks import events, payloads
 
 

@@ -1,6 +1,6 @@
 """Lanes: the domain groups waiting for one mail domain, from every job of every account, in Redis.
 
-A lane is what one worker drains over one warm SMTP session (``services.jobs.lane_runs``), so addresses
+A lane is what one worker drains over one warm SMTP session (``services.probing.lane_runs``), so addresses
 of many batches, single validations and bulk lists share connections instead of opening one each. Keys,
 under the service's Redis prefix:
 
@@ -16,7 +16,7 @@ under the service's Redis prefix:
 
 One push (``push``) queues every ref of a job in one script call, whatever the number of lanes.
 
-Postgres stays the record: a ref is only a hint (the claim in ``services.jobs.runs`` decides), so a ref
+Postgres stays the record: a ref is only a hint (the claim in ``services.probing.runs`` decides), so a ref
 lost with Redis costs a delay (the sweeper re-sends groups left ``queued``), and a ref pushed twice costs
 one failed claim.
 """

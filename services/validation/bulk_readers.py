@@ -1,6 +1,6 @@
 """Reading an uploaded list as a stream of entries, never holding the file in memory.
 
-Lines, columns and items are bounded before they are parsed (``services.jobs.upload_guards``).
+Lines, columns and items are bounded before they are parsed (``services.validation.upload_guards``).
 
 - CSV (``text/csv``): the column headed ``email`` (any case) when the first row has one, else the first
   column with the first row as data. Every other row is an entry, blank ones included: a row whose
@@ -23,8 +23,8 @@ from typing import IO, Any
 
 import ijson
 
-from services.jobs import upload_guards
-from services.jobs.errors import BadUpload
+from services.validation import upload_guards
+from services.validation.errors import BadUpload
 from verifier.syntax import trim
 
 # 64 + "@" + 255, the longest an address can be written; /openapi.json states it as maxLength. Within the

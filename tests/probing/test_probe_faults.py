@@ -18,9 +18,9 @@ from sqlalchemy import select, update
 
 from models.jobs import GroupState, JobGroup, JobItem, ValidationJob
 from models.session import transaction
-from services.jobs import engine, lane_runs, politeness, runs
-from services.jobs.errors import ProbeNotMade
 from services.jobs.options import JobOptions
+from services.probing import fleet_engine, lane_runs, politeness, runs
+from services.probing.probe import ProbeNotMade
 from tests.fixtures.db import Persona
 from tests.workers.rows import running_batch
 from verifier.engine import FEATURES
@@ -32,10 +32,10 @@ OPTIONS = JobOptions(features=tuple(sorted(FEATURES))).to_json()
 @pytest.fixture
 def fresh_engine(job_env: dict[str, str]) -> Iterator[None]:
     """An engine of this test's own: no session kept by an earlier test rides past the limiter."""
-    engine.shared_engine.cache_clear()
+    fleet_engine.shared_engine.cache_clear()
     yield
-    engine.shared_engine().keeper.close_idle(everything=True)  # type: ignore[union-attr]
-    engine.shared_engine.cache_clear()
+    fleet_engine.shared_engine().keeper.close_idle(everything=True)  # type: ignore[union-attr]
+    fleet_engine.shared_engine.cache_clear()
 
 
 def redis_gone(*_args: object, **_kwargs: object) -> Any:

@@ -8,11 +8,11 @@ Upload in three steps, so that nobody pays for a list that was never stored and 
 2. the quota is charged one validation per distinct address (``services.jobs.list_rows``) under the
    job's id (all or nothing, as for a batch); refused, the job and its rows are deleted and the client
    gets the quota error;
-3. the job becomes ``queued`` and a worker plans it (``tasks.jobs.plan_job``).
+3. the job becomes ``queued`` and a worker plans it (``tasks.probing.plan_job``).
 
 A process that dies between 1 and 3 leaves an ``uploading`` job nobody sees (``find`` hides them); the
-sweeper expires it. A client ``Idempotency-Key`` is honoured as for batches (``services.jobs.idempotency``);
-the list's digest is computed as it streams in.
+sweeper expires it. A client ``Idempotency-Key`` is honoured as for batches
+(``services.validation.idempotency``); the list's digest is computed as it streams in.
 Same engine path and events as batches: groups, leases, sweeper, ``batch.completed``.
 """
 
@@ -34,10 +34,11 @@ from models.jobs import ItemState, JobKind, JobStatus, ValidationJob
 from models.session import transaction
 from services.auth import AuthContext
 from services.broker import PLAN_JOB_TASK, send_task
-from services.jobs import allowance, bulk_download, bulk_readers, idempotency, list_names, list_rows
-from services.jobs.errors import BadUpload
+from services.jobs import list_rows
 from services.jobs.options import JobOptions, storable
-from services.jobs.submit import Charger, Submitted, admit, open_job, replay_of_concurrent
+from services.validation import allowance, bulk_download, bulk_readers, idempotency, list_names
+from services.validation.errors import BadUpload
+from services.validation.submit import Charger, Submitted, admit, open_job, replay_of_concurrent
 from settings import get_settings
 from verifier.dedupe import address_key
 
@@ -166,5 +167,5 @@ def progress(job: ValidationJob) -> Progress:
 
 
 def download(job: ValidationJob, fmt: str, metadata: Mapping[str, str]) -> Iterator[str]:
-    """The results as CSV or JSON text chunks (``services.jobs.bulk_download``)."""
+    """The results as CSV or JSON text chunks (``services.validation.bulk_download``)."""
     return bulk_download.download(job, fmt, metadata)

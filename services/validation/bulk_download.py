@@ -4,7 +4,7 @@ One row out per row in, in upload order, blank rows and duplicates included:
 
 - CSV: the uploaded file's header and cells as they were (a JSON list, or a CSV without a header and with
   one column, has one column ``input``; a header-less CSV with more gets ``column_1``...), padded to the
-  widest row, then ``RESULT_COLUMNS``. Every cell is spreadsheet-safe (``services.jobs.csv_safe``).
+  widest row, then ``RESULT_COLUMNS``. Every cell is spreadsheet-safe (``services.validation.csv_safe``).
 - JSON: an array with one object per row: the spec 2.1 result with ``index``, ``input``, ``email`` and
   ``duplicateOf`` (``services.jobs.list_rows``) and ``metadata`` (the brand fields of spec 2.3); values
   as they are, never escaped.
@@ -23,8 +23,8 @@ from sqlalchemy import select
 from models.jobs import ItemState, JobItem, JobStatus, ValidationJob
 from models.session import transaction
 from services.jobs import list_rows
-from services.jobs.csv_safe import safe_row
-from services.jobs.errors import JobNotFinished
+from services.validation.csv_safe import safe_row
+from services.validation.errors import JobNotFinished
 from verifier.syntax import result_email
 
 DOWNLOAD_BATCH = 2_000
