@@ -19,7 +19,7 @@ from services.usage.plans import plan_for
 from services.usage.quota import hard_limit_of
 from tests.fixtures.db import Persona, open_persona
 from tests.limits.helpers import fill
-from tests.workers.harness import Gunicorn, start_gunicorn
+from tests.processes import Gunicorn, start_gunicorn
 
 MIB = 1024 * 1024
 BUDGET = 50 * MIB

@@ -16,7 +16,8 @@ import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright
 
 from tests.dashboard import layout
-from tests.dashboard.service import ROOT, Service
+from tests.dashboard.service import Service
+from tests.processes import ROOT
 
 AXE = Path(__file__).parent / "vendor" / "axe.min.js"
 SCREENSHOTS = ROOT / "docs" / "screenshots"

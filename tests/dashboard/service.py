@@ -1,28 +1,22 @@
 """The real service for browser tests: gunicorn (the project's gunicorn.conf.py), a Celery worker and beat,
 on this run's database, Redis prefix and mail lab, with an SMTP mailbox and an HTTPS webhook receiver on
-loopback. Started once per session; every process is stopped by its own PID."""
+loopback. Started once per session by ``tests.processes``."""
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import requests
 import trustme
 
-from tests.mail.mailbox import Mailbox, free_port, start_server
+from tests.mail.mailbox import Mailbox, start_server
+from tests.processes import Process, free_port, start_beat, start_gunicorn, start_worker
 from tests.webhooks.receiver import Receiver
-from tests.workers.harness import Worker, start_beat, start_worker
 
-ROOT = Path(__file__).resolve().parents[2]
-READY_TIMEOUT = 60.0
 # The service starts once for the package (about 30 s, more on a loaded machine) within the first test's
 # time limit, and browser steps wait for workers: each dashboard module sets this limit.
 TIME_LIMIT = pytest.mark.timeout(300)
@@ -39,36 +33,6 @@ class Service:
 
 # The service of the running package, for steps that read what it emailed (``steps.emailed_path``).
 RUNNING: list[Service] = []
-
-
-def start_gunicorn(env: dict[str, str], port: int, log: Path) -> subprocess.Popen[bytes]:
-    # No control socket: its default path is shared by every gunicorn of the machine (other test runs).
-    command = [
-        sys.executable,
-        "-m",
-        "gunicorn",
-        "--config",
-        "gunicorn.conf.py",
-        "--bind",
-        f"127.0.0.1:{port}",
-    ]
-    with log.open("wb") as sink:
-        return subprocess.Popen(
-            [*command, "--no-control-socket", "web:create_app()"], cwd=ROOT, env=env, stdout=sink, stderr=sink
-        )
-
-
-def wait_serving(base_url: str, server: subprocess.Popen[bytes], log: Path) -> None:
-    give_up = time.monotonic() + READY_TIMEOUT
-    while time.monotonic() < give_up:
-        if server.poll() is not None:
-            raise RuntimeError(f"gunicorn exited:\n{log.read_text(errors='replace')[-4000:]}")
-        try:
-            requests.get(f"{base_url}/health", timeout=10)
-            return
-        except requests.ConnectionError:
-            time.sleep(0.2)
-    raise RuntimeError("gunicorn did not answer")
 
 
 @pytest.fixture(scope="package")
@@ -98,20 +62,17 @@ def service(job_env: dict[str, str]) -> Iterator[Service]:
         "WEBHOOK_ALLOW_LOOPBACK": "true",
         "REQUESTS_CA_BUNDLE": str(bundle),
     }
-    processes: list[Worker] = []
-    log = folder / "gunicorn.log"
-    server = start_gunicorn(env, port, log)
+    web = start_gunicorn(env, folder, port=port, wait=False)  # it boots while the workers start
+    processes: list[Process] = [web]
     try:
         processes.append(start_beat(env, f"db{os.getpid()}"))
         processes.append(start_worker(env, f"dw{os.getpid()}", concurrency=10))
-        wait_serving(base_url, server, log)
-        running = Service(base_url, mailbox, receiver, env, log)
+        web.wait_ready()
+        running = Service(base_url, mailbox, receiver, env, web.log)
         RUNNING.append(running)
         yield running
         RUNNING.remove(running)
     finally:
-        server.terminate()
-        server.wait(timeout=30)
         for process in processes:
             process.stop()
         receiver.stop()

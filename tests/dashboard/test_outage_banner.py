@@ -23,7 +23,7 @@ from services.users import sessions
 from tests.fixtures.db import open_owner
 from tests.fixtures.outages import postgres_url, store_at
 from tests.limits.test_redis_restart import OwnRedis, own_redis
-from tests.workers.harness import free_port
+from tests.processes import free_port
 from web.dashboard.session import SID
 from web.errors import UNAVAILABLE_RETRY_SECONDS
 

@@ -12,9 +12,10 @@ import requests
 from playwright.sync_api import Page, expect
 
 from tests.dashboard.browser import check_and_shoot
-from tests.dashboard.service import ROOT, TIME_LIMIT, Service
+from tests.dashboard.service import TIME_LIMIT, Service
 from tests.dashboard.steps import PASSWORD, new_email, sign_in, sign_out, sign_up
 from tests.fixtures.db import open_owner
+from tests.processes import ROOT
 
 pytestmark = TIME_LIMIT
 

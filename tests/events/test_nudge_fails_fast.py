@@ -20,7 +20,7 @@ from models import session as db_session
 from services.webhooks import dispatch, events
 from settings import get_settings
 from tests.fixtures.db import Persona
-from tests.limits.test_redis_restart import OwnRedis
+from tests.processes import OwnRedis
 from tests.webhooks.conftest import Subscription
 from workers.celery_app import create_celery
 

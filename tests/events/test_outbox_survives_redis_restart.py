@@ -9,8 +9,6 @@ is never touched.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -25,12 +23,10 @@ from models import session as db_session
 from services.webhooks import dispatch, events
 from settings import get_settings
 from tests.fixtures.db import Persona
-from tests.limits.test_redis_restart import OwnRedis
+from tests.processes import OwnRedis, Process, start_worker
 from tests.webhooks.conftest import Subscription
 from tests.webhooks.receiver import Receiver
 from workers.celery_app import create_celery
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -48,36 +44,10 @@ def broker(monkeypatch: pytest.MonkeyPatch, webhook_env: None) -> Iterator[OwnRe
     server.stop()
 
 
-def start_worker(schedule: Path, redis_url: str) -> subprocess.Popen[bytes]:
-    command = [
-        sys.executable,
-        "-m",
-        "celery",
-        "--app",
-        "workers",
-        "worker",
-        "--beat",
-        "--schedule",
-        str(schedule),
-        "--pool",
-        "solo",
-        "--queues",
-        "default,webhooks",
-        "--without-mingle",
-        "--without-gossip",
-        "--hostname",
-        f"webhooks-test-{os.getpid()}@%h",
-        "--loglevel",
-        "WARNING",
-    ]
-    env = {**os.environ, "REDIS_URL": redis_url}
-    return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
-
-
-def wait_for_delivery(receiver: Receiver, event_id: str, worker: subprocess.Popen[bytes]) -> bool:
+def wait_for_delivery(receiver: Receiver, event_id: str, worker: Process) -> bool:
     """Readiness polling, not a timed assertion: beat ticks every 10 s; give up after 90 s."""
     deadline = time.monotonic() + 90
-    while time.monotonic() < deadline and worker.poll() is None:
+    while time.monotonic() < deadline and not worker.exited():
         if any(event["id"] == event_id for event in receiver.events()):
             return True
         time.sleep(0.2)
@@ -97,12 +67,18 @@ def test_event_committed_during_a_redis_outage_is_delivered_after_restart(
 
     broker.start()  # back, and empty: no persistence, the nudge is gone for good
     assert broker.keys() == 0
-    worker = start_worker(tmp_path / "beat-schedule", broker.url)
+    # One solo worker with beat embedded, on the queues a delivery crosses.
+    worker = start_worker(
+        {**os.environ, "REDIS_URL": broker.url},
+        f"webhooks-test-{os.getpid()}",
+        queues="default,webhooks",
+        pool="solo",
+        beat_schedule=tmp_path / "beat-schedule",
+    )
     try:
         assert wait_for_delivery(receiver, event.id, worker), "the worker's beat sweep did not deliver"
     finally:
-        worker.terminate()
-        worker.wait(timeout=60)
+        worker.stop()
     [seen] = [item for item in receiver.received if item.event and item.event["id"] == event.id]
     assert seen.verified
     assert seen.event is not None

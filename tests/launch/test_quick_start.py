@@ -23,7 +23,7 @@ import requests
 from demo.storage import forget_keys, new_key_prefix, own_database
 from launch.mail_folder import FOLDER
 from tests.launch.readme import QuickStart, quick_start
-from tests.workers.harness import free_port
+from tests.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 README_PORT = "127.0.0.1:8000"

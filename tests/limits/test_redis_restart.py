@@ -6,14 +6,10 @@ that one; the shared Redis on 6379 is never touched.
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 
 import pytest
-import redis
 from flask.testing import FlaskClient
 
 from core import clock
@@ -22,48 +18,9 @@ from services import redis_client
 from settings import get_settings
 from tests.fixtures.db import open_persona
 from tests.limits.helpers import body, usage_of, validate
+from tests.processes import OwnRedis
 
-
-class OwnRedis:
-    """One ``redis-server`` process that keeps nothing on disk, started and restarted by this test."""
-
-    def __init__(self) -> None:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        command = [
-            "redis-server",
-            "--port",
-            str(self.port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ]
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-        client = redis.Redis.from_url(self.url)
-        for _ in range(200):  # readiness, not a timed assertion: wait until it answers
-            try:
-                client.ping()
-                return
-            except redis.ConnectionError:
-                time.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            self.process.wait(timeout=10)
-            self.process = None
-
-    def keys(self) -> int:
-        return int(redis.Redis.from_url(self.url).dbsize())
+__all__ = ["OwnRedis", "own_redis"]  # the outage and fault tests import these from here
 
 
 @pytest.fixture

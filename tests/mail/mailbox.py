@@ -7,7 +7,6 @@ under test talks SMTP over a socket exactly as it would to a relay. Messages are
 
 from __future__ import annotations
 
-import socket
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -20,14 +19,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, Envelope, LoginPassword, Session
 
 from settings import get_settings
-
-
-def free_port() -> int:
-    """A port nobody listens on right now (the tiny race until the server binds it is accepted)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+from tests.processes import free_port
 
 
 @dataclass

@@ -11,7 +11,8 @@ from core import clock
 from models.mail import MailStatus, OutboundMail
 from models.session import transaction
 from services.mail import outbox
-from tests.mail.mailbox import Mailbox, free_port, point_mail_at
+from tests.mail.mailbox import Mailbox, point_mail_at
+from tests.processes import free_port
 
 
 def queue_one(subject: str = "Hello") -> tuple[int, str]:

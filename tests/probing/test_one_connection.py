@@ -13,7 +13,7 @@ import pytest
 import requests
 
 from tests.fixtures.db import Persona, open_persona
-from tests.workers.harness import Gunicorn, start_gunicorn, start_worker
+from tests.processes import Gunicorn, start_gunicorn, start_worker
 
 DOMAINS = [f"bench-{i:03d}.test" for i in range(10)]
 

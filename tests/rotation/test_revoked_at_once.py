@@ -14,13 +14,10 @@ from __future__ import annotations
 import itertools
 import os
 import secrets
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 import requests
@@ -32,9 +29,8 @@ from models.audit import AuditEntry, AuditEvent
 from models.resellers import SubUser
 from models.session import transaction
 from tests.fixtures.db import Persona, open_persona
-from tests.web.test_gunicorn import free_port, wait_until_serving
+from tests.processes import start_gunicorn
 
-ROOT = Path(__file__).resolve().parents[2]
 CLIENT_THREADS = 8
 AFTER_SECONDS = 1.0  # how long the hammering goes on after the change was answered
 FRESH_EVERY = 5  # every fifth request opens a new connection (the kernel may hand it to another worker)
@@ -42,24 +38,12 @@ FRESH_EVERY = 5  # every fifth request opens a new connection (the kernel may ha
 
 @pytest.fixture(scope="module")
 def served(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    log = tmp_path_factory.mktemp("gunicorn-at-once") / "server.log"
-    env = os.environ | {
-        "PORT": str(port),
-        "WEB_CONCURRENCY": "3",
-        "WEB_THREADS": "8",
-        "APP_ENV": "development",
-    }
-    command = [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "--no-control-socket"]
-    with log.open("wb") as sink:
-        server = subprocess.Popen([*command, "web:create_app()"], cwd=ROOT, env=env, stdout=sink, stderr=sink)
-    base = f"http://127.0.0.1:{port}"
+    folder = tmp_path_factory.mktemp("gunicorn-at-once")
+    server = start_gunicorn(os.environ, folder, WEB_CONCURRENCY="3", WEB_THREADS="8")
     try:
-        wait_until_serving(base, server)
-        yield base
+        yield server.base_url
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        server.stop()
 
 
 @dataclass

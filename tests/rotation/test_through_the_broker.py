@@ -22,8 +22,9 @@ from models.session import transaction
 from settings import get_settings
 from tests.fixtures.db import Persona, add_key
 from tests.mail.mailbox import Mailbox, start_server
+from tests.processes import start_worker
 from tests.rotation.conftest import mail_about
-from tests.workers.harness import Worker, start_worker
+from tests.workers.harness import Worker
 from workers.celery_app import create_celery
 
 SWEEP = "tasks.keys.sweep_key_rotation"

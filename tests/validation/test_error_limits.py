@@ -10,7 +10,8 @@ import pytest
 
 from maillab import MailLab
 from tests.fixtures.db import open_persona
-from tests.workers.harness import Api, Worker, poll_until_finished, start_worker
+from tests.processes import start_worker
+from tests.workers.harness import Api, Worker, poll_until_finished
 
 # A session may collect 4 refusals; the lab's "strict" server drops a client at its 6th.
 BUDGET_ENV = {"SMTP_SESSION_MAX_REJECTIONS": "4"}

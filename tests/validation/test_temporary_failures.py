@@ -23,9 +23,10 @@ from maillab import MailLab
 from models.session import transaction
 from models.webhooks import WebhookEndpoint
 from tests.fixtures.db import Persona
+from tests.processes import Gunicorn, start_gunicorn, start_worker
 from tests.webhooks.conftest import ca_bundle, receiver, test_ca, webhook_env
 from tests.webhooks.receiver import Receiver
-from tests.workers.harness import Gunicorn, Worker, start_gunicorn, start_worker
+from tests.workers.harness import Worker
 
 __all__ = ["ca_bundle", "receiver", "test_ca", "webhook_env"]
 HEALTHY = ["alice@mailbox.test", "zed@mailbox.test", "bob@tls.test"]

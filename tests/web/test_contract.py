@@ -19,7 +19,8 @@ import pytest
 
 from models.accounts import Tier
 from tests.fixtures.db import open_persona
-from tests.workers.harness import Gunicorn, Worker, beat, job_env, start_gunicorn, worker
+from tests.processes import Gunicorn, start_gunicorn
+from tests.workers.harness import Worker, beat, job_env, worker
 
 __all__ = ["beat", "job_env", "worker"]
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,61 +17,18 @@ import pytest
 import requests
 
 from tests.fixtures.db import Persona, add_key
+from tests.processes import start_gunicorn
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_until_serving(base: str, server: subprocess.Popen[bytes]) -> None:
-    """Readiness, not timing: poll until gunicorn answers or exits (at most ~30 s)."""
-    for _ in range(150):
-        if server.poll() is not None:
-            raise RuntimeError("gunicorn exited during start-up")
-        try:
-            requests.get(f"{base}/health", timeout=10)  # the first request waits for the worker to boot
-            return
-        except (requests.ConnectionError, requests.Timeout):  # not listening yet, or a worker still booting
-            time.sleep(0.2)
-    raise RuntimeError("gunicorn did not answer")
-
-
 @pytest.fixture(scope="module")
 def served(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    port = free_port()
-    log = tmp_path_factory.mktemp("gunicorn") / "server.log"
-    env = os.environ | {
-        "TRUSTED_PROXIES": "1",
-        "PORT": str(port),
-        "WEB_CONCURRENCY": "1",
-        "APP_ENV": "development",
-    }
-    # No control socket: its default path is shared by every gunicorn of the machine (other test runs).
-    gunicorn = [
-        sys.executable,
-        "-m",
-        "gunicorn",
-        "--config",
-        "gunicorn.conf.py",
-        "--bind",
-        f"127.0.0.1:{port}",
-        "--no-control-socket",
-    ]
-    with log.open("wb") as sink:
-        server = subprocess.Popen(
-            [*gunicorn, "web:create_app()"], cwd=ROOT, env=env, stdout=sink, stderr=sink
-        )
-    base = f"http://127.0.0.1:{port}"
+    server = start_gunicorn(os.environ, tmp_path_factory.mktemp("gunicorn"), TRUSTED_PROXIES="1")
     try:
-        wait_until_serving(base, server)
-        yield base, log
+        yield server.base_url, server.log
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        server.stop()
 
 
 def test_gunicorn_serves_the_app_with_request_ids(served) -> None:

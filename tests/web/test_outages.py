@@ -24,7 +24,7 @@ from services import health
 from tests.fixtures.db import Persona
 from tests.fixtures.outages import blackhole, postgres_url, redis_url, store_at
 from tests.limits.test_redis_restart import OwnRedis, own_redis
-from tests.workers.harness import free_port
+from tests.processes import free_port
 from web import api
 from web.errors import UNAVAILABLE_RETRY_SECONDS
 

@@ -17,8 +17,9 @@ from models import session as db_session
 from services.webhooks.events import EVENT_TYPES
 from settings import get_settings
 from tests.fixtures.db import Persona
+from tests.processes import start_worker
 from tests.webhooks.receiver import Receiver
-from tests.workers.harness import Worker, start_worker
+from tests.workers.harness import Worker
 
 
 @pytest.fixture(scope="session")

@@ -15,18 +15,12 @@ import trustme
 from flask.testing import FlaskClient
 
 from tests.fixtures.db import Persona
+from tests.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
 # Test sends are made by a webhook worker, as in production.
 pytestmark = pytest.mark.usefixtures("webhooks_worker")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def wait_until_listening(port: int, process: subprocess.Popen[str]) -> None:

@@ -3,22 +3,16 @@ on this run's database, Redis prefix and mail lab, and the API served over real 
 
 Test modules import the fixtures they need from here (``from tests.workers.harness import live_api, worker``).
 Workers are module-scoped: a module that kills its worker owns it, and no other worker steals its tasks.
-Every process started here is stopped by its own PID.
+The processes themselves are started and stopped by ``tests.processes``.
 """
 
 from __future__ import annotations
 
 import os
-import signal
-import socket
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,9 +24,28 @@ from services import broker
 from services.probing import fleet_engine
 from settings import get_settings
 from tests.fixtures.db import create_test_app
+from tests.processes import Gunicorn, Process, free_port, start_beat, start_gunicorn, start_worker
 
-ROOT = Path(__file__).resolve().parents[2]
-READY_TIMEOUT = 60.0
+# What the ``worker`` and ``beat`` fixtures yield: a started Celery process.
+Worker = Process
+# tests/faults imports its launchers from here too.
+__all__ = [
+    "JOB_ENV",
+    "Api",
+    "Gunicorn",
+    "Worker",
+    "beat",
+    "free_port",
+    "job_env",
+    "live_api",
+    "poll_until_finished",
+    "start_beat",
+    "start_gunicorn",
+    "start_worker",
+    "wait_for",
+    "worker",
+]
+
 # Short leases and sweeps so a killed worker's groups are taken over within seconds, not minutes.
 JOB_ENV = {
     "ALLOW_TEST_DOMAINS": "true",
@@ -69,75 +82,6 @@ def _forget_settings() -> None:
     get_settings.cache_clear()
     fleet_engine.shared_engine.cache_clear()
     broker.publisher.cache_clear()
-
-
-@dataclass
-class Worker:
-    process: subprocess.Popen[bytes]
-    log: Path
-
-    def kill(self) -> None:
-        """SIGKILL: no warm shutdown, no message returned to the queue, leases left to expire."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-        self.process.wait(10)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-
-def start_worker(
-    env: dict[str, str], name: str, *, concurrency: int = 20, queues: str = "default,probes,webhooks"
-) -> Worker:
-    """``celery worker`` on every queue with a gevent pool; returns once it says it is ready."""
-    command = [
-        "worker",
-        "--queues",
-        queues,
-        "--pool",
-        "gevent",
-        "--concurrency",
-        str(concurrency),
-        "--hostname",
-        f"{name}@%h",
-        "--without-gossip",
-        "--without-mingle",
-    ]
-    return _start(env, name, command, ready=" ready.")
-
-
-def start_beat(env: dict[str, str], name: str) -> Worker:
-    """``celery beat``: the job sweeper's clock (a gevent worker cannot embed it)."""
-    folder = Path(tempfile.mkdtemp(prefix=f"vm-{name}-beat-"))
-    return _start(env, name, ["beat", "--schedule", str(folder / "schedule")], ready="beat: Starting")
-
-
-def _start(env: dict[str, str], name: str, arguments: list[str], *, ready: str) -> Worker:
-    log = Path(tempfile.mkdtemp(prefix=f"vm-{name}-")) / "celery.log"
-    command = [sys.executable, "-m", "celery", "--app", "workers", *arguments, "--loglevel", "INFO"]
-    with log.open("wb") as out:
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    started = Worker(process, log)
-    _wait_ready(started, ready)
-    return started
-
-
-def _wait_ready(worker: Worker, ready: str) -> None:
-    give_up = time.monotonic() + READY_TIMEOUT
-    while time.monotonic() < give_up:
-        text = worker.log.read_text(errors="replace")
-        if ready in text:
-            return
-        if worker.process.poll() is not None:
-            raise RuntimeError(f"worker exited:\n{text[-4000:]}")
-        time.sleep(0.2)
-    worker.stop()
-    raise RuntimeError(f"worker not ready:\n{worker.log.read_text(errors='replace')[-4000:]}")
 
 
 @pytest.fixture(scope="module")
@@ -190,56 +134,3 @@ def poll_until_finished(live_api: Api, persona: Any, path: str, timeout: float) 
         if body["status"] in ("completed", "cancelled", "failed") or time.monotonic() > give_up:
             return body
         time.sleep(0.2)
-
-
-@dataclass
-class Gunicorn:
-    """``gunicorn`` serving ``web:create_app()`` with the project's gunicorn.conf.py on a free port."""
-
-    process: subprocess.Popen[bytes]
-    base_url: str
-    log: Path
-
-    def worker_pids(self) -> list[int]:
-        """The PIDs of gunicorn's worker processes (children of the arbiter we started)."""
-        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
-        return [int(pid) for pid in children.read_text().split()]
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_gunicorn(env: dict[str, str], folder: Path, **settings: str) -> Gunicorn:
-    """One gunicorn worker on 127.0.0.1 with ``env`` and ``settings`` (environment variables) on top;
-    returns once it answers ``/health``. No control socket: its default path is shared machine-wide."""
-    port = free_port()
-    log = folder / "gunicorn.log"
-    values = env | {"PORT": str(port), "WEB_CONCURRENCY": "1", "APP_ENV": "development"} | settings
-    command = [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py"]
-    command += ["--bind", f"127.0.0.1:{port}", "--no-control-socket", "web:create_app()"]
-    with log.open("wb") as sink:
-        process = subprocess.Popen(command, cwd=ROOT, env=values, stdout=sink, stderr=sink)
-    served = Gunicorn(process, f"http://127.0.0.1:{port}", log)
-    give_up = time.monotonic() + READY_TIMEOUT
-    while time.monotonic() < give_up:
-        if process.poll() is not None:
-            raise RuntimeError(f"gunicorn exited:\n{log.read_text(errors='replace')[-4000:]}")
-        try:  # the first request waits for the worker to boot and import the app
-            requests.get(f"{served.base_url}/health", timeout=READY_TIMEOUT)
-            return served
-        except requests.ConnectionError:
-            time.sleep(0.2)
-    served.stop()
-    raise RuntimeError("gunicorn did not answer")

@@ -14,7 +14,8 @@ from models.jobs import JobGroup, JobItem, ValidationJob
 from models.session import transaction
 from models.usage import UsagePeriod
 from tests.fixtures.db import Persona
-from tests.workers.harness import Api, Worker, start_worker, wait_for
+from tests.processes import start_worker
+from tests.workers.harness import Api, Worker, wait_for
 
 # slow.test answers every SMTP command after 1.5 s: its group is still probing when the worker dies.
 SLOW = ["alice@slow.test", "bob@slow.test", "nobody@slow.test"]
