@@ -1,7 +1,7 @@
 """The fleet's scheduling at scale as a discrete-event simulation (SimPy): what ``bench/fleet_sim.py`` runs.
 
 One SimPy process per greenlet of every probes worker takes drain messages from one broker queue and
-drains the lane as ``services/jobs/lane_runs.drain`` does: the lane's hold (``lanes.take``), rounds of
+drains the lane as ``services/probing/lane_runs.drain`` does: the lane's hold (``lanes.take``), rounds of
 one ref per account in turn (``lanes.pop_round``), on an empty lane a wait on its bell while a kept
 session stays warm, a turn of ``LANE_TURN_SECONDS``; each round's claim goes through the worker's claim
 coalescer (the round waits for it), the probe on a kept or new session, the CPU, then the save goes to

@@ -14,7 +14,8 @@ import simpy
 
 from bench.fleet_world import Policy
 
-POLL_FIRST, POLL_MAX = 0.05, 0.25  # services/jobs/engine.RedisSessionLimiter's polling of a full slot set
+# services/probing/fleet_engine.RedisSessionLimiter's polling of a full slot set
+POLL_FIRST, POLL_MAX = 0.05, 0.25
 
 
 @dataclass
@@ -95,7 +96,7 @@ class Session:
 
 @dataclass
 class MxIp:
-    """Politeness state of one MX address (``services/jobs/politeness``) and the connections it sees.
+    """Politeness state of one MX address (``services/probing/politeness``) and the connections it sees.
 
     ``open`` counts every connection from the fleet: sessions in use and sessions kept idle by a
     worker's keeper (they hold their limiter lease until closed), so the limiter's count and the
@@ -168,7 +169,7 @@ class Job:
 
 @dataclass
 class Lane:
-    """One domain's lane (``services/jobs/lanes``): a queue per account, the ring of accounts, the bell."""
+    """One domain's lane (``services/probing/lanes``): a queue per account, the ring of accounts, the bell."""
 
     domain: int
     queues: dict[int, deque[Group]] = field(default_factory=dict)

@@ -1,4 +1,4 @@
-"""``services/coalescer.Coalescer`` in SimPy: the claims and saves of many lanes' rounds in one run.
+"""``services/probing/coalescer.Coalescer`` in SimPy: the claims and saves of many lanes' rounds in one run.
 
 One per probes worker and kind, as the service has one per process (``lane_runs.CLAIMS`` and ``SAVES``).
 A run starts ``gather`` seconds after the first request waiting, takes the requests waiting up to

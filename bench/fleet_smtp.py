@@ -1,6 +1,7 @@
 """The SMTP side of the fleet simulation: the engine's group prober with each worker's keeper and the
-fleet-wide limiter (``services/jobs/politeness`` through ``services/jobs/engine.RedisSessionLimiter``),
-and the providers that answer 421 past their own session limit."""
+fleet-wide limiter (``services/probing/politeness`` through
+``services/probing/fleet_engine.RedisSessionLimiter``), and the providers that answer 421 past their own
+session limit."""
 
 from __future__ import annotations
 

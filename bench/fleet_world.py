@@ -34,7 +34,7 @@ class Policy:
     lane_turn: float  # LANE_TURN_SECONDS
     lease: float  # JOB_LEASE_SECONDS: a lane's hold is renewed once a third of it old
     window: int  # JOB_WINDOW
-    lane_slots: int = 1  # holders of one lane at once: 1 in services/jobs/lanes.take
+    lane_slots: int = 1  # holders of one lane at once: 1 in services/probing/lanes.take
 
     @classmethod
     def read(cls, settings: Settings, engine: EngineConfig) -> Policy:

@@ -3,8 +3,9 @@
 A lease set is a sorted set of tokens scored by expiry (Redis ``TIME``, so worker clocks do not matter).
 Acquiring drops expired leases and adds one if fewer than N remain, atomically in one script; releasing
 removes the token. A holder that dies never releases: its slot frees itself when the lease expires, so a
-crash costs one slot for one lease period, never for ever. Used for SMTP sessions per MX address and for
-webhook deliveries in flight per account.
+crash costs one slot for one lease period, never for ever. Used for webhook deliveries in flight per
+account. SMTP sessions per MX address are leases of the same shape, taken by the politeness script
+(``services/probing/politeness.py``), which spaces sessions and backs off in the same round trip.
 """
 
 from __future__ import annotations

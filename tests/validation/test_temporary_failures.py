@@ -38,7 +38,7 @@ MIXED = [HEALTHY[0], GREYLISTED, HEALTHY[1], BUSY, HEALTHY[2]]
 def worker(job_env: dict[str, str], beat: Worker, ca_bundle: Path) -> Iterator[Worker]:
     """The module's worker on every queue, able to deliver webhooks to the loopback receiver. Politeness
     backs off from busy.test for a second only (30 s by default): each test here asks it again and must
-    see its 421, not the "session limit" of a server we are still leaving alone (tests/validation/
+    see its 421, not the "session limit" of a server we are still leaving alone (tests/probing/
     test_politeness.py covers that)."""
     env = job_env | {"REQUESTS_CA_BUNDLE": str(ca_bundle), "WEBHOOK_ALLOW_LOOPBACK": "true"}
     env |= {"SMTP_BACKOFF_SECONDS": "1", "SMTP_BACKOFF_MAX_SECONDS": "1"}
