@@ -17,32 +17,23 @@ its event, and after commit wakes the web request waiting for it.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, func, or_, select, text, update
+from sqlalchemy import ColumnElement, and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from core import clock
 from models.jobs import GroupState, JobGroup, JobStatus, ValidationJob
 from models.session import transaction
-from services.jobs.options import JobOptions, json_text, result_row
-from services.probing import completion, degraded, settling
+from services.jobs import store
+from services.jobs.options import JobOptions, result_row
+from services.probing import completion, settling
 from services.probing.dispatch import send_groups
 from services.probing.lanes import LaneRef
 from services.probing.probe import MAX_CLAIMS, GroupVerdicts, given_up, probe_group
 from settings import get_settings
-
-COUNTERS = ("valid", "warning", "invalid")
-_SETTLE = text("""
-UPDATE job_items i SET state = 'done', result = r.result, score = r.score, severity = r.severity
-FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(email text, result jsonb, score int, severity text)
-WHERE i.job_id = :job AND i.email = r.email AND i.state IN ('pending', 'interim')
-RETURNING i.severity
-""")
 
 
 @dataclass(frozen=True)
@@ -139,48 +130,19 @@ def save(session: Session, claim: Claim, verdicts: GroupVerdicts) -> None:
             .where(JobGroup.id == claim.group_id)
             .values(unreachable=verdicts.unreachable, outcome=verdicts.outcome)
         )
-    rows = [result_row(email, result) for email, result in verdicts.settled.items()]
-    if rows:
-        severities = session.scalars(_SETTLE, {"job": claim.job_id, "rows": json_text(rows)}).all()
-        add_counts(session, claim.job_id, Counter(severities))
-    settling.record_interim(session, claim.job_id, verdicts.interim)
+    settled = [{"job": claim.job_id, **result_row(email, r)} for email, r in verdicts.settled.items()]
+    store.add_counts(session, store.settle_items(session, settled))
+    store.record_interim(
+        session, [{"job": claim.job_id, **result_row(e, r)} for e, r in verdicts.interim.items()]
+    )
     if verdicts.deferred:
         changes: dict[str, Any] = {"state": GroupState.PENDING.value, "emails": list(verdicts.deferred)}
         changes |= {"next_attempt_at": verdicts.retry_at, "enqueued_at": None, "lease_until": None}
     else:
         changes = {"state": GroupState.DONE.value, "finished_at": clock.now(), "lease_until": None}
     session.execute(update(JobGroup).where(claim.mine).values(**changes))
-    if not complete_if_done(session, claim.job_id):
+    if not completion.complete(session, [claim.job_id]):
         fill_window(session, claim.job_id)
-
-
-def add_counts(session: Session, job_id: int, counts: Mapping[str, int]) -> None:
-    """Grow ``processed`` and the severity counters by what was just settled (same transaction)."""
-    settled = sum(counts.values())
-    if settled:
-        increments = {name: getattr(ValidationJob, name) + counts.get(name, 0) for name in COUNTERS}
-        session.execute(
-            update(ValidationJob)
-            .where(ValidationJob.id == job_id)
-            .values(processed=ValidationJob.processed + settled, **increments)
-        )
-
-
-def complete_if_done(session: Session, job_id: int) -> bool:
-    """Complete a running job whose every item is settled (once: the status guard), with its event."""
-    job = session.scalars(
-        update(ValidationJob)
-        .where(ValidationJob.id == job_id, ValidationJob.status == JobStatus.RUNNING.value)
-        .where(ValidationJob.processed >= ValidationJob.total)
-        .values(status=JobStatus.COMPLETED.value, finished_at=clock.now())
-        .returning(ValidationJob)
-    ).one_or_none()
-    if job is None:
-        return False
-    if degraded.mark_if_degraded(session, job):
-        session.refresh(job)
-    completion.on_completed(session, job)
-    return True
 
 
 def fill_window(session: Session, job_id: int) -> None:

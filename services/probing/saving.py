@@ -11,42 +11,24 @@ the same guards hold, for all groups of the round at once:
 - each job completes once (the status guard), with its event; the others get their window refilled, only
   those with groups still waiting (one query says which).
 
-Groups with deferred addresses (their interim answers, ``settling.record_interim``) go through
+Groups with deferred addresses (their interim answers, ``store.record_interim``) go through
 ``runs.save`` one by one: deferral is rare, and its rules live there.
 """
 
 from __future__ import annotations
 
-import itertools
-from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from sqlalchemy import func, select, text, update
+from sqlalchemy import func, select, text
 from sqlalchemy.orm import Session
 
 from core import clock
-from models.jobs import GroupState, JobGroup, JobStatus, ValidationJob
+from models.jobs import GroupState, JobGroup, ValidationJob
+from services.jobs import store
 from services.jobs.options import json_text, result_row
-from services.probing import completion, degraded, runs
+from services.probing import completion, runs
 from services.probing.probe import GroupVerdicts
 
-# Results per statement: the statement's text holds its rows' JSON, and a save run of thousands of
-# addresses built as one text was most of a probes worker's peak memory.
-SETTLE_CHUNK = 500
-_SETTLE = text("""
-UPDATE job_items i SET state = 'done', result = r.result, score = r.score, severity = r.severity
-FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(job bigint, email text, result jsonb, score int,
-                                                    severity text)
-WHERE i.job_id = r.job AND i.email = r.email AND i.state IN ('pending', 'interim')
-RETURNING i.job_id, i.severity
-""")
-_COUNT = text("""
-UPDATE validation_jobs j SET processed = j.processed + c.processed, valid = j.valid + c.valid,
-       warning = j.warning + c.warning, invalid = j.invalid + c.invalid
-FROM jsonb_to_recordset(CAST(:counts AS jsonb)) AS c(job bigint, processed int, valid int, warning int,
-                                                      invalid int)
-WHERE j.id = c.job
-""")
 _GROUPS_DONE = text("""
 UPDATE job_groups g SET state = 'done', finished_at = :now, lease_until = NULL,
        unreachable = CASE WHEN c.unreachable IS NULL THEN g.unreachable ELSE c.unreachable END,
@@ -70,31 +52,18 @@ def save_round(session: Session, done: Sequence[tuple[runs.Claim, GroupVerdicts]
         .order_by(ValidationJob.id)
         .with_for_update()
     )
-    _settle(session, done)
-    session.execute(
-        _GROUPS_DONE, {"now": clock.now(), "claims": json_text([_group_row(c, v) for c, v in done])}
-    )
-    completed = _complete(session, job_ids)
-    for job_id in _waiting(session, [job for job in job_ids if job not in completed]):
-        runs.fill_window(session, job_id)
-
-
-def _settle(session: Session, done: Sequence[tuple[runs.Claim, GroupVerdicts]]) -> None:
-    rows = (
+    settled = (
         {"job": claim.job_id, **result_row(email, result)}
         for claim, verdicts in done
         for email, result in verdicts.settled.items()
     )
-    per_job: defaultdict[int, Counter[str]] = defaultdict(Counter)
-    while chunk := list(itertools.islice(rows, SETTLE_CHUNK)):
-        for job_id, severity in session.execute(_SETTLE, {"rows": json_text(chunk)}):
-            per_job[job_id][severity] += 1
-    counts = [
-        {"job": job, "processed": sum(c.values()), **{name: c.get(name, 0) for name in runs.COUNTERS}}
-        for job, c in per_job.items()
-    ]
-    if counts:
-        session.execute(_COUNT, {"counts": json_text(counts)})
+    store.add_counts(session, store.settle_items(session, settled))
+    session.execute(
+        _GROUPS_DONE, {"now": clock.now(), "claims": json_text([_group_row(c, v) for c, v in done])}
+    )
+    completed = completion.complete(session, job_ids)
+    for job_id in _waiting(session, [job for job in job_ids if job not in completed]):
+        runs.fill_window(session, job_id)
 
 
 def _group_row(claim: runs.Claim, verdicts: GroupVerdicts) -> dict[str, object]:
@@ -104,22 +73,6 @@ def _group_row(claim: runs.Claim, verdicts: GroupVerdicts) -> dict[str, object]:
         "unreachable": verdicts.unreachable,
         "outcome": verdicts.outcome,
     }
-
-
-def _complete(session: Session, job_ids: list[int]) -> set[int]:
-    """Complete, in one statement, the running jobs of ``job_ids`` whose every item is settled."""
-    jobs = session.scalars(
-        update(ValidationJob)
-        .where(ValidationJob.id.in_(job_ids), ValidationJob.status == JobStatus.RUNNING.value)
-        .where(ValidationJob.processed >= ValidationJob.total)
-        .values(status=JobStatus.COMPLETED.value, finished_at=clock.now())
-        .returning(ValidationJob)
-    ).all()
-    for job in jobs:
-        if degraded.mark_if_degraded(session, job):
-            session.refresh(job)
-        completion.on_completed(session, job)
-    return {job.id for job in jobs}
 
 
 def _waiting(session: Session, job_ids: list[int]) -> list[int]:

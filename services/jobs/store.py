@@ -1,0 +1,162 @@
+"""The writes of the validation job tables (``validation_jobs``, ``job_items``, ``job_groups``): their SQL
+lives here once, so a new column or state is added in one place.
+
+Statements that write many rows take them as one JSON parameter read by ``jsonb_to_recordset``: a lane's
+save writes every group of a round in a handful of statements whatever their number
+(``services.probing.saving``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+
+from sqlalchemy import text, update
+from sqlalchemy.orm import Session
+
+from core import clock
+from models.jobs import JobStatus, ValidationJob
+from services.jobs.options import json_text
+
+# ---------------------------------------------------------------------------------------------------------
+# Items, groups, counters and completion: what probing writes (``services.probing``)
+#
+# Exactly-once results on at-least-once messages: items settle only while ``pending`` or ``interim`` and a
+# job's counters grow by the rows that statement changed, in the same transaction, so a redelivered or
+# taken-over group writes nothing twice and counts nothing twice; a job completes once (its status guard).
+# ---------------------------------------------------------------------------------------------------------
+
+# Results per statement: the statement's text holds its rows' JSON, and a save run of thousands of
+# addresses built as one text was most of a probes worker's peak memory.
+SETTLE_CHUNK = 500
+COUNTERS = ("valid", "warning", "invalid")
+
+_SETTLE = text("""
+UPDATE job_items i SET state = 'done', result = r.result, score = r.score, severity = r.severity
+FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(job bigint, email text, result jsonb, score int,
+                                                    severity text)
+WHERE i.job_id = r.job AND i.email = r.email AND i.state IN ('pending', 'interim')
+RETURNING i.job_id, i.severity
+""")
+_INTERIM = text("""
+UPDATE job_items i SET state = 'interim', result = r.result, score = r.score, severity = r.severity
+FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(job bigint, email text, result jsonb, score int,
+                                                    severity text)
+WHERE i.job_id = r.job AND i.email = r.email AND i.state IN ('pending', 'interim')
+""")
+_SETTLE_FAILURES = text("""
+UPDATE job_items i SET state = 'done', email = r.email, result = r.result, score = r.score,
+       severity = r.severity
+FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(position int, email text, result jsonb, score int,
+                                                    severity text)
+WHERE i.job_id = :job AND i.position = r.position AND i.state = 'new'
+""")
+_MARK_PARSED = text("""
+UPDATE job_items i SET state = 'pending', email = r.email, domain = r.domain
+FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(position int, email text, domain text)
+WHERE i.job_id = :job AND i.position = r.position AND i.state = 'new'
+""")
+_REWRITE = text("""
+UPDATE job_items i SET result = r.result
+FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(email text, result jsonb)
+WHERE i.job_id = :job AND i.email = r.email AND i.state = 'done'
+""")
+_COUNT = text("""
+UPDATE validation_jobs j SET processed = j.processed + c.processed, valid = j.valid + c.valid,
+       warning = j.warning + c.warning, invalid = j.invalid + c.invalid
+FROM jsonb_to_recordset(CAST(:counts AS jsonb)) AS c(job bigint, processed int, valid int, warning int,
+                                                      invalid int)
+WHERE j.id = c.job
+""")
+_MAKE_GROUPS = text("""
+INSERT INTO job_groups (job_id, domain, emails, state, attempts, next_attempt_at)
+SELECT :job, domain, array_agg(email ORDER BY email), 'pending', 0, :now
+FROM (SELECT email, domain, (row_number() OVER (PARTITION BY domain ORDER BY email) - 1) / :size AS chunk
+      FROM (SELECT DISTINCT email, domain FROM job_items WHERE job_id = :job AND state = 'pending') d) c
+GROUP BY domain, chunk
+ORDER BY chunk, domain
+""")
+
+
+def settle_items(session: Session, rows: Iterable[Mapping[str, object]]) -> dict[int, Counter[str]]:
+    """Final results (rows of ``job``, ``email``, ``result``, ``score``, ``severity``) for the items still
+    waiting for one; per job, the severities of the rows that changed (every row of an address, duplicates
+    included, shares its normalised ``email`` and settles with it)."""
+    rows = iter(rows)
+    per_job: defaultdict[int, Counter[str]] = defaultdict(Counter)
+    while chunk := list(itertools.islice(rows, SETTLE_CHUNK)):
+        for job_id, severity in session.execute(_SETTLE, {"rows": json_text(chunk)}):
+            per_job[job_id][severity] += 1
+    return per_job
+
+
+def record_interim(session: Session, rows: Sequence[Mapping[str, object]]) -> None:
+    """Answers for now (rows as ``settle_items``'s) of addresses asked again later; a later failed retry
+    refreshes them, the retry that settles replaces them."""
+    if rows:
+        session.execute(_INTERIM, {"rows": json_text(rows)})
+
+
+def settle_syntax_failures(session: Session, job_id: int, rows: Sequence[Mapping[str, object]]) -> None:
+    """Final results of unparsed rows (``position`` and a result row) that are not addresses at all."""
+    session.execute(_SETTLE_FAILURES, {"job": job_id, "rows": json_text(rows)})
+
+
+def mark_parsed(session: Session, job_id: int, rows: Sequence[Mapping[str, object]]) -> None:
+    """Unparsed rows (``position``, normalised ``email``, ``domain``) now waiting for their probe."""
+    session.execute(_MARK_PARSED, {"job": job_id, "rows": json_text(rows)})
+
+
+def rewrite_results(session: Session, job_id: int, rows: Sequence[Mapping[str, object]]) -> None:
+    """New ``result`` documents (rows of ``email``, ``result``) for settled items; scores unchanged."""
+    if rows:
+        session.execute(_REWRITE, {"job": job_id, "rows": json_text(rows)})
+
+
+def mark_degraded(session: Session, job_id: int) -> None:
+    session.execute(update(ValidationJob).where(ValidationJob.id == job_id).values(checker_degraded=True))
+
+
+def add_counts(session: Session, counts: Mapping[int, Mapping[str, int]]) -> None:
+    """Grow each job's ``processed`` and severity counters by what was just settled, in one statement."""
+    rows = [
+        {"job": job_id, "processed": sum(c.values()), **{name: c.get(name, 0) for name in COUNTERS}}
+        for job_id, c in counts.items()
+        if sum(c.values())
+    ]
+    if rows:
+        session.execute(_COUNT, {"counts": json_text(rows)})
+
+
+def complete(session: Session, job_ids: Sequence[int]) -> list[ValidationJob]:
+    """Complete the running jobs of ``job_ids`` whose every item is settled: the one statement that
+    completes jobs, once each (the status guard); the jobs it completed."""
+    return list(
+        session.scalars(
+            update(ValidationJob)
+            .where(ValidationJob.id.in_(job_ids), ValidationJob.status == JobStatus.RUNNING.value)
+            .where(ValidationJob.processed >= ValidationJob.total)
+            .values(status=JobStatus.COMPLETED.value, finished_at=clock.now())
+            .returning(ValidationJob)
+        )
+    )
+
+
+def mark_planned(session: Session, job_id: int, now: datetime) -> bool:
+    """Once per job: a queued (or running) job not yet grouped starts running; False if already done."""
+    claimed = session.execute(
+        update(ValidationJob)
+        .where(ValidationJob.id == job_id, ValidationJob.planned_at.is_(None))
+        .where(ValidationJob.status.in_([JobStatus.QUEUED.value, JobStatus.RUNNING.value]))
+        .values(planned_at=now, status=JobStatus.RUNNING.value, started_at=now)
+        .returning(ValidationJob.id)
+    ).first()
+    return claimed is not None
+
+
+def make_groups(session: Session, job_id: int, size: int, now: datetime) -> None:
+    """The job's domain groups of at most ``size`` distinct addresses each, in one statement over the
+    whole job (duplicates anywhere in the list are probed once); every domain's first chunk first."""
+    session.execute(_MAKE_GROUPS, {"job": job_id, "now": now, "size": size})
