@@ -11,7 +11,9 @@ from __future__ import annotations
 import itertools
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import text, update
 from sqlalchemy.orm import Session
@@ -69,6 +71,23 @@ UPDATE validation_jobs j SET processed = j.processed + c.processed, valid = j.va
 FROM jsonb_to_recordset(CAST(:counts AS jsonb)) AS c(job bigint, processed int, valid int, warning int,
                                                       invalid int)
 WHERE j.id = c.job
+""")
+_GROUPS_DONE = text("""
+UPDATE job_groups g SET state = 'done', finished_at = :now, lease_until = NULL,
+       unreachable = CASE WHEN c.unreachable IS NULL THEN g.unreachable ELSE c.unreachable END,
+       outcome = CASE WHEN c.unreachable IS NULL THEN g.outcome ELSE c.outcome END
+FROM jsonb_to_recordset(CAST(:groups AS jsonb)) AS c(id bigint, attempt int, unreachable boolean,
+                                                      outcome jsonb)
+WHERE g.id = c.id AND g.attempts = c.attempt AND g.state = 'running'
+""")
+_GROUPS_DEFERRED = text("""
+UPDATE job_groups g SET state = 'pending', emails = c.ask_again, next_attempt_at = c.retry_at,
+       enqueued_at = NULL, lease_until = NULL,
+       unreachable = CASE WHEN c.unreachable IS NULL THEN g.unreachable ELSE c.unreachable END,
+       outcome = CASE WHEN c.unreachable IS NULL THEN g.outcome ELSE c.outcome END
+FROM jsonb_to_recordset(CAST(:groups AS jsonb)) AS c(id bigint, attempt int, unreachable boolean,
+                                                      outcome jsonb, ask_again text[], retry_at timestamptz)
+WHERE g.id = c.id AND g.attempts = c.attempt AND g.state = 'running'
 """)
 _MAKE_GROUPS = text("""
 INSERT INTO job_groups (job_id, domain, emails, state, attempts, next_attempt_at)
@@ -160,3 +179,37 @@ def make_groups(session: Session, job_id: int, size: int, now: datetime) -> None
     """The job's domain groups of at most ``size`` distinct addresses each, in one statement over the
     whole job (duplicates anywhere in the list are probed once); every domain's first chunk first."""
     session.execute(_MAKE_GROUPS, {"job": job_id, "now": now, "size": size})
+
+
+@dataclass(frozen=True)
+class GroupSave:
+    """A claimed group after its probe: done, or pending again for the addresses to ask again later."""
+
+    group_id: int
+    attempt: int  # the claim's: only the latest claim writes the group's row (``attempts`` fences it)
+    unreachable: bool | None  # did no MX host answer? (None: SMTP not attempted)
+    outcome: dict[str, Any] | None  # an unreachable group's engine outcome, re-assembled if degraded
+    ask_again: tuple[str, ...] = ()
+    retry_at: datetime | None = None
+
+    def row(self) -> dict[str, object]:
+        """The row as the statements of ``save_groups`` read it."""
+        return {
+            "id": self.group_id,
+            "attempt": self.attempt,
+            "unreachable": self.unreachable,
+            "outcome": self.outcome,
+            "ask_again": self.ask_again,
+            "retry_at": self.retry_at,
+        }
+
+
+def save_groups(session: Session, saves: Sequence[GroupSave]) -> None:
+    """Each group done, or pending again until ``retry_at`` with only the addresses to ask again; a
+    claim that is no longer the latest one (or no longer running) writes nothing."""
+    done = [save.row() for save in saves if not save.ask_again]
+    deferred = [save.row() for save in saves if save.ask_again]
+    if done:
+        session.execute(_GROUPS_DONE, {"now": clock.now(), "groups": json_text(done)})
+    if deferred:
+        session.execute(_GROUPS_DEFERRED, {"groups": json_text(deferred)})

@@ -2,9 +2,7 @@
 
 Groups go to their domain's lane (``services.probing.lanes``), with one ``drain_lane`` message per lane that
 nobody holds and has none on its way, so every group of one domain, whatever job or account it belongs
-to, is probed by the lane's worker over shared sessions. ``PROBE_LANES=false`` sends one ``probe_group``
-message per group instead (each group on sessions of its own; the reference the benchmarks compare
-against).
+to, is probed by the lane's worker over shared sessions.
 
 A waiting request must never be woken for a job whose result would roll back, so its signal is sent
 after commit too. Both are best effort: the record is in Postgres, and the beat sweeper
@@ -19,25 +17,20 @@ import time
 from redis.exceptions import RedisError
 from sqlalchemy.orm import Session
 
-from services.broker import DRAIN_LANE_TASK, PROBE_GROUP_TASK, after_commit, send_after_commit, send_task
+from services.broker import DRAIN_LANE_TASK, after_commit, send_task
 from services.probing import lanes
 from services.probing.lanes import LaneRef
 from services.redis_client import get_redis, key
-from settings import BLOCKING_SLICE, get_settings
+from settings import BLOCKING_SLICE
 
 log = logging.getLogger(__name__)
 DONE_SIGNAL_TTL = 600
 
 
 def send_groups(session: Session, refs: list[LaneRef]) -> None:
-    """After commit, the groups to their lanes (or one ``probe_group`` message each, lanes off)."""
-    if not refs:
-        return
-    if not get_settings().jobs.lanes:
-        for ref in refs:
-            send_after_commit(session, PROBE_GROUP_TASK, ref.group_id)
-        return
-    after_commit(session, lambda: to_lanes(refs))
+    """After commit, the groups to their lanes."""
+    if refs:
+        after_commit(session, lambda: to_lanes(refs))
 
 
 def to_lanes(refs: list[LaneRef]) -> None:

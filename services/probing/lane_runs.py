@@ -107,16 +107,12 @@ def probe_round(claims: list[runs.Claim]) -> Round:
 
 
 def save_rounds(rounds: Sequence[Round]) -> list[None]:
-    """Every round's settled groups in one transaction, deferred ones one by one (``runs.save``)."""
+    """Every round's groups in one transaction (``saving.save_round``)."""
     claims = [claim for round_claims, _ in rounds for claim in round_claims]
     verdicts = {group: v for _, round_verdicts in rounds for group, v in round_verdicts.items()}
-    settled = [(claim, verdicts[claim.group_id]) for claim in claims if not verdicts[claim.group_id].deferred]
     try:
         with transaction() as session:
-            saving.save_round(session, settled)
-            for claim in claims:
-                if verdicts[claim.group_id].deferred:
-                    runs.save(session, claim, verdicts[claim.group_id])
+            saving.save_round(session, [(claim, verdicts[claim.group_id]) for claim in claims])
     except Exception:
         _let_go(claims)  # nothing was saved: the next sweep sends them again
         raise

@@ -1,18 +1,18 @@
-"""Running a job's domain groups: claim, probe, save, and what happens next (more groups, or the end).
+"""Running a job's domain groups: claiming them for a lane's round, and sending more (the job's window).
 
 Exactly-once results on at-least-once messages, in three guards:
 
 1. **Claim** is a conditional UPDATE (``queued``, or ``running`` with an expired lease) that bumps
-   ``attempts``; no row means someone else has it or it is done, and the task just returns.
+   ``attempts``; no row means someone else has it or it is done, and the round skips it.
 2. **Items** are settled with ``... WHERE state IN ('pending', 'interim')`` and the job's counters grow
-   by the rows that statement actually changed, in the same transaction: a redelivered or taken-over group
-   writes nothing twice and counts nothing twice.
+   by the rows that statement actually changed, in the same transaction (``services.jobs.store``): a
+   redelivered or taken-over group writes nothing twice and counts nothing twice.
 3. **The group's own row** is updated only by the holder of the latest claim (``attempts`` is the fencing
    token): a worker that lost its lease while probing still saves its results (guard 2 keeps them
    single), but cannot mark done a group that a newer claim is working on.
 
-The job completes in the transaction where ``processed`` reaches ``total``; that transaction also emits
-its event, and after commit wakes the web request waiting for it.
+The job completes in the transaction where ``processed`` reaches ``total`` (``completion.complete``);
+that transaction also emits its event, and after commit wakes the web request waiting for it.
 """
 
 from __future__ import annotations
@@ -27,12 +27,8 @@ from sqlalchemy.orm import Session
 from core import clock
 from models.jobs import GroupState, JobGroup, JobStatus, ValidationJob
 from models.session import transaction
-from services.jobs import store
-from services.jobs.options import JobOptions, result_row
-from services.probing import completion, settling
 from services.probing.dispatch import send_groups
 from services.probing.lanes import LaneRef
-from services.probing.probe import MAX_CLAIMS, GroupVerdicts, given_up, probe_group
 from settings import get_settings
 
 
@@ -42,7 +38,7 @@ class Claim:
     attempt: int
     job_id: int
     emails: list[str]
-    options: dict[str, Any]  # parsed inside the guarded part of ``run_group``: unreadable options fail it
+    options: dict[str, Any]  # parsed inside the guarded part of a round: unreadable options fail it
     deadline: datetime
     kind: str = "batch"
 
@@ -54,40 +50,6 @@ class Claim:
             JobGroup.attempts == self.attempt,
             JobGroup.state == GroupState.RUNNING.value,
         )
-
-
-def run_group(group_id: int) -> bool:
-    """Probe group ``group_id`` if it is ours to run; False when there was nothing to do.
-
-    A group claimed more than ``MAX_CLAIMS`` times keeps failing (a bug, a poisoned row, a worker killed
-    by it every time): its addresses settle as "could not be validated" so the job still finishes."""
-    claim = claim_group(group_id)
-    if claim is None:
-        return False
-    verdicts = given_up(claim.emails, claim.attempt - 1) if claim.attempt > MAX_CLAIMS else _probe(claim)
-    with transaction() as session:
-        save(session, claim, verdicts)
-    settling.wake_if_answered(claim.job_id, claim.kind)  # interim answers may have completed the set
-    return True
-
-
-def _probe(claim: Claim) -> GroupVerdicts:
-    """The group's verdicts; on an error the claim is let go at once, so the next sweep (not the end of
-    the lease) retries it, and the error propagates to the task's log and Flower."""
-    try:
-        options = JobOptions.from_json(claim.options)
-        return probe_group(claim.emails, options, retry_until=claim.deadline, attempt=claim.attempt)
-    except Exception:
-        with transaction() as session:
-            session.execute(
-                update(JobGroup).where(claim.mine).values(state=GroupState.PENDING.value, lease_until=None)
-            )
-        raise
-
-
-def claim_group(group_id: int) -> Claim | None:
-    claims = claim_groups([group_id])
-    return claims[0] if claims else None
 
 
 def claim_groups(group_ids: list[int]) -> list[Claim]:
@@ -119,30 +81,6 @@ def claim_groups(group_ids: list[int]) -> list[Claim]:
         Claim(group_id, attempt, job_id, list(emails), dict(options), deadline, kind)
         for group_id, attempt, job_id, emails, options, deadline, kind in sorted(rows)
     ]
-
-
-def save(session: Session, claim: Claim, verdicts: GroupVerdicts) -> None:
-    """Write the settled results and counters; answer the deferred for now (``settling``) and defer them;
-    finish or refill the job."""
-    if verdicts.unreachable is not None:
-        session.execute(
-            update(JobGroup)
-            .where(JobGroup.id == claim.group_id)
-            .values(unreachable=verdicts.unreachable, outcome=verdicts.outcome)
-        )
-    settled = [{"job": claim.job_id, **result_row(email, r)} for email, r in verdicts.settled.items()]
-    store.add_counts(session, store.settle_items(session, settled))
-    store.record_interim(
-        session, [{"job": claim.job_id, **result_row(e, r)} for e, r in verdicts.interim.items()]
-    )
-    if verdicts.deferred:
-        changes: dict[str, Any] = {"state": GroupState.PENDING.value, "emails": list(verdicts.deferred)}
-        changes |= {"next_attempt_at": verdicts.retry_at, "enqueued_at": None, "lease_until": None}
-    else:
-        changes = {"state": GroupState.DONE.value, "finished_at": clock.now(), "lease_until": None}
-    session.execute(update(JobGroup).where(claim.mine).values(**changes))
-    if not completion.complete(session, [claim.job_id]):
-        fill_window(session, claim.job_id)
 
 
 def fill_window(session: Session, job_id: int) -> None:
