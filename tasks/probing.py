@@ -1,7 +1,7 @@
 """Validation job tasks: planning a bulk list, draining a domain's lane, and the beat-driven sweeper.
 
 Ids (or a lane's domain) in, everything else in Postgres, so each is safe to run twice or concurrently:
-the claims in ``services.probing.plan`` and ``services.probing.runs`` decide whether there is anything to
+the claims in ``services.probing.plan`` and ``services.jobs.store`` decide whether there is anything to
 do. ``drain_lane`` runs on the ``probes`` queue (a gevent pool that enforces no task time limit), so every
 DNS and SMTP call inside has its own timeout (``verifier.config``).
 """

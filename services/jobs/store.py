@@ -15,19 +15,26 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import text, update
+from sqlalchemy import and_, func, or_, select, text, update
 from sqlalchemy.orm import Session
 
 from core import clock
-from models.jobs import JobStatus, ValidationJob
+from models.jobs import GroupState, JobGroup, JobStatus, ValidationJob
 from services.jobs.options import json_text
 
 # ---------------------------------------------------------------------------------------------------------
 # Items, groups, counters and completion: what probing writes (``services.probing``)
 #
-# Exactly-once results on at-least-once messages: items settle only while ``pending`` or ``interim`` and a
-# job's counters grow by the rows that statement changed, in the same transaction, so a redelivered or
-# taken-over group writes nothing twice and counts nothing twice; a job completes once (its status guard).
+# Exactly-once results on at-least-once messages, in three guards:
+# 1. A claim is a conditional UPDATE (``queued``, or ``running`` with an expired lease) that bumps
+#    ``attempts``; no row means someone else has the group or it is done.
+# 2. Items settle only while ``pending`` or ``interim``, and a job's counters grow by the rows that
+#    statement changed, in the same transaction: a redelivered or taken-over group writes nothing twice
+#    and counts nothing twice.
+# 3. A group's own row is written only under its latest claim (``attempts`` is the fencing token): a worker
+#    that lost its lease while probing still saves its results (guard 2 keeps them single), but cannot
+#    mark done a group that a newer claim is working on.
+# A job completes once, in the transaction where ``processed`` reaches ``total`` (its status guard).
 # ---------------------------------------------------------------------------------------------------------
 
 # Results per statement: the statement's text holds its rows' JSON, and a save run of thousands of
@@ -76,18 +83,23 @@ _GROUPS_DONE = text("""
 UPDATE job_groups g SET state = 'done', finished_at = :now, lease_until = NULL,
        unreachable = CASE WHEN c.unreachable IS NULL THEN g.unreachable ELSE c.unreachable END,
        outcome = CASE WHEN c.unreachable IS NULL THEN g.outcome ELSE c.outcome END
-FROM jsonb_to_recordset(CAST(:groups AS jsonb)) AS c(id bigint, attempt int, unreachable boolean,
+FROM jsonb_to_recordset(CAST(:groups AS jsonb)) AS c(group_id bigint, attempt int, unreachable boolean,
                                                       outcome jsonb)
-WHERE g.id = c.id AND g.attempts = c.attempt AND g.state = 'running'
+WHERE g.id = c.group_id AND g.attempts = c.attempt AND g.state = 'running'
 """)
 _GROUPS_DEFERRED = text("""
 UPDATE job_groups g SET state = 'pending', emails = c.ask_again, next_attempt_at = c.retry_at,
        enqueued_at = NULL, lease_until = NULL,
        unreachable = CASE WHEN c.unreachable IS NULL THEN g.unreachable ELSE c.unreachable END,
        outcome = CASE WHEN c.unreachable IS NULL THEN g.outcome ELSE c.outcome END
-FROM jsonb_to_recordset(CAST(:groups AS jsonb)) AS c(id bigint, attempt int, unreachable boolean,
+FROM jsonb_to_recordset(CAST(:groups AS jsonb)) AS c(group_id bigint, attempt int, unreachable boolean,
                                                       outcome jsonb, ask_again text[], retry_at timestamptz)
-WHERE g.id = c.id AND g.attempts = c.attempt AND g.state = 'running'
+WHERE g.id = c.group_id AND g.attempts = c.attempt AND g.state = 'running'
+""")
+_LET_GO = text("""
+UPDATE job_groups g SET state = 'pending', lease_until = NULL
+FROM jsonb_to_recordset(CAST(:groups AS jsonb)) AS c(group_id bigint, attempt int)
+WHERE g.id = c.group_id AND g.attempts = c.attempt AND g.state = 'running'
 """)
 _MAKE_GROUPS = text("""
 INSERT INTO job_groups (job_id, domain, emails, state, attempts, next_attempt_at)
@@ -182,34 +194,108 @@ def make_groups(session: Session, job_id: int, size: int, now: datetime) -> None
 
 
 @dataclass(frozen=True)
+class Claim:
+    """A group claimed for a probe, with what the probe needs of its job."""
+
+    group_id: int
+    attempt: int  # the fencing token: only the latest claim writes the group's row (guard 3)
+    job_id: int
+    emails: list[str]
+    options: dict[str, Any]  # parsed inside the guarded part of a round: unreadable options fail it
+    deadline: datetime
+    kind: str = "batch"
+
+
+def claim_groups(
+    session: Session, group_ids: Sequence[int], now: datetime, lease_until: datetime
+) -> list[Claim]:
+    """Claim every group of ``group_ids`` that is free to run (queued, or its lease expired) and whose job
+    runs, in one statement, leased until ``lease_until``; ordered by group id."""
+    claimable = or_(
+        JobGroup.state == GroupState.QUEUED.value,
+        and_(JobGroup.state == GroupState.RUNNING.value, JobGroup.lease_until < now),
+    )
+    rows = session.execute(
+        update(JobGroup)
+        .where(JobGroup.id.in_(group_ids), claimable)
+        .where(JobGroup.job_id == ValidationJob.id, ValidationJob.status == JobStatus.RUNNING.value)
+        .values(state=GroupState.RUNNING.value, lease_until=lease_until, attempts=JobGroup.attempts + 1)
+        .returning(
+            JobGroup.id,
+            JobGroup.attempts,
+            JobGroup.job_id,
+            JobGroup.emails,
+            ValidationJob.options,
+            ValidationJob.deadline,
+            ValidationJob.kind,
+        )
+    ).all()
+    return [
+        Claim(group_id, attempt, job_id, list(emails), dict(options), deadline, kind)
+        for group_id, attempt, job_id, emails, options, deadline, kind in sorted(rows)
+    ]
+
+
+@dataclass(frozen=True)
 class GroupSave:
     """A claimed group after its probe: done, or pending again for the addresses to ask again later."""
 
     group_id: int
-    attempt: int  # the claim's: only the latest claim writes the group's row (``attempts`` fences it)
+    attempt: int  # the claim's (guard 3)
     unreachable: bool | None  # did no MX host answer? (None: SMTP not attempted)
     outcome: dict[str, Any] | None  # an unreachable group's engine outcome, re-assembled if degraded
     ask_again: tuple[str, ...] = ()
     retry_at: datetime | None = None
 
-    def row(self) -> dict[str, object]:
-        """The row as the statements of ``save_groups`` read it."""
-        return {
-            "id": self.group_id,
-            "attempt": self.attempt,
-            "unreachable": self.unreachable,
-            "outcome": self.outcome,
-            "ask_again": self.ask_again,
-            "retry_at": self.retry_at,
-        }
-
 
 def save_groups(session: Session, saves: Sequence[GroupSave]) -> None:
     """Each group done, or pending again until ``retry_at`` with only the addresses to ask again; a
     claim that is no longer the latest one (or no longer running) writes nothing."""
-    done = [save.row() for save in saves if not save.ask_again]
-    deferred = [save.row() for save in saves if save.ask_again]
+    done = [vars(save) for save in saves if not save.ask_again]
+    deferred = [vars(save) for save in saves if save.ask_again]
     if done:
         session.execute(_GROUPS_DONE, {"now": clock.now(), "groups": json_text(done)})
     if deferred:
         session.execute(_GROUPS_DEFERRED, {"groups": json_text(deferred)})
+
+
+def let_go(session: Session, claims: Sequence[Claim]) -> None:
+    """The claimed groups pending again at once (a probe or save failed): the next sweep sends them."""
+    rows = [{"group_id": claim.group_id, "attempt": claim.attempt} for claim in claims]
+    if rows:
+        session.execute(_LET_GO, {"groups": json_text(rows)})
+
+
+def queue_due_groups(
+    session: Session, job_id: int, limit: int, now: datetime
+) -> list[tuple[int, str, int, int]]:
+    """Mark up to ``limit`` due pending groups of the job queued (rows other transactions hold are
+    skipped); each one's id, domain, number of addresses and account, by id."""
+    due = (
+        select(JobGroup.id)
+        .where(JobGroup.job_id == job_id, JobGroup.state == GroupState.PENDING.value)
+        .where(JobGroup.next_attempt_at <= now)
+        .order_by(JobGroup.id)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    account = select(ValidationJob.account_id).where(ValidationJob.id == job_id).scalar_subquery()
+    rows = session.execute(
+        update(JobGroup)
+        .where(JobGroup.id.in_(due.scalar_subquery()))
+        .values(state=GroupState.QUEUED.value, enqueued_at=now)
+        .returning(JobGroup.id, JobGroup.domain, func.cardinality(JobGroup.emails), account)
+    ).all()
+    return sorted((group_id, domain, size, account_id) for group_id, domain, size, account_id in rows)
+
+
+def requeue_abandoned(session: Session, now: datetime, stale: datetime) -> None:
+    """Groups whose worker died (``running`` past their lease) or whose message was lost (``queued``
+    since before ``stale``) pending again."""
+    abandoned = or_(
+        and_(JobGroup.state == GroupState.QUEUED.value, JobGroup.enqueued_at < stale),
+        and_(JobGroup.state == GroupState.RUNNING.value, JobGroup.lease_until < now),
+    )
+    session.execute(
+        update(JobGroup).where(abandoned).values(state=GroupState.PENDING.value, enqueued_at=None)
+    )

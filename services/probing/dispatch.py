@@ -1,8 +1,9 @@
-"""Messages of validation jobs: to the workers (``services.broker``) and to waiting web requests.
+"""Messages of validation jobs: groups to the workers (``services.broker``), completion to waiting requests.
 
-Groups go to their domain's lane (``services.probing.lanes``), with one ``drain_lane`` message per lane that
-nobody holds and has none on its way, so every group of one domain, whatever job or account it belongs
-to, is probed by the lane's worker over shared sessions.
+A job keeps up to ``JOB_WINDOW`` of its groups in lanes at once (``fill_window``). Groups go to their
+domain's lane (``services.probing.lanes``), with one ``drain_lane`` message per lane that nobody holds and
+has none on its way, so every group of one domain, whatever job or account it belongs to, is probed by the
+lane's worker over shared sessions.
 
 A waiting request must never be woken for a job whose result would roll back, so its signal is sent
 after commit too. Both are best effort: the record is in Postgres, and the beat sweeper
@@ -15,20 +16,42 @@ import logging
 import time
 
 from redis.exceptions import RedisError
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from core import clock
+from models.jobs import GroupState, JobGroup
 from services.broker import DRAIN_LANE_TASK, after_commit, send_task
+from services.jobs import store
 from services.probing import lanes
 from services.probing.lanes import LaneRef
 from services.redis_client import get_redis, key
-from settings import BLOCKING_SLICE
+from settings import BLOCKING_SLICE, get_settings
 
 log = logging.getLogger(__name__)
 DONE_SIGNAL_TTL = 600
 
 
-def send_groups(session: Session, refs: list[LaneRef]) -> None:
-    """After commit, the groups to their lanes."""
+def fill_window(session: Session, job_id: int) -> None:
+    """Keep up to ``JOB_WINDOW`` groups of this job in lanes, so one big list cannot flood them ahead of
+    everyone else's batches. Two workers refilling at once may overshoot by a few: harmless."""
+    in_flight = session.scalar(
+        select(func.count())
+        .select_from(JobGroup)
+        .where(
+            JobGroup.job_id == job_id, JobGroup.state.in_([GroupState.QUEUED.value, GroupState.RUNNING.value])
+        )
+    )
+    room = get_settings().jobs.window - (in_flight or 0)
+    if room > 0:
+        send_due_groups(session, job_id, room)
+
+
+def send_due_groups(session: Session, job_id: int, limit: int) -> None:
+    """Mark up to ``limit`` due pending groups of the job queued and, after commit, push them to their
+    lanes."""
+    queued = store.queue_due_groups(session, job_id, limit, clock.now())
+    refs = [LaneRef(group_id, domain, account_id, size) for group_id, domain, size, account_id in queued]
     if refs:
         after_commit(session, lambda: to_lanes(refs))
 

@@ -2,7 +2,7 @@
 
 One worker at a time holds a lane (``lanes.take``) for at most ``LANE_TURN_SECONDS``. Each round takes up
 to one session's worth of addresses (``SMTP_MAX_RCPT_PER_SESSION``), accounts in turn, claims those
-groups (the claim of ``services.probing.runs``: a ref whose group is done or held by someone else is
+groups (``services.jobs.store.claim_groups``: a ref whose group is done or held by someone else is
 skipped), probes the groups that asked for the same checks as one group (the engine keeps the session
 open between rounds, ``verifier/smtp/keeper.py``), and hands the verdicts to the process's saver, which
 writes the rounds of every lane that finished at about the same time in one transaction
@@ -32,13 +32,14 @@ import logging
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future
+from datetime import timedelta
 
-from sqlalchemy import update
-
-from models.jobs import GroupState, JobGroup
+from core import clock
 from models.session import transaction
+from services.jobs import store
 from services.jobs.options import JobOptions
-from services.probing import lanes, runs, saving, settling
+from services.jobs.store import Claim
+from services.probing import lanes, saving, settling
 from services.probing.coalescer import Coalescer
 from services.probing.dispatch import wake
 from services.probing.fleet_engine import shared_engine
@@ -46,7 +47,7 @@ from services.probing.probe import MAX_CLAIMS, GroupVerdicts, given_up, probe_gr
 from settings import get_settings
 
 log = logging.getLogger(__name__)
-Round = tuple[list[runs.Claim], dict[int, GroupVerdicts]]
+Round = tuple[list[Claim], dict[int, GroupVerdicts]]
 
 
 def drain(domain: str) -> int:
@@ -93,7 +94,7 @@ def _next_round(domain: str, round_size: int, linger: float) -> list[int]:
         lanes.wait_for_push(domain, left)
 
 
-def probe_round(claims: list[runs.Claim]) -> Round:
+def probe_round(claims: list[Claim]) -> Round:
     """The verdicts of a round's claims; on an error they are let go at once and the error propagates."""
     verdicts = {c.group_id: given_up(c.emails, c.attempt - 1) for c in claims if c.attempt > MAX_CLAIMS}
     live = [claim for claim in claims if claim.attempt <= MAX_CLAIMS]
@@ -120,7 +121,7 @@ def save_rounds(rounds: Sequence[Round]) -> list[None]:
     return [None] * len(rounds)
 
 
-def _wake_interim(claims: Iterable[runs.Claim]) -> None:
+def _wake_interim(claims: Iterable[Claim]) -> None:
     """Jobs that may hold interim answers (they asked for retries) may now be answered without being
     complete (completion wakes the others)."""
     jobs = {(c.job_id, c.kind) for c in claims if JobOptions.from_json(c.options).retry_temporary}
@@ -132,9 +133,14 @@ def _addresses(round_: Round) -> int:
     return sum(len(claim.emails) for claim in round_[0])
 
 
-def claim_rounds(rounds: Sequence[list[int]]) -> list[list[runs.Claim]]:
-    """The claims of many lanes' rounds in one statement, handed back to each round."""
-    claims = {claim.group_id: claim for claim in runs.claim_groups([g for ids in rounds for g in ids])}
+def claim_rounds(rounds: Sequence[list[int]]) -> list[list[Claim]]:
+    """The claims of many lanes' rounds in one statement (each leased for ``JOB_LEASE_SECONDS``), handed
+    back to each round."""
+    now = clock.now()
+    lease_until = now + timedelta(seconds=get_settings().jobs.lease)
+    with transaction() as session:
+        claimed = store.claim_groups(session, [g for ids in rounds for g in ids], now, lease_until)
+    claims = {claim.group_id: claim for claim in claimed}
     return [[claims[group] for group in ids if group in claims] for ids in rounds]
 
 
@@ -144,7 +150,7 @@ CLAIMS = Coalescer("lane-claims", claim_rounds, gather=0.005, most=1000, weight=
 SAVES = Coalescer("lane-saves", save_rounds, gather=0.02, most=3000, weight=_addresses)
 
 
-def probe_together(claims: list[runs.Claim]) -> dict[int, GroupVerdicts]:
+def probe_together(claims: list[Claim]) -> dict[int, GroupVerdicts]:
     """Claims of one domain asking for the same checks, probed as one group, verdicts shared back."""
     options = JobOptions.from_json(claims[0].options)
     emails = list(dict.fromkeys(email for claim in claims for email in claim.emails))
@@ -165,17 +171,14 @@ def _share(merged: GroupVerdicts, emails: Iterable[str]) -> GroupVerdicts:
     )
 
 
-def _by_options(claims: list[runs.Claim]) -> list[list[runs.Claim]]:
-    buckets: dict[str, list[runs.Claim]] = {}
+def _by_options(claims: list[Claim]) -> list[list[Claim]]:
+    buckets: dict[str, list[Claim]] = {}
     for claim in claims:
         buckets.setdefault(json.dumps(claim.options, sort_keys=True), []).append(claim)
     return list(buckets.values())
 
 
-def _let_go(claims: list[runs.Claim]) -> None:
+def _let_go(claims: list[Claim]) -> None:
     """On an error, the claims go back to pending at once so the next sweep retries them."""
     with transaction() as session:
-        for claim in claims:
-            session.execute(
-                update(JobGroup).where(claim.mine).values(state=GroupState.PENDING.value, lease_until=None)
-            )
+        store.let_go(session, claims)

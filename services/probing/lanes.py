@@ -16,7 +16,7 @@ under the service's Redis prefix:
 
 One push (``push``) queues every ref of a job in one script call, whatever the number of lanes.
 
-Postgres stays the record: a ref is only a hint (the claim in ``services.probing.runs`` decides), so a ref
+Postgres stays the record: a ref is only a hint (the claim in ``services.jobs.store`` decides), so a ref
 lost with Redis costs a delay (the sweeper re-sends groups left ``queued``), and a ref pushed twice costs
 one failed claim.
 """

@@ -25,7 +25,7 @@ from models.jobs import ItemState, JobItem
 from models.session import transaction
 from services.jobs import store
 from services.jobs.options import result_row
-from services.probing import completion, runs
+from services.probing import completion, dispatch
 from services.probing.fleet_engine import shared_engine
 from verifier.engine import syntax_failure_result
 from verifier.syntax import SyntaxFailure
@@ -89,7 +89,7 @@ def make_groups(session: Session, job_id: int) -> None:
         return
     store.make_groups(session, job_id, shared_engine().config.smtp_max_rcpt_per_session, now)
     if not completion.complete(session, [job_id]):
-        runs.fill_window(session, job_id)
+        dispatch.fill_window(session, job_id)
 
 
 def _unparsed(session: Session, job_id: int) -> bool:

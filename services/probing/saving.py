@@ -25,11 +25,12 @@ from sqlalchemy.orm import Session
 from models.jobs import GroupState, JobGroup, ValidationJob
 from services.jobs import store
 from services.jobs.options import result_row
-from services.probing import completion, runs
+from services.jobs.store import Claim
+from services.probing import completion, dispatch
 from services.probing.probe import GroupVerdicts
 
 
-def save_round(session: Session, saved: Sequence[tuple[runs.Claim, GroupVerdicts]]) -> None:
+def save_round(session: Session, saved: Sequence[tuple[Claim, GroupVerdicts]]) -> None:
     """Save the verdicts of claimed groups, in one transaction."""
     if not saved:
         return
@@ -47,17 +48,17 @@ def save_round(session: Session, saved: Sequence[tuple[runs.Claim, GroupVerdicts
     store.save_groups(session, [_group_save(claim, verdicts) for claim, verdicts in saved])
     completed = completion.complete(session, job_ids)
     for job_id in _waiting(session, [job for job in job_ids if job not in completed]):
-        runs.fill_window(session, job_id)
+        dispatch.fill_window(session, job_id)
 
 
-def _rows(saved: Sequence[tuple[runs.Claim, GroupVerdicts]], *, settled: bool) -> Iterator[dict[str, object]]:
+def _rows(saved: Sequence[tuple[Claim, GroupVerdicts]], *, settled: bool) -> Iterator[dict[str, object]]:
     """Item rows of the settled results, or of the answers for now (``interim``)."""
     for claim, verdicts in saved:
         for email, result in (verdicts.settled if settled else verdicts.interim).items():
             yield {"job": claim.job_id, **result_row(email, result)}
 
 
-def _group_save(claim: runs.Claim, verdicts: GroupVerdicts) -> store.GroupSave:
+def _group_save(claim: Claim, verdicts: GroupVerdicts) -> store.GroupSave:
     return store.GroupSave(
         claim.group_id,
         claim.attempt,

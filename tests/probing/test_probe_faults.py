@@ -18,9 +18,9 @@ from sqlalchemy import select, update
 from models.jobs import GroupState, JobGroup, JobItem, ValidationJob
 from models.session import transaction
 from services.jobs.options import JobOptions
+from services.jobs.store import Claim
 from services.probing import fleet_engine, lane_runs, politeness
 from services.probing.probe import ProbeNotMade
-from services.probing.runs import Claim
 from tests.fixtures.db import Persona
 from tests.workers.rows import running_batch
 from verifier.engine import FEATURES
