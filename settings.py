@@ -209,7 +209,7 @@ class Settings:
     # domain its caller's reseller verified (``services.links``); a client's Host header never is one.
     base_url: str
     redis_key_prefix: str
-    # REDIS_MAX_CONNECTIONS: per process; a probe worker's lanes each hold one while they wait on a bell
+    # REDIS_MAX_CONNECTIONS: per process; a probe worker's lanes each hold one while they wait for a wake-up
     redis_max_connections: int
     # DATABASE_POOL_SIZE: Postgres connections one process may hold at once (``models.session``); more
     # callers wait for one. No code path holds two, so any size of at least one cannot deadlock.

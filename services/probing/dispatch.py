@@ -70,7 +70,7 @@ def to_lanes(refs: list[LaneRef]) -> None:
 def wake(domain: str) -> None:
     """One ``drain_lane`` message; if it cannot be sent, the lane's mark goes so the next push retries."""
     if not send_task(DRAIN_LANE_TASK, domain):
-        lanes.unsend(domain)
+        lanes.drain_not_sent(domain)
 
 
 def signal_done(session: Session, public_id: str) -> None:

@@ -1,6 +1,6 @@
 """Draining a lane: rounds of claimed groups of one domain, probed together, saved with other lanes'.
 
-One worker at a time holds a lane (``lanes.take``) for at most ``LANE_TURN_SECONDS``. Each round takes up
+One worker at a time owns a lane (``lanes.take``) for at most ``LANE_TURN_SECONDS``. Each round takes up
 to one session's worth of addresses (``SMTP_MAX_RCPT_PER_SESSION``), accounts in turn, claims those
 groups (``services.jobs.store.claim_groups``: a ref whose group is done or held by someone else is
 skipped), probes the groups that asked for the same checks as one group (the engine keeps the session
@@ -10,9 +10,9 @@ writes the rounds of every lane that finished at about the same time in one tran
 way (``services.probing.coalescer``): a worker draining 200 lanes of one-address groups spends a few
 statements per batch of rounds, not two transactions per address.
 
-Between rounds an empty lane waits for a push (a blocking pop on its bell) as long as its kept session
-would stay warm (``SMTP_SESSION_IDLE_SECONDS``), so the addresses of batches in flight ride the open
-session instead of a new drain message, lease and connection.
+Between rounds an empty lane waits for a push (a blocking pop on its wake-up list) as long as its kept
+session would stay warm (``SMTP_SESSION_IDLE_SECONDS``), so the addresses of batches in flight ride the
+open session instead of a new drain message, lease and connection.
 
 Trade-offs accepted:
 
@@ -54,7 +54,7 @@ def drain(domain: str) -> int:
     """One turn on lane ``domain`` if nobody else holds it; the number of groups run."""
     token = lanes.take(domain)
     if token is None:
-        return 0  # its holder waits on the lane's bell and takes the new groups itself
+        return 0  # its owner waits for the lane's wake-ups and takes the new groups itself
     try:
         return _turn(domain, token)
     finally:
@@ -156,10 +156,12 @@ def probe_together(claims: list[Claim]) -> dict[int, GroupVerdicts]:
     emails = list(dict.fromkeys(email for claim in claims for email in claim.emails))
     retry_until = min(claim.deadline for claim in claims)
     merged = probe_group(emails, options, retry_until=retry_until, attempt=max(c.attempt for c in claims))
-    return {claim.group_id: _share(merged, claim.emails) for claim in claims}
+    return {claim.group_id: _verdicts_for(claim.emails, merged) for claim in claims}
 
 
-def _share(merged: GroupVerdicts, emails: Iterable[str]) -> GroupVerdicts:
+def _verdicts_for(emails: Iterable[str], merged: GroupVerdicts) -> GroupVerdicts:
+    """One claim's part of the verdicts of the group its round probed: its own addresses', and the
+    group's reachability (the same MX hosts answered, or not, for all of them)."""
     mine = set(emails)
     interim = {email: result for email, result in merged.interim.items() if email in mine}
     return GroupVerdicts(
