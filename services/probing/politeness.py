@@ -3,8 +3,8 @@
 Three rules, all checked in one script when a new SMTP session is wanted (a kept session reused by the
 next group is not a new one and passes freely):
 
-1. **Sessions at once**: at most ``SMTP_SESSIONS_PER_MX_HOST`` leases (a sorted set scored by expiry,
-   as ``services.lease_sets``; a crashed worker's lease expires).
+1. **Sessions at once**: at most ``SMTP_SESSIONS_PER_MX_HOST`` leases (a lease set of
+   ``services.lease_sets``, whose Lua steps the script shares; a crashed worker's lease expires).
 2. **Spacing**: a new session no sooner than ``SMTP_MIN_SESSION_INTERVAL_MS`` after the previous one to
    the same IP, whichever worker opened it; the script answers how long to wait, and the caller sleeps
    that long instead of polling blindly.
@@ -24,28 +24,30 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from services import lease_sets
 from services.redis_client import get_redis, key, script
 from verifier.smtp import ReplyEvidence
 
+SLOTS = "smtp-slots"  # the lease sets of sessions, one per MX IP
 # KEYS: leases, next-open, backoff. ARGV: slots, lease seconds, token, interval seconds.
-# Returns 0 when granted, else milliseconds worth waiting before asking again.
-_ACQUIRE = """
-local now = redis.call('TIME')
-local t = tonumber(now[1]) + tonumber(now[2]) / 1000000
+# Returns 0 when granted, -1 when every slot is taken, else milliseconds worth waiting before asking again.
+_ACQUIRE = (
+    lease_sets.LUA
+    + """
+local t = redis_time()
 local blocked = redis.call('PTTL', KEYS[3])
 if blocked > 0 then return blocked end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', t)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return -1 end
+if not has_room(KEYS[1], ARGV[1], t) then return -1 end
 local after = tonumber(redis.call('GET', KEYS[2]) or '0')
 if t < after then return math.max(1, math.ceil((after - t) * 1000)) end
-redis.call('ZADD', KEYS[1], t + tonumber(ARGV[2]), ARGV[3])
-redis.call('EXPIRE', KEYS[1], math.ceil(tonumber(ARGV[2])) + 1)
+add_lease(KEYS[1], ARGV[2], ARGV[3], t)
 local interval = tonumber(ARGV[4])
 if interval > 0 then
   redis.call('SET', KEYS[2], tostring(t + interval), 'PX', math.ceil(interval * 1000) + 1000)
 end
 return 0
 """
+)
 # KEYS: backoff, level. ARGV: base seconds, max seconds. Returns the backoff set, in milliseconds.
 _BACK_OFF = """
 local level = redis.call('INCR', KEYS[2])
@@ -71,7 +73,7 @@ class Politeness:
 def try_open(ip: str, rules: Politeness) -> tuple[str | None, float]:
     """A lease token for a new session to ``ip`` now, or None and the seconds worth waiting (0: full)."""
     token = secrets.token_hex(8)
-    keys = [key("smtp-slots", ip), key("smtp-next", ip), key("smtp-backoff", ip)]
+    keys = [lease_sets.set_key(SLOTS, ip), key("smtp-next", ip), key("smtp-backoff", ip)]
     answer = int(
         script(_ACQUIRE)(keys=keys, args=[rules.per_host, rules.lease_seconds, token, rules.interval_seconds])
     )
@@ -81,12 +83,11 @@ def try_open(ip: str, rules: Politeness) -> tuple[str | None, float]:
 
 
 def close(ip: str, token: str) -> None:
-    get_redis().zrem(key("smtp-slots", ip), token)
+    lease_sets.release(SLOTS, ip, token)
 
 
 def open_sessions(ip: str) -> int:
-    count: int = get_redis().zcard(key("smtp-slots", ip))
-    return count
+    return lease_sets.held(SLOTS, ip)
 
 
 def complaint(transcript: Sequence[ReplyEvidence], rules: Politeness) -> str | None:
