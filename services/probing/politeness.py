@@ -1,4 +1,5 @@
-"""Politeness toward receiving servers, scheduled fleet-wide in Redis, per MX IP address.
+"""Politeness toward receiving servers, scheduled fleet-wide in Redis, per MX IP address: the rules of
+``services.probing.policy`` carried out by Lua scripts, atomically for every worker.
 
 Three rules, all checked in one script when a new SMTP session is wanted (a kept session reused by the
 next group is not a new one and passes freely):
@@ -21,16 +22,15 @@ which is what a prober that respects a server's request must accept.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
-from dataclasses import dataclass
 
 from services import lease_sets
+from services.probing.policy import Politeness, backoff_memory
 from services.redis_client import get_redis, key, script
-from verifier.smtp import ReplyEvidence
 
 SLOTS = "smtp-slots"  # the lease sets of sessions, one per MX IP
 # KEYS: leases, next-open, backoff. ARGV: slots, lease seconds, token, interval seconds.
-# Returns 0 when granted, -1 when every slot is taken, else milliseconds worth waiting before asking again.
+# Returns 0 when granted, -1 when every slot is taken, else milliseconds worth waiting before asking again
+# (``policy.admission``).
 _ACQUIRE = (
     lease_sets.LUA
     + """
@@ -48,26 +48,15 @@ end
 return 0
 """
 )
-# KEYS: backoff, level. ARGV: base seconds, max seconds. Returns the backoff set, in milliseconds.
+# KEYS: backoff, level. ARGV: base seconds, max seconds, seconds the level is remembered. Returns the
+# backoff set, in milliseconds (``policy.backoff_seconds``).
 _BACK_OFF = """
 local level = redis.call('INCR', KEYS[2])
 local ms = math.min(tonumber(ARGV[1]) * 2 ^ (level - 1), tonumber(ARGV[2])) * 1000
-redis.call('PEXPIRE', KEYS[2], math.ceil(tonumber(ARGV[2]) * 2000))
+redis.call('PEXPIRE', KEYS[2], math.ceil(tonumber(ARGV[3]) * 1000))
 redis.call('SET', KEYS[1], '1', 'PX', math.ceil(ms))
 return math.ceil(ms)
 """
-
-
-@dataclass(frozen=True)
-class Politeness:
-    """The rules' numbers (``settings.JobSettings``)."""
-
-    per_host: int
-    lease_seconds: float
-    interval_seconds: float
-    backoff_seconds: float
-    backoff_max_seconds: float
-    slow_reply_seconds: float
 
 
 def try_open(ip: str, rules: Politeness) -> tuple[str | None, float]:
@@ -90,20 +79,11 @@ def open_sessions(ip: str) -> int:
     return lease_sets.held(SLOTS, ip)
 
 
-def complaint(transcript: Sequence[ReplyEvidence], rules: Politeness) -> str | None:
-    """Why a finished session asks us to back off from its server, if it does."""
-    if any(item.code == 421 for item in transcript):
-        return "421"
-    slow_ms = rules.slow_reply_seconds * 1000
-    if any(item.code is not None and item.latency_ms > slow_ms for item in transcript):
-        return "slow replies"
-    return None
-
-
 def back_off(ip: str, rules: Politeness) -> float:
     """Start (or double) the backoff of ``ip``; its length in seconds."""
     keys = [key("smtp-backoff", ip), key("smtp-backoff-level", ip)]
-    ms = int(script(_BACK_OFF)(keys=keys, args=[rules.backoff_seconds, rules.backoff_max_seconds]))
+    args = [rules.backoff_seconds, rules.backoff_max_seconds, backoff_memory(rules)]
+    ms = int(script(_BACK_OFF)(keys=keys, args=args))
     return ms / 1000
 
 
