@@ -111,6 +111,9 @@ ORDER BY chunk, domain
 """)
 
 
+# -- items ------------------------------------------------------------------------------------------------
+
+
 def settle_items(session: Session, rows: Iterable[Mapping[str, object]]) -> dict[int, Counter[str]]:
     """Final results (rows of ``job``, ``email``, ``result``, ``score``, ``severity``) for the items still
     waiting for one; per job, the severities of the rows that changed (every row of an address, duplicates
@@ -147,7 +150,11 @@ def rewrite_results(session: Session, job_id: int, rows: Sequence[Mapping[str, o
 
 
 def mark_degraded(session: Session, job_id: int) -> None:
+    """The job's answers say the checker was degraded (``services.probing.degraded``)."""
     session.execute(update(ValidationJob).where(ValidationJob.id == job_id).values(checker_degraded=True))
+
+
+# -- jobs: counters, completion, planning -----------------------------------------------------------------
 
 
 def add_counts(session: Session, counts: Mapping[int, Mapping[str, int]]) -> None:
@@ -191,6 +198,9 @@ def make_groups(session: Session, job_id: int, size: int, now: datetime) -> None
     """The job's domain groups of at most ``size`` distinct addresses each, in one statement over the
     whole job (duplicates anywhere in the list are probed once); every domain's first chunk first."""
     session.execute(_MAKE_GROUPS, {"job": job_id, "now": now, "size": size})
+
+
+# -- groups -----------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
