@@ -154,7 +154,6 @@ class JobSettings:
     backoff_seconds: int = 30  # SMTP_BACKOFF_SECONDS: no new session to an MX IP after a 421 or slow replies
     backoff_max_seconds: int = 600  # SMTP_BACKOFF_MAX_SECONDS: the backoff doubles per complaint up to this
     slow_reply_seconds: int = 5  # SMTP_SLOW_REPLY_SECONDS: a reply slower than this is a complaint
-    lanes: bool = True  # PROBE_LANES: groups of one domain share sessions across jobs (probing.lanes)
     lane_turn: int = 30  # LANE_TURN_SECONDS: a worker drains one lane this long, then lets others have a turn
     catch_all_ttl: int = 21_600  # CATCH_ALL_TTL_SECONDS: a domain's catch-all verdict is reused this long
     bulk_max_body_bytes: int = 256 * 1024 * 1024  # BULK_MAX_BODY_BYTES: bulk uploads only
@@ -185,7 +184,6 @@ class JobSettings:
             backoff_seconds=number("SMTP_BACKOFF_SECONDS", d.backoff_seconds),
             backoff_max_seconds=number("SMTP_BACKOFF_MAX_SECONDS", d.backoff_max_seconds),
             slow_reply_seconds=number("SMTP_SLOW_REPLY_SECONDS", d.slow_reply_seconds),
-            lanes=parse_bool("PROBE_LANES", env.get("PROBE_LANES", "true")),
             lane_turn=number("LANE_TURN_SECONDS", d.lane_turn),
             catch_all_ttl=number("CATCH_ALL_TTL_SECONDS", d.catch_all_ttl, 0),
             bulk_max_body_bytes=number("BULK_MAX_BODY_BYTES", d.bulk_max_body_bytes),
@@ -211,7 +209,7 @@ class Settings:
     # domain its caller's reseller verified (``services.links``); a client's Host header never is one.
     base_url: str
     redis_key_prefix: str
-    # REDIS_MAX_CONNECTIONS: per process; a probe worker's lanes each hold one while they wait on a bell
+    # REDIS_MAX_CONNECTIONS: per process; a probe worker's lanes each hold one while they wait for a wake-up
     redis_max_connections: int
     # DATABASE_POOL_SIZE: Postgres connections one process may hold at once (``models.session``); more
     # callers wait for one. No code path holds two, so any size of at least one cannot deadlock.

@@ -9,6 +9,8 @@ its commands plus MULTI and EXEC. The capacities of the shared servers are assum
 
 from __future__ import annotations
 
+from services.jobs import store
+
 # -- CPU of the probes worker per address (docs/benchmarks.md, throughput Round 3, `bench.throughput
 # --only lanes`: "batches (100 batches of 100, 10 in flight) 0.95-0.98 ms (0.62-0.66 ms workers)" and
 # "POST /bulk/jobs 0.31-0.35 ms (0.29-0.32 ms workers)", web + workers per address with the workers'
@@ -29,49 +31,49 @@ ROW_COST = 0.18
 # their groups, saves their addresses.
 CLAIM_GATHER, CLAIM_MOST = 0.005, 1000
 SAVE_GATHER, SAVE_MOST = 0.02, 3000
-# lane_runs.claim_rounds -> runs.claim_groups, once per claim run: one UPDATE ... RETURNING over every
+# lane_runs.claim_rounds -> store.claim_groups, once per claim run: one UPDATE ... RETURNING over every
 # round's groups in its own transaction (+BEGIN, COMMIT); each group claimed is a row.
 PG_CLAIM_RUN = 3
 # lane_runs.save_rounds -> saving.save_round, once per save run, one transaction: BEGIN, the jobs' row
-# lock, _SETTLE (one per SETTLE_CHUNK results), _COUNT, _GROUPS_DONE, _complete's UPDATE, _waiting's
-# SELECT, COMMIT. Rows: every address settled, every group marked done, every job locked.
+# lock, the store's _SETTLE (one per SETTLE_CHUNK results), _COUNT, _GROUPS_DONE, complete's UPDATE,
+# _waiting's SELECT, COMMIT. Rows: every address settled, every group marked done, every job locked.
 PG_SAVE_RUN = 8
-SETTLE_CHUNK = 500  # services/probing/saving.SETTLE_CHUNK
-# runs.fill_window per job of the run still waiting: the in-flight count and dispatch's UPDATE; each
-# group it queues is a row. (settling.wake_if_answered runs only for jobs that asked for retries of
-# temporary failures, which the simulated jobs do not.)
+SETTLE_CHUNK = store.SETTLE_CHUNK
+# dispatch.fill_window per job of the run still waiting: the in-flight count and queue_due_groups'
+# UPDATE; each group it queues is a row. (settling.wake_if_answered runs only for jobs that asked for
+# retries of temporary failures, which the simulated jobs do not.)
 PG_REFILL = 2
-# A batch accepted by the web (services/validation/submit.submit and services/probing/plan.plan): store
-# (BEGIN, job row, items, COMMIT), the charge (one prepared statement in its transaction), admit (BEGIN,
-# UPDATE, COMMIT), two parse chunks (the second finds nothing), make_groups (BEGIN, unparsed check, job
-# UPDATE, groups INSERT, complete_if_done, fill_window's two, COMMIT): about 25. Rows: each item is
-# inserted and then marked parsed, each group inserted and then queued.
+# A batch accepted by the web (services/validation/submit.submit and plan.plan): store (BEGIN, job row, items,
+# COMMIT), the charge (one prepared statement in its transaction), admit (BEGIN, UPDATE, COMMIT), two
+# parse chunks (the second finds nothing), make_groups (BEGIN, unparsed check, job UPDATE, groups
+# INSERT, completion.complete, fill_window's two, COMMIT): about 25. Rows: each item is inserted and then
+# marked parsed, each group inserted and then queued.
 PG_BATCH_SUBMIT = 25
 PG_BATCH_ROWS_PER_ITEM = 2
 PG_BATCH_ROWS_PER_GROUP = 2
 
 # -- Redis commands (one Redis for the fleet: lanes, politeness, caches and the Celery broker).
 # services/probing/lanes._PUSH, one script per dispatch (a job's refill) whatever its lanes: the EVALSHA;
-# per lane and account: EXPIRE queue, LPOS, RPUSH ring (counted always), EXPIRE ring, GET holder, then
-# SET holder "sent" for a lane nobody holds (it needs a drain message) or RPUSH, EXPIRE of the bell of a
-# held lane; one RPUSH per ref.
+# per lane and account: EXPIRE queue, LPOS, RPUSH turns (counted always), EXPIRE turns, GET owner, then
+# SET owner "sent" for a lane nobody owns (it needs a drain message) or RPUSH, EXPIRE of the wake-up list
+# of an owned lane; one RPUSH per ref.
 REDIS_PUSH = 1
 REDIS_PUSH_PER_LANE = 5
 REDIS_PUSH_WAKE = 1
-REDIS_PUSH_RING = 2
+REDIS_PUSH_WAKE_OWNER = 2
 REDIS_PUSH_PER_REF = 1
-# lanes._POP: per ref taken LPOP ring, LPOP queue, LLEN, RPUSH ring; one last LPOP of the emptied ring
-# and the EVALSHA.
+# lanes._POP: per ref taken LMOVE turns, LPOP queue, LLEN, RPOP turns (counted always); one last LMOVE of
+# the emptied turns and the EVALSHA.
 REDIS_POP = 2
 REDIS_POP_PER_REF = 4
-# lanes._TAKE at a turn's start: GET, SET, DEL bell + EVALSHA. lanes._LET_GO at its end: GET, EXISTS ring,
-# SET or DEL + EVALSHA. lanes._RENEW (keep): GET, SET + EVALSHA, once the hold is a third of
+# lanes._TAKE at a turn's start: GET, SET, DEL wakeup + EVALSHA. lanes._LET_GO at its end: GET, EXISTS
+# turns, SET or DEL + EVALSHA. lanes._RENEW (keep): GET, SET + EVALSHA, once the ownership is a third of
 # JOB_LEASE_SECONDS old (lane_runs._turn), so not at all within a turn shorter than that.
 REDIS_TAKE = 4
 REDIS_LET_GO = 4
 REDIS_KEEP = 3
-# lanes.wait_for_push: one BLPOP on the lane's bell, answered by a ring or its timeout.
-REDIS_BELL_WAIT = 1
+# lanes.wait_for_push: one BLPOP on the lane's wake-up list, answered by a wake-up or its timeout.
+REDIS_WAKEUP_WAIT = 1
 # Per round probed, the DNS answer and the catch-all verdict (services/probing/fleet_engine.RedisTtlCache and
 # CatchAllCache): each read through services/probing/dns_memo.DnsMemo, a GET and PTTL pipeline memoized in
 # the process for MEMO_SECONDS.

@@ -1,15 +1,16 @@
 """The fleet's scheduling at scale as a discrete-event simulation (SimPy): what ``bench/fleet_sim.py`` runs.
 
 One SimPy process per greenlet of every probes worker takes drain messages from one broker queue and
-drains the lane as ``services/probing/lane_runs.drain`` does: the lane's hold (``lanes.take``), rounds of
-one ref per account in turn (``lanes.pop_round``), on an empty lane a wait on its bell while a kept
-session stays warm, a turn of ``LANE_TURN_SECONDS``; each round's claim goes through the worker's claim
-coalescer (the round waits for it), the probe on a kept or new session, the CPU, then the save goes to
-the worker's save coalescer and the next round starts at once; the turn waits for its saves before it
-lets go. A save run settles the groups of every round in it, refills the jobs' windows
-(``runs.fill_window``) and pushes the new groups to their lanes, waking or ringing them. Sessions go
-through the politeness rules per MX IP (``MxIp``) and the keeper of their worker; a provider answers
-421 to a session past its own limit.
+drains the lane as ``services/probing/lane_runs.drain`` does: the lane's ownership (``lanes.take``),
+rounds of one ref per account in turn (``lanes.pop_round``, with the service's own
+``policy.take_round``), on an empty lane a wait for a wake-up while a kept session stays warm, a turn of
+``LANE_TURN_SECONDS``; each round's claim goes through the worker's claim coalescer (the round waits for
+it), the probe on a kept or new session, the CPU, then the save goes to the worker's save coalescer and
+the next round starts at once; the turn waits for its saves before it lets go. A save run settles the
+groups of every round in it, refills the jobs' windows (``dispatch.fill_window``) and pushes the new
+groups to their lanes, sending a drain message or waking their owners. Sessions go through the
+service's politeness rules per MX IP (``MxIp``, ``services/probing/policy.py``) and the keeper of their
+worker; a provider answers 421 to a session past its own limit.
 
 Granularity, to keep 50,000 greenlets affordable: one timeout per phase (claim, probe per session,
 CPU), never per SMTP command; the shared servers book their work without events (``Server``); the
@@ -124,7 +125,7 @@ class Fleet:
         return groups
 
     def _fill_window(self, job: Job) -> float:
-        """runs.fill_window, then one lanes.push for the job's new groups and their wake-ups; the Redis
+        """dispatch.fill_window, then one lanes.push for the job's new groups and their wake-ups; the Redis
         wait it cost."""
         groups = self._next_groups(job, self.policy.window - job.in_flight)
         if not groups:
@@ -137,12 +138,12 @@ class Fleet:
         woken = []
         for domain in dict.fromkeys(group.domain for group in groups):  # one entry per lane
             lane, units = self.lanes[domain], units + cost.REDIS_PUSH_PER_LANE
-            if lane.holders + lane.messages < self.policy.lane_slots:
+            if lane.owners + lane.messages < self.policy.lane_slots:
                 woken.append(lane)
                 units += cost.REDIS_PUSH_WAKE
-            elif lane.holders:
-                lane.ring_bell()
-                units += cost.REDIS_PUSH_RING
+            elif lane.owners:
+                lane.wake_owner()
+                units += cost.REDIS_PUSH_WAKE_OWNER
         wait = self.redis.ask(self.env.now, units, "lanes: push")
         for lane in woken:
             wait = self._wake(lane)
@@ -167,11 +168,11 @@ class Fleet:
 
     def _drain(self, worker: int, lane: Lane) -> Process:
         wait = self.redis.ask(self.env.now, cost.REDIS_TAKE, "lanes: turn")
-        if lane.holders >= self.policy.lane_slots:
+        if lane.owners >= self.policy.lane_slots:
             yield self.ledger.wait(wait, "Redis")
             return
-        lane.holders += 1
-        lane.rings = 0  # _TAKE deletes the bell: rings from before the turn are in the queues already
+        lane.owners += 1
+        lane.wakeups = 0  # _TAKE deletes the wake-up list: pushes from before the turn are in the queues
         started = renewed = self.env.now
         saves: list[simpy.Event] = []
         while self.env.now < started + self.policy.lane_turn:
@@ -186,14 +187,14 @@ class Fleet:
         since = self.env.now
         yield self.env.all_of(saves)  # the turn's saves, which ran while its next rounds did
         self.ledger.spend("save (Postgres)", self.env.now - since)
-        lane.holders -= 1
+        lane.owners -= 1
         wait = self.redis.ask(self.env.now, cost.REDIS_LET_GO, "lanes: turn")
-        if lane.waiting() and lane.holders + lane.messages < self.policy.lane_slots:
+        if lane.waiting() and lane.owners + lane.messages < self.policy.lane_slots:
             wait += self._wake(lane)
         yield self.ledger.wait(wait, "Redis")
 
     def _next_round(self, lane: Lane, wait: float) -> Process:
-        """lane_runs._next_round: pop a round; on an empty lane, wait on its bell while a kept session
+        """lane_runs._next_round: pop a round; on an empty lane, wait for a wake-up while a kept session
         stays warm (SMTP_SESSION_IDLE_SECONDS) and pop again when a push rang."""
         until = self.env.now + self.policy.idle_seconds
         while True:
@@ -208,18 +209,18 @@ class Fleet:
                 return []
 
     def _wait_for_push(self, lane: Lane, seconds: float) -> Process:
-        """lanes.wait_for_push: BLPOP on the bell; True when a push rang it."""
-        self.redis.ask(self.env.now, cost.REDIS_BELL_WAIT, "lanes: bell")
-        if lane.rings:
-            lane.rings -= 1
+        """lanes.wait_for_push: BLPOP on the wake-up list; True when a push woke us."""
+        self.redis.ask(self.env.now, cost.REDIS_WAKEUP_WAIT, "lanes: wake-ups")
+        if lane.wakeups:
+            lane.wakeups -= 1
             return True
-        bell, since = self.env.event(), self.env.now
-        lane.waiters.append(bell)
-        yield bell | self.env.timeout(seconds)
-        self.ledger.spend("bell of an empty lane", self.env.now - since)
-        if not bell.triggered:
-            lane.waiters.remove(bell)
-        return bell.triggered
+        wakeup, since = self.env.event(), self.env.now
+        lane.waiters.append(wakeup)
+        yield wakeup | self.env.timeout(seconds)
+        self.ledger.spend("wake-up of an empty lane", self.env.now - since)
+        if not wakeup.triggered:
+            lane.waiters.remove(wakeup)
+        return wakeup.triggered
 
     def _round(self, worker: int, lane: Lane, groups: list[Group]) -> Process:
         """lane_runs._turn's round: the claim (coalesced), the probe, its CPU; the save is handed to the
@@ -303,7 +304,7 @@ class Fleet:
                 continue
             self.counts.samples += 1
             self.counts.busy_greenlets += self.busy / (self.world.workers * self.world.greenlets)
-            held = [self.lanes[d].holders if d in self.lanes else 0 for d in consumer_lanes]
+            held = [self.lanes[d].owners if d in self.lanes else 0 for d in consumer_lanes]
             self.counts.consumer_lanes_held += sum(held) / max(1, len(held) * self.policy.lane_slots)
             self.counts.provider_sessions += self._provider_sessions()
 

@@ -1,6 +1,8 @@
 """The pieces of the fleet simulation: shared servers, the per-IP politeness state, lanes, jobs, sessions.
 
-Each mirrors one piece of the service; the docstrings name it. None of them schedules events: the
+Each stands for one piece of the service; the docstrings name it. The rules they follow are the
+service's own (``services.probing.policy``: admission, backoff, the turns of a lane's round), applied to
+state kept here in memory where the service keeps it in Redis. None of them schedules events: the
 processes of ``bench/fleet_model.py`` do, with the delays these pieces answer.
 """
 
@@ -13,9 +15,7 @@ from dataclasses import dataclass, field
 import simpy
 
 from bench.fleet_world import Policy
-
-# services/probing/fleet_engine.RedisSessionLimiter's polling of a full slot set
-POLL_FIRST, POLL_MAX = 0.05, 0.25
+from services.probing.policy import admission, backoff_memory, backoff_seconds, join_turns, take_round
 
 
 @dataclass
@@ -96,7 +96,8 @@ class Session:
 
 @dataclass
 class MxIp:
-    """Politeness state of one MX address (``services/probing/politeness``) and the connections it sees.
+    """Politeness state of one MX address (what ``services/probing/politeness`` keeps in Redis) and the
+    connections it sees.
 
     ``open`` counts every connection from the fleet: sessions in use and sessions kept idle by a
     worker's keeper (they hold their limiter lease until closed), so the limiter's count and the
@@ -111,23 +112,21 @@ class MxIp:
     kept: dict[int, Session] = field(default_factory=dict)  # worker -> its idle session here
 
     def try_open(self, now: float, policy: Policy) -> float:
-        """0 when a new session may open now (and it is counted), -1 when full, else seconds to wait."""
-        if now < self.backoff_until:
-            return self.backoff_until - now
-        if self.open >= policy.per_host:
-            return -1.0
-        if now < self.next_open:
-            return self.next_open - now
-        self.next_open = now + policy.interval
-        self.open += 1
-        self.most_open = max(self.most_open, self.open)
-        return 0.0
+        """``policy.admission``: 0 when a new session may open now (and it is counted), ``FULL``, else
+        seconds to wait."""
+        answer = admission(now, self.open, self.next_open, self.backoff_until, policy.politeness)
+        if answer == 0:
+            self.next_open = now + policy.politeness.interval_seconds
+            self.open += 1
+            self.most_open = max(self.most_open, self.open)
+        return answer
 
     def back_off(self, now: float, policy: Policy) -> None:
-        """politeness._BACK_OFF: doubling per complaint, forgotten after twice the longest backoff."""
+        """A complaint: the next backoff level (``policy.backoff_seconds``), or the first once the last
+        is forgotten."""
         self.level = self.level + 1 if now < self.level_until else 1
-        self.backoff_until = now + min(policy.backoff * 2 ** (self.level - 1), policy.backoff_max)
-        self.level_until = now + 2 * policy.backoff_max
+        self.backoff_until = now + backoff_seconds(self.level, policy.politeness)
+        self.level_until = now + backoff_memory(policy.politeness)
 
     def reap(self, now: float) -> int:
         """The keeper's reaper: idle sessions past their idle time close; how many did."""
@@ -150,7 +149,7 @@ class Group:
 
 @dataclass
 class Job:
-    """A bulk list or a small batch; ``window`` groups of it in lanes at once (``runs.fill_window``)."""
+    """A bulk list or a small batch; ``window`` groups of it in lanes at once (``dispatch.fill_window``)."""
 
     account: int
     total: int
@@ -169,48 +168,37 @@ class Job:
 
 @dataclass
 class Lane:
-    """One domain's lane (``services/probing/lanes``): a queue per account, the ring of accounts, the bell."""
+    """One domain's lane (``services/probing/lanes``): a queue per account, the turns of the accounts,
+    the wake-up list."""
 
     domain: int
     queues: dict[int, deque[Group]] = field(default_factory=dict)
-    ring: deque[int] = field(default_factory=deque)
-    holders: int = 0
-    messages: int = 0  # drain messages on their way (the holder key's ``sent``)
-    rings: int = 0  # pushes waiting in the bell list, nobody blocked on it
-    waiters: deque[simpy.Event] = field(default_factory=deque)  # holders blocked on the bell (BLPOP)
+    turns: deque[int] = field(default_factory=deque)
+    owners: int = 0
+    messages: int = 0  # drain messages on their way (the owner key's ``sent``)
+    wakeups: int = 0  # wake-ups waiting in the list, nobody blocked on it
+    waiters: deque[simpy.Event] = field(default_factory=deque)  # owners blocked on the list (BLPOP)
 
-    def ring_bell(self) -> None:
-        """A push to a held lane: the first holder blocked on the bell wakes, else the ring waits."""
+    def wake_owner(self) -> None:
+        """A push to an owned lane: the first owner blocked on the wake-up list wakes, else it waits."""
         if self.waiters:
             self.waiters.popleft().succeed()
         else:
-            self.rings += 1
+            self.wakeups += 1
 
     def push(self, group: Group) -> None:
-        queue = self.queues.get(group.job.account)
-        if queue is None:
-            queue = self.queues[group.job.account] = deque()
-            self.ring.append(group.job.account)
-        queue.append(group)
+        join_turns(self.turns, self.queues, group.job.account, group)
 
     def pop_round(self, max_addresses: int) -> list[Group]:
-        """lanes._POP: one ref per account in turn, until the round holds ``max_addresses``."""
-        taken: list[Group] = []
-        total = 0
-        while total < max_addresses and self.ring:
-            account = self.ring.popleft()
-            queue = self.queues[account]
-            group = queue.popleft()
-            if queue:
-                self.ring.append(account)
-            else:
-                del self.queues[account]
-            taken.append(group)
-            total += group.size
-        return taken
+        """``policy.take_round``: one ref per account in turn, until the round holds ``max_addresses``."""
+        return take_round(self.turns, self.queues, max_addresses, _size)
 
     def waiting(self) -> bool:
-        return bool(self.ring)
+        return bool(self.turns)
+
+
+def _size(group: Group) -> int:
+    return group.size
 
 
 def pipeline(session: Session, addresses: int, policy: Policy, refused: Iterator[bool]) -> tuple[int, int]:

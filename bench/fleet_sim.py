@@ -57,11 +57,11 @@ SCENARIOS = (
     Scenario(
         "per-host-above-provider",
         "SMTP_SESSIONS_PER_MX_HOST=8, above the providers' limit of 5",
-        lambda w, p: (w, replace(p, per_host=8)),
+        lambda w, p: (w, p.with_per_host(8)),
     ),
     Scenario(
         "lane-slots",
-        "Not built: up to SMTP_SESSIONS_PER_MX_HOST holders per lane (lanes.take with more slots)",
+        "Not built: up to SMTP_SESSIONS_PER_MX_HOST owners per lane (lanes.take with more slots)",
         lambda w, p: (w, replace(p, lane_slots=p.per_host)),
     ),
 )
@@ -140,7 +140,7 @@ def measure(fleet: Fleet) -> Row:
 
 def _spacing_used(fleet: Fleet, span: float) -> float:
     """New sessions to provider IPs over what SMTP_MIN_SESSION_INTERVAL_MS allows them."""
-    interval = fleet.policy.interval
+    interval = fleet.policy.politeness.interval_seconds
     if interval <= 0:
         return 0.0
     ips = fleet.world.providers * fleet.world.ips_per_provider

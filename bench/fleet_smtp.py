@@ -1,6 +1,6 @@
 """The SMTP side of the fleet simulation: the engine's group prober with each worker's keeper and the
-fleet-wide limiter (``services/probing/politeness`` through
-``services/probing/fleet_engine.RedisSessionLimiter``), and the providers that answer 421 past their own
+fleet-wide limiter (``services/probing/fleet_engine.RedisSessionLimiter``, whose rules and polling are the
+service's own ``services/probing/policy`` functions), and the providers that answer 421 past their own
 session limit."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from typing import Any
 import simpy
 
 from bench import fleet_costs as cost
-from bench.fleet_parts import POLL_FIRST, POLL_MAX, Counts, Ledger, MxIp, Server, Session, pipeline
+from bench.fleet_parts import Counts, Ledger, MxIp, Server, Session, pipeline
 from bench.fleet_world import Catalog, Policy, World
+from services.probing.policy import FULL, POLL_FIRST, next_look
 
 Process = Generator[simpy.Event, Any, Any]
 
@@ -66,7 +67,8 @@ class Prober:
         self.redis.ask(self.env.now, cost.REDIS_CLOSE, "politeness")
 
     def _open(self, worker: int, ip: int, mx: MxIp, deadline: float) -> Process:
-        """RedisSessionLimiter.acquire with the keeper's close_idle_to; None past the deadline."""
+        """RedisSessionLimiter.acquire with the keeper's close_idle_to; None when no slot frees in time
+        (at the deadline, or at once for a wait that outlasts it, as ``policy.next_look`` says)."""
         pause = POLL_FIRST
         while True:
             now = self.env.now
@@ -83,13 +85,12 @@ class Prober:
                     continue
                 yield self.ledger.wait(wait + 2 * self.world.reply_latency, "SMTP replies")  # banner, EHLO
                 return Session()
-            if answer < 0 and mx.kept.pop(worker, None) is not None:
+            if answer == FULL and mx.kept.pop(worker, None) is not None:
                 mx.open -= 1  # our own idle session to this IP gives its slot up
                 continue
-            sleep = pause if answer < 0 else answer
-            pause = min(pause * 2, POLL_MAX) if answer < 0 else pause
-            if now + wait + sleep >= deadline:
-                yield self.ledger.wait(max(0.0, deadline - now), "session slot (politeness)")
+            sleep, pause = next_look(max(answer, 0.0), pause, deadline - now - wait)
+            if sleep is None:
+                yield self.ledger.wait(wait, "session slot (politeness)")
                 return None
             yield self.ledger.wait(wait + sleep, "session slot (politeness)")
 
@@ -108,6 +109,6 @@ def _look_cost(answer: float, backing_off: bool) -> int:
     """Redis commands of one politeness._ACQUIRE, by where the script returned."""
     if answer == 0:
         return cost.REDIS_TRY_OPEN
-    if answer < 0:
+    if answer == FULL:
         return cost.REDIS_TRY_FULL
     return cost.REDIS_TRY_BACKING_OFF if backing_off else cost.REDIS_TRY_SPACING

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from services.probing.policy import Politeness
 from settings import Settings
 from verifier.config import EngineConfig
 
@@ -27,14 +28,11 @@ class Policy:
     pipelining: bool  # SMTP_PIPELINING
     idle_seconds: float  # SMTP_SESSION_IDLE_SECONDS
     deadline: float  # SMTP_DEADLINE
-    per_host: int  # SMTP_SESSIONS_PER_MX_HOST
-    interval: float  # SMTP_MIN_SESSION_INTERVAL_MS, in seconds
-    backoff: float  # SMTP_BACKOFF_SECONDS
-    backoff_max: float  # SMTP_BACKOFF_MAX_SECONDS
+    politeness: Politeness  # the service's own rules per MX address (services/probing/policy.py)
     lane_turn: float  # LANE_TURN_SECONDS
-    lease: float  # JOB_LEASE_SECONDS: a lane's hold is renewed once a third of it old
+    lease: float  # JOB_LEASE_SECONDS: a lane's ownership is renewed once a third of it old
     window: int  # JOB_WINDOW
-    lane_slots: int = 1  # holders of one lane at once: 1 in services/probing/lanes.take
+    lane_slots: int = 1  # owners of one lane at once: 1 in services/probing/lanes.take
 
     @classmethod
     def read(cls, settings: Settings, engine: EngineConfig) -> Policy:
@@ -45,14 +43,20 @@ class Policy:
             pipelining=engine.smtp_pipelining,
             idle_seconds=engine.smtp_session_idle,
             deadline=engine.smtp_deadline,
-            per_host=jobs.sessions_per_mx_host,
-            interval=jobs.min_session_interval_ms / 1000,
-            backoff=jobs.backoff_seconds,
-            backoff_max=jobs.backoff_max_seconds,
+            politeness=Politeness.read(jobs, engine.smtp_deadline),
             lane_turn=jobs.lane_turn,
             lease=jobs.lease,
             window=jobs.window,
         )
+
+    @property
+    def per_host(self) -> int:
+        """SMTP_SESSIONS_PER_MX_HOST."""
+        return self.politeness.per_host
+
+    def with_per_host(self, per_host: int) -> Policy:
+        """This policy with another SMTP_SESSIONS_PER_MX_HOST."""
+        return replace(self, politeness=replace(self.politeness, per_host=per_host))
 
 
 @dataclass(frozen=True)

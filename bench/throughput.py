@@ -1,4 +1,4 @@
-"""Throughput of list cleaning through the service, before and after lanes, in one invocation.
+"""Throughput of list cleaning through the service, and of reference probers beside it, in one invocation.
 
 The lab, by ``--world``: ``one-per-domain`` (the default, the figures before it existed) is ``--domains``
 (200) domains, each with its own MX server (as distinct companies have); ``shared-32`` is 200 domains
@@ -11,17 +11,20 @@ Real gunicorn (``gunicorn.conf.py``, 2 processes x 8 threads), Celery workers as
 (``worker``: default queue, 8 threads; ``probes``: gevent, 500, ``--probe-workers`` of them), Postgres,
 Redis, all on this machine's 2 cores.
 
-For each configuration, on a database and Redis prefix of its own:
+The service (``lanes``), on a database and Redis prefix of its own:
 
-- ``per-group`` (``PROBE_LANES=false``, the reference: one ``probe_group`` message per domain group, each
-  on sessions of its own) and ``lanes`` (the default);
 - (a) the list as 100 batches of 100 sent by 10 clients at once (``POST /validate/batch``, synchronous);
 - (b) the list as one ``POST /bulk/jobs``, upload to ``completed``.
 
 Each row: addresses per second, SMTP sessions the lab servers saw, the most sessions one domain saw in
 any 60 s window, and CPU milliseconds of the web and worker processes per address (the workers' alone in
-brackets). Then the in-process references (no HTTP, no database): every domain's 50 addresses through
-``probe_domain_group`` at once, pipelined and lock-step.
+brackets). Then the references, in this process (no HTTP, no database, no politeness):
+
+- ``per-group``: the shape of probing before lanes, one session per domain group and never shared, 100
+  groups at a time (the 100 greenlets it was measured with), on the groups the service would cut from
+  (a) the batches (each batch's addresses of one domain) and (b) the list (up to
+  ``SMTP_MAX_RCPT_PER_SESSION`` addresses of one domain), over the first ``--reference`` addresses;
+- every domain's 50 addresses through ``probe_domain_group`` at once, pipelined and lock-step.
 
 Run: ``.venv/bin/python -m bench.throughput`` (prints Markdown for docs/benchmarks.md).
 """
@@ -122,7 +125,7 @@ def main() -> None:
         "--probe-workers", type=int, default=1, help="probe worker processes (Procfile: probes=N)"
     )
     parser.add_argument(
-        "--reference", type=int, default=10_000, help="addresses the per-group reference runs"
+        "--reference", type=int, default=10_000, help="addresses the per-group reference probes"
     )
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so every process and database is cleaned up
@@ -140,36 +143,28 @@ def main() -> None:
             "| CPU per address: web + worker (worker) |"
         )
         print("|---|---:|---:|---:|---:|---:|")
-        # the reference runs as before this change: no spacing between new sessions either
-        configs = {
-            "lanes": ({"PROBE_LANES": "true"}, emails),
-            "per-group": (
-                # 100 greenlets, as the per-group path was measured before lanes
-                {"PROBE_LANES": "false", "SMTP_MIN_SESSION_INTERVAL_MS": "0", "PROBE_CONCURRENCY": "100"},
-                emails[: args.reference],
-            ),
-        }
-        for name, (extra, addresses) in configs.items():
-            if args.only in (None, name):
-                for row in service_rows(lab, addresses, name, extra, args.probe_workers):
-                    print(row.markdown(), flush=True)
-        for row in reference_rows(lab, world.domains, world.per_domain):
-            print(row.markdown(), flush=True)
+        if args.only in (None, "lanes"):
+            _print(service_rows(lab, emails, args.probe_workers))
+        if args.only in (None, "per-group"):
+            _print(per_group_rows(lab, emails[: args.reference]))
+        _print(reference_rows(lab, world.domains, world.per_domain))
         print("", *PEAK_RSS, sep="\n")
 
 
-def service_rows(
-    lab: MailLab, emails: list[str], name: str, extra: dict[str, str], probe_workers: int
-) -> list[Row]:
+def _print(rows: list[Row]) -> None:
+    for row in rows:
+        print(row.markdown(), flush=True)
+
+
+def service_rows(lab: MailLab, emails: list[str], probe_workers: int, name: str = "lanes") -> list[Row]:
     rows = []
     with ExitStack() as stack:
-        env = stack.enter_context(bench_environment(lab)) | extra | {"WEB_CONCURRENCY": "2"}
+        env = stack.enter_context(bench_environment(lab)) | {"WEB_CONCURRENCY": "2"}
         _open_database(env)
         key = _account(env)
         web = stack.enter_context(process(env, _gunicorn(), ready="Booting worker"))
         workers = [
-            stack.enter_context(process(env, command, ready=" ready."))
-            for command in _workers(probe_workers, extra.get("PROBE_CONCURRENCY"))
+            stack.enter_context(process(env, command, ready=" ready.")) for command in _workers(probe_workers)
         ]
         base = f"http://127.0.0.1:{env['PORT']}"
         pids = [web.pid, *(worker.pid for worker in workers)]
@@ -208,12 +203,12 @@ def _gunicorn() -> list[str]:
     return gunicorn("web:create_app()")
 
 
-def _workers(probe_workers: int, greenlets: str | None) -> list[list[str]]:
+def _workers(probe_workers: int) -> list[list[str]]:
     """The Procfile's shape: one ``worker`` (default queue, threads: plans bulk lists) and
     ``probe_workers`` ``probes`` processes (gevent: lanes)."""
     from bench.validation_workers import _celery_worker  # noqa: PLC0415
 
-    probes = [_celery_worker(i + 1, "probes", "gevent", greenlets) for i in range(probe_workers)]
+    probes = [_celery_worker(i + 1, "probes", "gevent") for i in range(probe_workers)]
     return [_celery_worker(0, "default", "threads"), *probes]
 
 
@@ -278,17 +273,65 @@ def _children(pid: int) -> list[int]:
         return []
 
 
+def per_group_rows(lab: MailLab, emails: list[str], size: int = 100, at_once: int = 100) -> list[Row]:
+    """The per-group reference: every domain group on a session of its own, ``at_once`` groups at a time;
+    the groups of the batches of ``size`` addresses, then those of the whole list."""
+    config = _reference_config(lab)
+    domains = _resolved(config, emails)
+    batches = [emails[i : i + size] for i in range(0, len(emails), size)]
+    as_batches = [
+        group for batch in batches for group in _groups(domains, batch, config.smtp_max_rcpt_per_session)
+    ]
+    as_list = _groups(domains, emails, config.smtp_max_rcpt_per_session)
+    probe = functools.partial(_probe_all, config=config, at_once=at_once)
+    return [
+        _measure(
+            lab,
+            f"per-group reference: {len(batches)} batches of {size}, {at_once} groups at once",
+            [],
+            len(emails),
+            functools.partial(probe, as_batches),
+        ),
+        _measure(
+            lab,
+            f"per-group reference: the list, {at_once} groups at once",
+            [],
+            len(emails),
+            functools.partial(probe, as_list),
+        ),
+    ]
+
+
+def _reference_config(lab: MailLab) -> EngineConfig:
+    return lab.engine_config(smtp_timeout=10.0, smtp_deadline=120.0, smtp_banner_timeout=10.0)
+
+
+def _resolved(config: EngineConfig, emails: list[str]) -> dict[str, MailDomain]:
+    resolver = MailResolver(config)
+    return {
+        domain: resolver.resolve(domain) for domain in dict.fromkeys(e.rpartition("@")[2] for e in emails)
+    }
+
+
+def _groups(
+    domains: dict[str, MailDomain], emails: list[str], most: int
+) -> list[tuple[MailDomain, list[str]]]:
+    """``emails`` cut as the service plans them: by domain, at most ``most`` addresses a group."""
+    by_domain: dict[str, list[str]] = {}
+    for email in emails:
+        by_domain.setdefault(email.rpartition("@")[2], []).append(email)
+    return [
+        (domains[domain], addresses[i : i + most])
+        for domain, addresses in by_domain.items()
+        for i in range(0, len(addresses), most)
+    ]
+
+
 def reference_rows(lab: MailLab, domains: int, per_domain: int) -> list[Row]:
     """Every domain's addresses through ``probe_domain_group`` at once, in this process."""
-    config = lab.engine_config(smtp_timeout=10.0, smtp_deadline=120.0, smtp_banner_timeout=10.0)
-    resolver = MailResolver(config)
-    groups = [
-        (
-            resolver.resolve(bench_domain(i)),
-            [a for a in the_list(domains, per_domain) if a.endswith(f"@{bench_domain(i)}")],
-        )
-        for i in range(domains)
-    ]
+    config = _reference_config(lab)
+    emails = the_list(domains, per_domain)
+    groups = _groups(_resolved(config, emails), emails, len(emails))
     count = sum(len(addresses) for _, addresses in groups)
     rows = []
     for name, cfg in (
@@ -298,15 +341,19 @@ def reference_rows(lab: MailLab, domains: int, per_domain: int) -> list[Row]:
             replace(config, smtp_pipelining=False),
         ),
     ):
-        rows.append(_measure(lab, name, [], count, functools.partial(_probe_all, groups, cfg)))
+        rows.append(_measure(lab, name, [], count, functools.partial(_probe_all, groups, config=cfg)))
     return rows
 
 
-def _probe_all(groups: list[tuple[MailDomain, list[str]]], config: EngineConfig) -> None:
+def _probe_all(
+    groups: list[tuple[MailDomain, list[str]]], *, config: EngineConfig, at_once: int | None = None
+) -> None:
+    """Every group through ``probe_domain_group`` on sessions of its own, ``at_once`` (all) at a time."""
+
     def probe(group: tuple[MailDomain, list[str]]) -> None:
         probe_domain_group(group[0], group[1], config=config)
 
-    with ThreadPoolExecutor(len(groups)) as pool:
+    with ThreadPoolExecutor(at_once or len(groups)) as pool:
         list(pool.map(probe, groups))
 
 

@@ -23,7 +23,6 @@ from sqlalchemy.orm import Session
 from settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
-PROBE_GROUP_TASK = "tasks.probing.probe_group"
 DRAIN_LANE_TASK = "tasks.probing.drain_lane"
 PLAN_JOB_TASK = "tasks.probing.plan_job"
 DELIVER_EVENT_TASK = "tasks.webhooks.deliver_event"
@@ -37,9 +36,7 @@ SWEEP_DELIVERIES_TASK = "tasks.webhooks.sweep_due_deliveries"
 # ``default`` (database work: results, progress, events, the other sweeps).
 TASK_QUEUES = (Queue("default"), Queue("probes"), Queue("webhooks"))  # type: ignore[no-untyped-call]
 WEBHOOK_TASKS = (DELIVER_EVENT_TASK, DELIVER_ONE_TASK, DELIVER_DUE_TASK, SWEEP_DELIVERIES_TASK)
-TASK_ROUTES = {PROBE_GROUP_TASK: {"queue": "probes"}, DRAIN_LANE_TASK: {"queue": "probes"}} | {
-    name: {"queue": "webhooks"} for name in WEBHOOK_TASKS
-}
+TASK_ROUTES = {DRAIN_LANE_TASK: {"queue": "probes"}} | {name: {"queue": "webhooks"} for name in WEBHOOK_TASKS}
 _PENDING = "broker_after_commit"
 # The publisher's own connection fails fast: no reconnection loop (kombu's default sleeps about 6 s before
 # giving up on a refused connection) and one-second socket timeouts (a Redis that accepts but does not

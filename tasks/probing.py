@@ -1,8 +1,8 @@
-"""Validation job tasks: planning a bulk list, probing one domain group, and the beat-driven sweeper.
+"""Validation job tasks: planning a bulk list, draining a domain's lane, and the beat-driven sweeper.
 
-Ids in, everything else in Postgres, so each is safe to run twice or concurrently: the claims in
-``services.probing.plan`` and ``services.probing.runs`` decide whether there is anything to do.
-``probe_group`` runs on the ``probes`` queue (a gevent pool that enforces no task time limit), so every
+Ids (or a lane's domain) in, everything else in Postgres, so each is safe to run twice or concurrently:
+the claims in ``services.probing.plan`` and ``services.jobs.store`` decide whether there is anything to
+do. ``drain_lane`` runs on the ``probes`` queue (a gevent pool that enforces no task time limit), so every
 DNS and SMTP call inside has its own timeout (``verifier.config``).
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from services.broker import DRAIN_LANE_TASK, PLAN_JOB_TASK, PROBE_GROUP_TASK
-from services.probing import lane_runs, plan, runs, sweep
+from services.broker import DRAIN_LANE_TASK, PLAN_JOB_TASK
+from services.probing import lane_runs, plan, sweep
 from settings import get_settings
 from tasks.beat import Every
 
@@ -19,11 +19,6 @@ from tasks.beat import Every
 @shared_task(name=PLAN_JOB_TASK, ignore_result=True)  # type: ignore[untyped-decorator]
 def plan_job(job_id: int) -> None:
     plan.plan(job_id)
-
-
-@shared_task(name=PROBE_GROUP_TASK, ignore_result=True)  # type: ignore[untyped-decorator]
-def probe_group(group_id: int) -> bool:
-    return runs.run_group(group_id)
 
 
 @shared_task(name=DRAIN_LANE_TASK, ignore_result=True)  # type: ignore[untyped-decorator]

@@ -1,4 +1,4 @@
-"""What a finished job announces: its event (in the completing transaction) and the waiter's wake-up.
+"""Completing jobs: the degraded verdict, the event (in the completing transaction) and the waiter's wake-up.
 
 A single validation emits ``validation.completed``; a batch or a bulk list ``batch.completed`` (spec 6.3,
 ``resultsUrl`` from ``services.links``). Both payload shapes live in ``services.webhooks.payloads``; both
@@ -7,7 +7,7 @@ carry the account's brand (``services.branding``), read only when some endpoint 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import select
@@ -16,14 +16,22 @@ from sqlalchemy.orm import Session
 from core import clock
 from models.jobs import JobItem, JobKind, ValidationJob
 from services import branding, links
-from services.jobs import list_rows
+from services.jobs import list_rows, store
+from services.probing import degraded
 from services.probing.dispatch import signal_done
 from services.webhooks import events, payloads
 
 
-def on_completed(session: Session, job: ValidationJob) -> None:
-    emit_completed(session, job)
-    signal_done(session, job.public_id)
+def complete(session: Session, job_ids: Sequence[int]) -> set[int]:
+    """Complete the running jobs of ``job_ids`` whose every item is settled (``store.complete``), each with
+    its degraded verdict, its event and, after commit, its waiter's wake-up; the ids completed."""
+    jobs = store.complete(session, job_ids)
+    for job in jobs:
+        if degraded.mark_if_degraded(session, job):
+            session.refresh(job)
+        emit_completed(session, job)
+        signal_done(session, job.public_id)
+    return {job.id for job in jobs}
 
 
 def emit_completed(session: Session, job: ValidationJob) -> None:

@@ -14,22 +14,14 @@ the results URL shows those results without the degraded mark; the final answer,
 
 from __future__ import annotations
 
-import json
-
-from sqlalchemy import select, text, update
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from models.jobs import JobGroup, ValidationJob
+from services.jobs import store
 from services.jobs.options import JobOptions
 from services.probing.probe import degraded_results
 from verifier.engine import DEGRADED_MIN_GROUPS
-from verifier.results import ValidationResult
-
-_REWRITE = text("""
-UPDATE job_items i SET result = r.result
-FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(email text, result jsonb)
-WHERE i.job_id = :job AND i.email = r.email AND i.state = 'done'
-""")
 
 
 def mark_if_degraded(session: Session, job: ValidationJob) -> bool:
@@ -43,8 +35,10 @@ def mark_if_degraded(session: Session, job: ValidationJob) -> bool:
         return False
     options = JobOptions.from_json(job.options).engine
     for row in probed:
-        _rewrite(session, job.id, degraded_results(list(row.emails), row.outcome, options))
-    session.execute(update(ValidationJob).where(ValidationJob.id == job.id).values(checker_degraded=True))
+        results = degraded_results(list(row.emails), row.outcome, options)
+        rows = [{"email": email, "result": result.to_dict()} for email, result in results.items()]
+        store.rewrite_results(session, job.id, rows)
+    store.mark_degraded(session, job.id)
     return True
 
 
@@ -52,9 +46,3 @@ def looks_degraded(groups: list[tuple[str, bool]]) -> bool:
     """``(domain, unreachable)`` of every probed group: enough domains, and not one answered."""
     dark = {domain for domain, unreachable in groups if unreachable}
     return len(dark) >= DEGRADED_MIN_GROUPS and all(unreachable for _, unreachable in groups)
-
-
-def _rewrite(session: Session, job_id: int, results: dict[str, ValidationResult]) -> None:
-    rows = [{"email": email, "result": result.to_dict()} for email, result in results.items()]
-    if rows:
-        session.execute(_REWRITE, {"job": job_id, "rows": json.dumps(rows)})

@@ -1,10 +1,9 @@
-"""Messages of validation jobs: to the workers (``services.broker``) and to waiting web requests.
+"""Messages of validation jobs: groups to the workers (``services.broker``), completion to waiting requests.
 
-Groups go to their domain's lane (``services.probing.lanes``), with one ``drain_lane`` message per lane that
-nobody holds and has none on its way, so every group of one domain, whatever job or account it belongs
-to, is probed by the lane's worker over shared sessions. ``PROBE_LANES=false`` sends one ``probe_group``
-message per group instead (each group on sessions of its own; the reference the benchmarks compare
-against).
+A job keeps up to ``JOB_WINDOW`` of its groups in lanes at once (``fill_window``). Groups go to their
+domain's lane (``services.probing.lanes``), with one ``drain_lane`` message per lane that nobody holds and
+has none on its way, so every group of one domain, whatever job or account it belongs to, is probed by the
+lane's worker over shared sessions.
 
 A waiting request must never be woken for a job whose result would roll back, so its signal is sent
 after commit too. Both are best effort: the record is in Postgres, and the beat sweeper
@@ -17,9 +16,13 @@ import logging
 import time
 
 from redis.exceptions import RedisError
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from services.broker import DRAIN_LANE_TASK, PROBE_GROUP_TASK, after_commit, send_after_commit, send_task
+from core import clock
+from models.jobs import GroupState, JobGroup
+from services.broker import DRAIN_LANE_TASK, after_commit, send_task
+from services.jobs import store
 from services.probing import lanes
 from services.probing.lanes import LaneRef
 from services.redis_client import get_redis, key
@@ -29,15 +32,28 @@ log = logging.getLogger(__name__)
 DONE_SIGNAL_TTL = 600
 
 
-def send_groups(session: Session, refs: list[LaneRef]) -> None:
-    """After commit, the groups to their lanes (or one ``probe_group`` message each, lanes off)."""
-    if not refs:
-        return
-    if not get_settings().jobs.lanes:
-        for ref in refs:
-            send_after_commit(session, PROBE_GROUP_TASK, ref.group_id)
-        return
-    after_commit(session, lambda: to_lanes(refs))
+def fill_window(session: Session, job_id: int) -> None:
+    """Keep up to ``JOB_WINDOW`` groups of this job in lanes, so one big list cannot flood them ahead of
+    everyone else's batches. Two workers refilling at once may overshoot by a few: harmless."""
+    in_flight = session.scalar(
+        select(func.count())
+        .select_from(JobGroup)
+        .where(
+            JobGroup.job_id == job_id, JobGroup.state.in_([GroupState.QUEUED.value, GroupState.RUNNING.value])
+        )
+    )
+    room = get_settings().jobs.window - (in_flight or 0)
+    if room > 0:
+        send_due_groups(session, job_id, room)
+
+
+def send_due_groups(session: Session, job_id: int, limit: int) -> None:
+    """Mark up to ``limit`` due pending groups of the job queued and, after commit, push them to their
+    lanes."""
+    queued = store.queue_due_groups(session, job_id, limit, clock.now())
+    refs = [LaneRef(group_id, domain, account_id, size) for group_id, domain, size, account_id in queued]
+    if refs:
+        after_commit(session, lambda: to_lanes(refs))
 
 
 def to_lanes(refs: list[LaneRef]) -> None:
@@ -54,7 +70,7 @@ def to_lanes(refs: list[LaneRef]) -> None:
 def wake(domain: str) -> None:
     """One ``drain_lane`` message; if it cannot be sent, the lane's mark goes so the next push retries."""
     if not send_task(DRAIN_LANE_TASK, domain):
-        lanes.unsend(domain)
+        lanes.drain_not_sent(domain)
 
 
 def signal_done(session: Session, public_id: str) -> None:

@@ -8,8 +8,8 @@ Trade-offs accepted:
   clocks do not matter), with the spacing and backoff rules of ``services.probing.politeness``. A worker
   killed mid-session never releases its lease; the slot frees itself when the lease expires
   (``SMTP_DEADLINE`` plus a margin), so a crash costs one slot for a minute or so, never for ever. Waiting
-  for a full slot set polls (50-250 ms): no pub/sub to clean up after a dead waiter; waiting out spacing
-  or a backoff sleeps as long as Redis said.
+  for a full slot set polls (50-250 ms, ``policy.next_look``): no pub/sub to clean up after a dead waiter;
+  waiting out spacing or a backoff sleeps as long as Redis said.
 - Catch-all verdicts are cached only when known (True/False); "could not tell" is asked again next time.
 """
 
@@ -20,19 +20,17 @@ import logging
 import time
 from collections.abc import Sequence
 
-from services.probing import politeness
+from services.probing import policy, politeness
 from services.probing.dns_memo import DnsMemo
-from services.probing.politeness import Politeness
+from services.probing.policy import Politeness
 from services.redis_client import get_redis, key
-from settings import JobSettings, get_settings
+from settings import get_settings
 from verifier.config import EngineConfig
 from verifier.engine import Engine
 from verifier.smtp import ReplyEvidence, SessionKeeper
 from verifier.syntax import SyntaxPolicy
 
-LEASE_MARGIN_SECONDS = 30
 log = logging.getLogger(__name__)
-POLL_FIRST, POLL_MAX = 0.05, 0.25
 
 
 class RedisTtlCache:
@@ -58,24 +56,24 @@ class RedisSessionLimiter:
         self.rules = rules
 
     def acquire(self, mx_host: str, timeout: float) -> str | None:
-        give_up, pause = time.monotonic() + timeout, POLL_FIRST
+        give_up, pause = time.monotonic() + timeout, policy.POLL_FIRST
         while True:
             token, wait = politeness.try_open(mx_host, self.rules)
             if token is not None:
                 return token
-            left = give_up - time.monotonic()
-            if left <= 0 or wait > left:
-                return None  # a backoff or spacing outlasting the timeout: waiting for it would be in vain
-            # a spacing or backoff answer says how long; a full slot set is polled, doubling the pause
-            time.sleep(min(wait or pause, left))
-            pause = pause if wait else min(pause * 2, POLL_MAX)
+            # a spacing or backoff answer says how long; a full slot set is polled, doubling the pause;
+            # a wait outlasting the timeout would be in vain
+            sleep, pause = policy.next_look(wait, pause, give_up - time.monotonic())
+            if sleep is None:
+                return None
+            time.sleep(sleep)
 
     def release(self, mx_host: str, lease: str) -> None:
         politeness.close(mx_host, lease)
 
     def session_ended(self, mx_host: str, transcript: Sequence[ReplyEvidence]) -> None:
-        """Back off from a server that answered 421 or slowly (``politeness.complaint``)."""
-        reason = politeness.complaint(transcript, self.rules)
+        """Back off from a server that answered 421 or slowly (``policy.complaint``)."""
+        reason = policy.complaint(transcript, self.rules)
         if reason is not None:
             seconds = politeness.back_off(mx_host, self.rules)
             log.warning("backing off from %s for %.0f s: %s", mx_host, seconds, reason)
@@ -105,17 +103,6 @@ class CatchAllCache:
             get_redis().set(key("catchall", domain), "1" if verdict else "0", ex=ttl)
 
 
-def politeness_rules(jobs: JobSettings, lease_seconds: float) -> Politeness:
-    return Politeness(
-        per_host=jobs.sessions_per_mx_host,
-        lease_seconds=lease_seconds,
-        interval_seconds=jobs.min_session_interval_ms / 1000,
-        backoff_seconds=jobs.backoff_seconds,
-        backoff_max_seconds=jobs.backoff_max_seconds,
-        slow_reply_seconds=jobs.slow_reply_seconds,
-    )
-
-
 @functools.cache
 def shared_engine() -> Engine:
     """The process's engine: configured from the environment, its caches and limits shared via Redis."""
@@ -126,7 +113,7 @@ def shared_engine() -> Engine:
     return Engine(
         config,
         resolver=MailResolver(config, RedisTtlCache("dns")),
-        limiter=RedisSessionLimiter(politeness_rules(jobs, config.smtp_deadline + LEASE_MARGIN_SECONDS)),
+        limiter=RedisSessionLimiter(Politeness.read(jobs, config.smtp_deadline)),
         policy=SyntaxPolicy(test_domains=jobs.allow_test_domains),
         # sessions outlive their group for the next one of the same MX host (a lane's next round)
         keeper=SessionKeeper(config.smtp_session_idle),

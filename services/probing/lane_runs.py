@@ -1,8 +1,8 @@
 """Draining a lane: rounds of claimed groups of one domain, probed together, saved with other lanes'.
 
-One worker at a time holds a lane (``lanes.take``) for at most ``LANE_TURN_SECONDS``. Each round takes up
+One worker at a time owns a lane (``lanes.take``) for at most ``LANE_TURN_SECONDS``. Each round takes up
 to one session's worth of addresses (``SMTP_MAX_RCPT_PER_SESSION``), accounts in turn, claims those
-groups (the claim of ``services.probing.runs``: a ref whose group is done or held by someone else is
+groups (``services.jobs.store.claim_groups``: a ref whose group is done or held by someone else is
 skipped), probes the groups that asked for the same checks as one group (the engine keeps the session
 open between rounds, ``verifier/smtp/keeper.py``), and hands the verdicts to the process's saver, which
 writes the rounds of every lane that finished at about the same time in one transaction
@@ -10,9 +10,9 @@ writes the rounds of every lane that finished at about the same time in one tran
 way (``services.probing.coalescer``): a worker draining 200 lanes of one-address groups spends a few
 statements per batch of rounds, not two transactions per address.
 
-Between rounds an empty lane waits for a push (a blocking pop on its bell) as long as its kept session
-would stay warm (``SMTP_SESSION_IDLE_SECONDS``), so the addresses of batches in flight ride the open
-session instead of a new drain message, lease and connection.
+Between rounds an empty lane waits for a push (a blocking pop on its wake-up list) as long as its kept
+session would stay warm (``SMTP_SESSION_IDLE_SECONDS``), so the addresses of batches in flight ride the
+open session instead of a new drain message, lease and connection.
 
 Trade-offs accepted:
 
@@ -32,13 +32,14 @@ import logging
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future
+from datetime import timedelta
 
-from sqlalchemy import update
-
-from models.jobs import GroupState, JobGroup
+from core import clock
 from models.session import transaction
+from services.jobs import store
 from services.jobs.options import JobOptions
-from services.probing import lanes, runs, saving, settling
+from services.jobs.store import Claim
+from services.probing import lanes, saving, settling
 from services.probing.coalescer import Coalescer
 from services.probing.dispatch import wake
 from services.probing.fleet_engine import shared_engine
@@ -46,14 +47,14 @@ from services.probing.probe import MAX_CLAIMS, GroupVerdicts, given_up, probe_gr
 from settings import get_settings
 
 log = logging.getLogger(__name__)
-Round = tuple[list[runs.Claim], dict[int, GroupVerdicts]]
+Round = tuple[list[Claim], dict[int, GroupVerdicts]]
 
 
 def drain(domain: str) -> int:
     """One turn on lane ``domain`` if nobody else holds it; the number of groups run."""
     token = lanes.take(domain)
     if token is None:
-        return 0  # its holder waits on the lane's bell and takes the new groups itself
+        return 0  # its owner waits for the lane's wake-ups and takes the new groups itself
     try:
         return _turn(domain, token)
     finally:
@@ -93,7 +94,7 @@ def _next_round(domain: str, round_size: int, linger: float) -> list[int]:
         lanes.wait_for_push(domain, left)
 
 
-def probe_round(claims: list[runs.Claim]) -> Round:
+def probe_round(claims: list[Claim]) -> Round:
     """The verdicts of a round's claims; on an error they are let go at once and the error propagates."""
     verdicts = {c.group_id: given_up(c.emails, c.attempt - 1) for c in claims if c.attempt > MAX_CLAIMS}
     live = [claim for claim in claims if claim.attempt <= MAX_CLAIMS]
@@ -107,16 +108,12 @@ def probe_round(claims: list[runs.Claim]) -> Round:
 
 
 def save_rounds(rounds: Sequence[Round]) -> list[None]:
-    """Every round's settled groups in one transaction, deferred ones one by one (``runs.save``)."""
+    """Every round's groups in one transaction (``saving.save_round``)."""
     claims = [claim for round_claims, _ in rounds for claim in round_claims]
     verdicts = {group: v for _, round_verdicts in rounds for group, v in round_verdicts.items()}
-    settled = [(claim, verdicts[claim.group_id]) for claim in claims if not verdicts[claim.group_id].deferred]
     try:
         with transaction() as session:
-            saving.save_round(session, settled)
-            for claim in claims:
-                if verdicts[claim.group_id].deferred:
-                    runs.save(session, claim, verdicts[claim.group_id])
+            saving.save_round(session, [(claim, verdicts[claim.group_id]) for claim in claims])
     except Exception:
         _let_go(claims)  # nothing was saved: the next sweep sends them again
         raise
@@ -124,7 +121,7 @@ def save_rounds(rounds: Sequence[Round]) -> list[None]:
     return [None] * len(rounds)
 
 
-def _wake_interim(claims: Iterable[runs.Claim]) -> None:
+def _wake_interim(claims: Iterable[Claim]) -> None:
     """Jobs that may hold interim answers (they asked for retries) may now be answered without being
     complete (completion wakes the others)."""
     jobs = {(c.job_id, c.kind) for c in claims if JobOptions.from_json(c.options).retry_temporary}
@@ -136,9 +133,14 @@ def _addresses(round_: Round) -> int:
     return sum(len(claim.emails) for claim in round_[0])
 
 
-def claim_rounds(rounds: Sequence[list[int]]) -> list[list[runs.Claim]]:
-    """The claims of many lanes' rounds in one statement, handed back to each round."""
-    claims = {claim.group_id: claim for claim in runs.claim_groups([g for ids in rounds for g in ids])}
+def claim_rounds(rounds: Sequence[list[int]]) -> list[list[Claim]]:
+    """The claims of many lanes' rounds in one statement (each leased for ``JOB_LEASE_SECONDS``), handed
+    back to each round."""
+    now = clock.now()
+    lease_until = now + timedelta(seconds=get_settings().jobs.lease)
+    with transaction() as session:
+        claimed = store.claim_groups(session, [g for ids in rounds for g in ids], now, lease_until)
+    claims = {claim.group_id: claim for claim in claimed}
     return [[claims[group] for group in ids if group in claims] for ids in rounds]
 
 
@@ -148,16 +150,18 @@ CLAIMS = Coalescer("lane-claims", claim_rounds, gather=0.005, most=1000, weight=
 SAVES = Coalescer("lane-saves", save_rounds, gather=0.02, most=3000, weight=_addresses)
 
 
-def probe_together(claims: list[runs.Claim]) -> dict[int, GroupVerdicts]:
+def probe_together(claims: list[Claim]) -> dict[int, GroupVerdicts]:
     """Claims of one domain asking for the same checks, probed as one group, verdicts shared back."""
     options = JobOptions.from_json(claims[0].options)
     emails = list(dict.fromkeys(email for claim in claims for email in claim.emails))
     retry_until = min(claim.deadline for claim in claims)
     merged = probe_group(emails, options, retry_until=retry_until, attempt=max(c.attempt for c in claims))
-    return {claim.group_id: _share(merged, claim.emails) for claim in claims}
+    return {claim.group_id: _verdicts_for(claim.emails, merged) for claim in claims}
 
 
-def _share(merged: GroupVerdicts, emails: Iterable[str]) -> GroupVerdicts:
+def _verdicts_for(emails: Iterable[str], merged: GroupVerdicts) -> GroupVerdicts:
+    """One claim's part of the verdicts of the group its round probed: its own addresses', and the
+    group's reachability (the same MX hosts answered, or not, for all of them)."""
     mine = set(emails)
     interim = {email: result for email, result in merged.interim.items() if email in mine}
     return GroupVerdicts(
@@ -169,17 +173,14 @@ def _share(merged: GroupVerdicts, emails: Iterable[str]) -> GroupVerdicts:
     )
 
 
-def _by_options(claims: list[runs.Claim]) -> list[list[runs.Claim]]:
-    buckets: dict[str, list[runs.Claim]] = {}
+def _by_options(claims: list[Claim]) -> list[list[Claim]]:
+    buckets: dict[str, list[Claim]] = {}
     for claim in claims:
         buckets.setdefault(json.dumps(claim.options, sort_keys=True), []).append(claim)
     return list(buckets.values())
 
 
-def _let_go(claims: list[runs.Claim]) -> None:
+def _let_go(claims: list[Claim]) -> None:
     """On an error, the claims go back to pending at once so the next sweep retries them."""
     with transaction() as session:
-        for claim in claims:
-            session.execute(
-                update(JobGroup).where(claim.mine).values(state=GroupState.PENDING.value, lease_until=None)
-            )
+        store.let_go(session, claims)

@@ -5,18 +5,22 @@ of many batches, single validations and bulk lists share connections instead of 
 under the service's Redis prefix:
 
 - ``lane:<domain>:q:<account>`` a list of refs ``<group id>:<addresses>``, oldest first;
-- ``lane:<domain>:ring`` the accounts with refs waiting, in turn order: a round takes one ref per account
+- ``lane:<domain>:turns`` the accounts with refs waiting, in turn order: a round takes one ref per account
   in turn, so one account's million-address list never starves another's batch of 10;
-- ``lane:<domain>:holder`` ``sent`` while a drain message is on its way, else the token of the worker
-  draining the lane; it lasts ``JOB_LEASE_SECONDS`` like a group's claim, so a worker that dies holding a
+- ``lane:<domain>:owner`` ``sent`` while a drain message is on its way, else the token of the worker
+  draining the lane; it lasts ``JOB_LEASE_SECONDS`` like a group's claim, so a worker that dies owning a
   lane delays it by that long (then the sweeper's re-sent groups wake it). A busy lane costs one broker
   message per turn, not one per group;
-- ``lane:<domain>:bell`` rung by a push while a worker holds the lane: the holder waits on it (a blocking
-  pop) between rounds instead of polling, so groups of batches in flight join the lane's warm session.
+- ``lane:<domain>:wakeup`` a wake-up pushed by a push while a worker owns the lane: the owner waits on it
+  (a blocking pop) between rounds instead of polling, so groups of batches in flight join the lane's warm
+  session.
+
+Every key expires (``LANE_TTL``, the lease, a minute for wake-ups): a lane nobody drains any more, or a
+key name no code reads any more, leaves nothing behind for good.
 
 One push (``push``) queues every ref of a job in one script call, whatever the number of lanes.
 
-Postgres stays the record: a ref is only a hint (the claim in ``services.probing.runs`` decides), so a ref
+Postgres stays the record: a ref is only a hint (the claim in ``services.jobs.store`` decides), so a ref
 lost with Redis costs a delay (the sweeper re-sends groups left ``queued``), and a ref pushed twice costs
 one failed claim.
 """
@@ -32,7 +36,7 @@ from settings import BLOCKING_SLICE, get_settings
 LANE_TTL = 86_400  # a lane nobody drains for a day is dropped; its groups come back through the sweeper
 
 # KEYS: none (one script for many lanes). ARGV: key prefix, ttl, lease, then per lane: domain, account,
-# number of refs, refs... Returns the domains that need a drain message (nobody holds them, none sent).
+# number of refs, refs... Returns the domains that need a drain message (nobody owns them, none sent).
 _PUSH = """
 local prefix, ttl, lease, i, woken = ARGV[1], ARGV[2], ARGV[3], 4, {}
 while i <= #ARGV do
@@ -41,29 +45,31 @@ while i <= #ARGV do
   local queue = lane .. 'q:' .. account
   for j = i + 3, i + 2 + n do redis.call('RPUSH', queue, ARGV[j]) end
   redis.call('EXPIRE', queue, ttl)
-  if not redis.call('LPOS', lane .. 'ring', account) then redis.call('RPUSH', lane .. 'ring', account) end
-  redis.call('EXPIRE', lane .. 'ring', ttl)
-  local holder = redis.call('GET', lane .. 'holder')
-  if not holder then
-    redis.call('SET', lane .. 'holder', 'sent', 'EX', lease)
+  if not redis.call('LPOS', lane .. 'turns', account) then redis.call('RPUSH', lane .. 'turns', account) end
+  redis.call('EXPIRE', lane .. 'turns', ttl)
+  local owner = redis.call('GET', lane .. 'owner')
+  if not owner then
+    redis.call('SET', lane .. 'owner', 'sent', 'EX', lease)
     table.insert(woken, ARGV[i])
-  elseif holder ~= 'sent' then
-    redis.call('RPUSH', lane .. 'bell', '1')
-    redis.call('EXPIRE', lane .. 'bell', 60)
+  elseif owner ~= 'sent' then
+    redis.call('RPUSH', lane .. 'wakeup', '1')
+    redis.call('EXPIRE', lane .. 'wakeup', 60)
   end
   i = i + 3 + n
 end
 return woken
 """
-# KEYS: ring. ARGV: queue key prefix, max addresses. Returns refs, one account's turn at a time.
+# KEYS: turns. ARGV: queue key prefix, max addresses. Returns refs, one account's turn at a time: the
+# account goes to the back of the turns (a rotation, so the key keeps its expiry), or leaves them once its
+# queue is empty.
 _POP = """
 local taken, total = {}, 0
 while total < tonumber(ARGV[2]) do
-  local account = redis.call('LPOP', KEYS[1])
+  local account = redis.call('LMOVE', KEYS[1], KEYS[1], 'LEFT', 'RIGHT')
   if not account then break end
   local queue = ARGV[1] .. account
   local ref = redis.call('LPOP', queue)
-  if redis.call('LLEN', queue) > 0 then redis.call('RPUSH', KEYS[1], account) end
+  if redis.call('LLEN', queue) == 0 then redis.call('RPOP', KEYS[1]) end
   if ref then
     table.insert(taken, ref)
     total = total + tonumber(string.match(ref, ':(%d+)$'))
@@ -71,21 +77,21 @@ while total < tonumber(ARGV[2]) do
 end
 return taken
 """
-# KEYS: holder, bell. ARGV: token, lease. 1 when the lane is now ours (nobody else drains it).
+# KEYS: owner, wakeup. ARGV: token, lease. 1 when the lane is now ours (nobody else drains it).
 _TAKE = """
-local holder = redis.call('GET', KEYS[1])
-if holder and holder ~= 'sent' then return 0 end
+local owner = redis.call('GET', KEYS[1])
+if owner and owner ~= 'sent' then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
 redis.call('DEL', KEYS[2])
 return 1
 """
-# KEYS: holder. ARGV: token, lease. 1 while the lane is still ours (the lease is extended).
+# KEYS: owner. ARGV: token, lease. 1 while the lane is still ours (the lease is extended).
 _RENEW = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
 return 1
 """
-# KEYS: holder, ring. ARGV: token, lease. 1 when refs still wait and a drain message must be sent: the
+# KEYS: owner, turns. ARGV: token, lease. 1 when refs still wait and a drain message must be sent: the
 # check and the hand-over are one step, so a push landing while we let go is never left without a drain.
 _LET_GO = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
@@ -96,8 +102,8 @@ end
 redis.call('DEL', KEYS[1])
 return 0
 """
-# KEYS: holder. Drops the "sent" mark of a drain message that could not be sent, so the next push retries.
-_UNSEND = """
+# KEYS: owner. Drops the "sent" mark of a drain message that could not be sent, so the next push retries.
+_NOT_SENT = """
 if redis.call('GET', KEYS[1]) == 'sent' then redis.call('DEL', KEYS[1]) end
 return 1
 """
@@ -130,40 +136,40 @@ def push(refs: list[LaneRef]) -> list[str]:
 
 def pop_round(domain: str, max_addresses: int) -> list[int]:
     """Group ids for one round of ``domain``: accounts in turn, up to ``max_addresses`` (one ref over)."""
-    taken = script(_POP)(keys=[_key(domain, "ring")], args=[_key(domain, "q:"), max_addresses])
+    taken = script(_POP)(keys=[_key(domain, "turns")], args=[_key(domain, "q:"), max_addresses])
     return [int(str(ref).split(":", 1)[0]) for ref in taken]
 
 
 def take(domain: str) -> str | None:
-    """A token holding the lane if nobody drains it now (a drain message may be on its way: it is ours)."""
+    """A token owning the lane if nobody drains it now (a drain message may be on its way: it is ours)."""
     token = secrets.token_hex(8)
-    holding = script(_TAKE)(keys=[_key(domain, "holder"), _key(domain, "bell")], args=[token, _lease()])
-    return token if holding else None
+    owning = script(_TAKE)(keys=[_key(domain, "owner"), _key(domain, "wakeup")], args=[token, _lease()])
+    return token if owning else None
 
 
 def keep(domain: str, token: str) -> bool:
-    """Extend the hold; False if it was lost (expired: another worker may drain the lane now)."""
-    return bool(script(_RENEW)(keys=[_key(domain, "holder")], args=[token, _lease()]))
+    """Extend our ownership; False if it was lost (expired: another worker may drain the lane now)."""
+    return bool(script(_RENEW)(keys=[_key(domain, "owner")], args=[token, _lease()]))
 
 
 def wait_for_push(domain: str, seconds: float) -> bool:
-    """Block up to ``seconds``, at most ``BLOCKING_SLICE``, for a push to the lane we hold; True when one
+    """Block up to ``seconds``, at most ``BLOCKING_SLICE``, for a push to the lane we own; True when one
     came (callers that wait longer loop)."""
     if seconds <= 0:
         return False
-    return get_redis().blpop([_key(domain, "bell")], timeout=min(seconds, BLOCKING_SLICE)) is not None
+    return get_redis().blpop([_key(domain, "wakeup")], timeout=min(seconds, BLOCKING_SLICE)) is not None
 
 
 def let_go(domain: str, token: str) -> bool:
     """Give the lane up; True when refs still wait, the lane is marked sent and the caller sends one drain
     message."""
-    ring, holder = _key(domain, "ring"), _key(domain, "holder")
-    return bool(script(_LET_GO)(keys=[holder, ring], args=[token, _lease()]))
+    turns, owner = _key(domain, "turns"), _key(domain, "owner")
+    return bool(script(_LET_GO)(keys=[owner, turns], args=[token, _lease()]))
 
 
-def unsend(domain: str) -> None:
+def drain_not_sent(domain: str) -> None:
     """The drain message could not be sent: drop its mark so the next push tries again."""
-    script(_UNSEND)(keys=[_key(domain, "holder")], args=[])
+    script(_NOT_SENT)(keys=[_key(domain, "owner")], args=[])
 
 
 def _lease() -> int:

@@ -17,42 +17,20 @@ usually in the Redis cache (a trade-off: a domain's chunks may still race and pr
 
 from __future__ import annotations
 
-import json
-
-from sqlalchemy import exists, select, text, update
+from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
 from core import clock
-from models.jobs import ItemState, JobItem, JobStatus, ValidationJob
+from models.jobs import ItemState, JobItem
 from models.session import transaction
+from services.jobs import store
 from services.jobs.options import result_row
-from services.probing import runs
+from services.probing import completion, dispatch
 from services.probing.fleet_engine import shared_engine
 from verifier.engine import syntax_failure_result
 from verifier.syntax import SyntaxFailure
 
 PARSE_CHUNK = 2_000
-
-_SETTLE_FAILURES = text("""
-UPDATE job_items i SET state = 'done', email = r.email, result = r.result, score = r.score,
-       severity = r.severity
-FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(position int, email text, result jsonb, score int,
-                                                    severity text)
-WHERE i.job_id = :job AND i.position = r.position AND i.state = 'new'
-""")
-_MARK_PARSED = text("""
-UPDATE job_items i SET state = 'pending', email = r.email, domain = r.domain
-FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(position int, email text, domain text)
-WHERE i.job_id = :job AND i.position = r.position AND i.state = 'new'
-""")
-_MAKE_GROUPS = text("""
-INSERT INTO job_groups (job_id, domain, emails, state, attempts, next_attempt_at)
-SELECT :job, domain, array_agg(email ORDER BY email), 'pending', 0, :now
-FROM (SELECT email, domain, (row_number() OVER (PARTITION BY domain ORDER BY email) - 1) / :size AS chunk
-      FROM (SELECT DISTINCT email, domain FROM job_items WHERE job_id = :job AND state = 'pending') d) c
-GROUP BY domain, chunk
-ORDER BY chunk, domain
-""")
 
 
 def plan(job_id: int) -> None:
@@ -80,10 +58,10 @@ def parse_rows(session: Session, job_id: int, limit: int) -> int:
     ).all()
     failures, parsed = _parse([(row.position, row.input) for row in rows])
     if failures:
-        session.execute(_SETTLE_FAILURES, {"job": job_id, "rows": json.dumps(failures)})
-        runs.add_counts(session, job_id, {"invalid": len(failures)})
+        store.settle_syntax_failures(session, job_id, failures)
+        store.add_counts(session, {job_id: {"invalid": len(failures)}})
     if parsed:
-        session.execute(_MARK_PARSED, {"job": job_id, "rows": json.dumps(parsed)})
+        store.mark_parsed(session, job_id, parsed)
     return len(rows)
 
 
@@ -107,19 +85,11 @@ def make_groups(session: Session, job_id: int) -> None:
     if _unparsed(session, job_id):
         return  # another planner holds rows: it groups the job after its commit (module docstring)
     now = clock.now()
-    claimed = session.execute(
-        update(ValidationJob)
-        .where(ValidationJob.id == job_id, ValidationJob.planned_at.is_(None))
-        .where(ValidationJob.status.in_([JobStatus.QUEUED.value, JobStatus.RUNNING.value]))
-        .values(planned_at=now, status=JobStatus.RUNNING.value, started_at=now)
-        .returning(ValidationJob.id)
-    ).first()
-    if claimed is None:
+    if not store.mark_planned(session, job_id, now):
         return
-    size = shared_engine().config.smtp_max_rcpt_per_session
-    session.execute(_MAKE_GROUPS, {"job": job_id, "now": now, "size": size})
-    if not runs.complete_if_done(session, job_id):
-        runs.fill_window(session, job_id)
+    store.make_groups(session, job_id, shared_engine().config.smtp_max_rcpt_per_session, now)
+    if not completion.complete(session, [job_id]):
+        dispatch.fill_window(session, job_id)
 
 
 def _unparsed(session: Session, job_id: int) -> bool:

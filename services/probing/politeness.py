@@ -1,10 +1,11 @@
-"""Politeness toward receiving servers, scheduled fleet-wide in Redis, per MX IP address.
+"""Politeness toward receiving servers, scheduled fleet-wide in Redis, per MX IP address: the rules of
+``services.probing.policy`` carried out by Lua scripts, atomically for every worker.
 
 Three rules, all checked in one script when a new SMTP session is wanted (a kept session reused by the
 next group is not a new one and passes freely):
 
-1. **Sessions at once**: at most ``SMTP_SESSIONS_PER_MX_HOST`` leases (a sorted set scored by expiry,
-   as ``services.lease_sets``; a crashed worker's lease expires).
+1. **Sessions at once**: at most ``SMTP_SESSIONS_PER_MX_HOST`` leases (a lease set of
+   ``services.lease_sets``, whose Lua steps the script shares; a crashed worker's lease expires).
 2. **Spacing**: a new session no sooner than ``SMTP_MIN_SESSION_INTERVAL_MS`` after the previous one to
    the same IP, whichever worker opened it; the script answers how long to wait, and the caller sleeps
    that long instead of polling blindly.
@@ -21,57 +22,47 @@ which is what a prober that respects a server's request must accept.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
-from dataclasses import dataclass
 
+from services import lease_sets
+from services.probing.policy import Politeness, backoff_memory
 from services.redis_client import get_redis, key, script
-from verifier.smtp import ReplyEvidence
 
+SLOTS = "smtp-slots"  # the lease sets of sessions, one per MX IP
 # KEYS: leases, next-open, backoff. ARGV: slots, lease seconds, token, interval seconds.
-# Returns 0 when granted, else milliseconds worth waiting before asking again.
-_ACQUIRE = """
-local now = redis.call('TIME')
-local t = tonumber(now[1]) + tonumber(now[2]) / 1000000
+# Returns 0 when granted, -1 when every slot is taken, else milliseconds worth waiting before asking again
+# (``policy.admission``).
+_ACQUIRE = (
+    lease_sets.LUA
+    + """
+local t = redis_time()
 local blocked = redis.call('PTTL', KEYS[3])
 if blocked > 0 then return blocked end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', t)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return -1 end
+if not has_room(KEYS[1], ARGV[1], t) then return -1 end
 local after = tonumber(redis.call('GET', KEYS[2]) or '0')
 if t < after then return math.max(1, math.ceil((after - t) * 1000)) end
-redis.call('ZADD', KEYS[1], t + tonumber(ARGV[2]), ARGV[3])
-redis.call('EXPIRE', KEYS[1], math.ceil(tonumber(ARGV[2])) + 1)
+add_lease(KEYS[1], ARGV[2], ARGV[3], t)
 local interval = tonumber(ARGV[4])
 if interval > 0 then
   redis.call('SET', KEYS[2], tostring(t + interval), 'PX', math.ceil(interval * 1000) + 1000)
 end
 return 0
 """
-# KEYS: backoff, level. ARGV: base seconds, max seconds. Returns the backoff set, in milliseconds.
+)
+# KEYS: backoff, level. ARGV: base seconds, max seconds, seconds the level is remembered. Returns the
+# backoff set, in milliseconds (``policy.backoff_seconds``).
 _BACK_OFF = """
 local level = redis.call('INCR', KEYS[2])
 local ms = math.min(tonumber(ARGV[1]) * 2 ^ (level - 1), tonumber(ARGV[2])) * 1000
-redis.call('PEXPIRE', KEYS[2], math.ceil(tonumber(ARGV[2]) * 2000))
+redis.call('PEXPIRE', KEYS[2], math.ceil(tonumber(ARGV[3]) * 1000))
 redis.call('SET', KEYS[1], '1', 'PX', math.ceil(ms))
 return math.ceil(ms)
 """
 
 
-@dataclass(frozen=True)
-class Politeness:
-    """The rules' numbers (``settings.JobSettings``)."""
-
-    per_host: int
-    lease_seconds: float
-    interval_seconds: float
-    backoff_seconds: float
-    backoff_max_seconds: float
-    slow_reply_seconds: float
-
-
 def try_open(ip: str, rules: Politeness) -> tuple[str | None, float]:
     """A lease token for a new session to ``ip`` now, or None and the seconds worth waiting (0: full)."""
     token = secrets.token_hex(8)
-    keys = [key("smtp-slots", ip), key("smtp-next", ip), key("smtp-backoff", ip)]
+    keys = [lease_sets.set_key(SLOTS, ip), key("smtp-next", ip), key("smtp-backoff", ip)]
     answer = int(
         script(_ACQUIRE)(keys=keys, args=[rules.per_host, rules.lease_seconds, token, rules.interval_seconds])
     )
@@ -81,28 +72,18 @@ def try_open(ip: str, rules: Politeness) -> tuple[str | None, float]:
 
 
 def close(ip: str, token: str) -> None:
-    get_redis().zrem(key("smtp-slots", ip), token)
+    lease_sets.release(SLOTS, ip, token)
 
 
 def open_sessions(ip: str) -> int:
-    count: int = get_redis().zcard(key("smtp-slots", ip))
-    return count
-
-
-def complaint(transcript: Sequence[ReplyEvidence], rules: Politeness) -> str | None:
-    """Why a finished session asks us to back off from its server, if it does."""
-    if any(item.code == 421 for item in transcript):
-        return "421"
-    slow_ms = rules.slow_reply_seconds * 1000
-    if any(item.code is not None and item.latency_ms > slow_ms for item in transcript):
-        return "slow replies"
-    return None
+    return lease_sets.held(SLOTS, ip)
 
 
 def back_off(ip: str, rules: Politeness) -> float:
     """Start (or double) the backoff of ``ip``; its length in seconds."""
     keys = [key("smtp-backoff", ip), key("smtp-backoff-level", ip)]
-    ms = int(script(_BACK_OFF)(keys=keys, args=[rules.backoff_seconds, rules.backoff_max_seconds]))
+    args = [rules.backoff_seconds, rules.backoff_max_seconds, backoff_memory(rules)]
+    ms = int(script(_BACK_OFF)(keys=keys, args=args))
     return ms / 1000
 
 

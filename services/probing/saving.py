@@ -1,67 +1,40 @@
-"""Saving a lane's round: every settled group of every job in a handful of multi-row statements.
+"""Saving lanes' rounds: every probed group of every job in a handful of multi-row statements.
 
-``runs.save`` costs about seven statements per group; a round of small groups (batches of 100 spread over
-80 domains give groups of one or two addresses) would spend most of its time in those round trips. Here
-the same guards hold, for all groups of the round at once:
+A round of small groups (batches of 100 spread over 80 domains give groups of one or two addresses) saved
+group by group would spend most of its time in round trips; here the guards of ``services.jobs.store``
+hold for all groups of the rounds at once:
 
 - items settle only while ``pending`` or ``interim`` (one UPDATE over every job's rows; rows of one address,
   duplicates included, share its normalised ``email`` and settle together), and the counters of each job
   grow by the rows that statement changed (one UPDATE over every job);
-- a group's row is marked done only under its latest claim (``attempts`` still ours, still ``running``);
+- deferred addresses (a temporary failure the job asked to retry) get their answer for now (``interim``,
+  one UPDATE, only when there are some) and stay in their group, which goes back to pending until its
+  retry time;
+- a group's row is written only under its latest claim (``attempts`` still ours, still ``running``);
 - each job completes once (the status guard), with its event; the others get their window refilled, only
   those with groups still waiting (one query says which).
-
-Groups with deferred addresses (their interim answers, ``settling.record_interim``) go through
-``runs.save`` one by one: deferral is rare, and its rules live there.
 """
 
 from __future__ import annotations
 
-import itertools
-from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
-from sqlalchemy import func, select, text, update
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from core import clock
-from models.jobs import GroupState, JobGroup, JobStatus, ValidationJob
-from services.jobs.options import json_text, result_row
-from services.probing import completion, degraded, runs
+from models.jobs import GroupState, JobGroup, ValidationJob
+from services.jobs import store
+from services.jobs.options import result_row
+from services.jobs.store import Claim
+from services.probing import completion, dispatch
 from services.probing.probe import GroupVerdicts
 
-# Results per statement: the statement's text holds its rows' JSON, and a save run of thousands of
-# addresses built as one text was most of a probes worker's peak memory.
-SETTLE_CHUNK = 500
-_SETTLE = text("""
-UPDATE job_items i SET state = 'done', result = r.result, score = r.score, severity = r.severity
-FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(job bigint, email text, result jsonb, score int,
-                                                    severity text)
-WHERE i.job_id = r.job AND i.email = r.email AND i.state IN ('pending', 'interim')
-RETURNING i.job_id, i.severity
-""")
-_COUNT = text("""
-UPDATE validation_jobs j SET processed = j.processed + c.processed, valid = j.valid + c.valid,
-       warning = j.warning + c.warning, invalid = j.invalid + c.invalid
-FROM jsonb_to_recordset(CAST(:counts AS jsonb)) AS c(job bigint, processed int, valid int, warning int,
-                                                      invalid int)
-WHERE j.id = c.job
-""")
-_GROUPS_DONE = text("""
-UPDATE job_groups g SET state = 'done', finished_at = :now, lease_until = NULL,
-       unreachable = CASE WHEN c.unreachable IS NULL THEN g.unreachable ELSE c.unreachable END,
-       outcome = CASE WHEN c.unreachable IS NULL THEN g.outcome ELSE c.outcome END
-FROM jsonb_to_recordset(CAST(:claims AS jsonb)) AS c(id bigint, attempt int, unreachable boolean,
-                                                      outcome jsonb)
-WHERE g.id = c.id AND g.attempts = c.attempt AND g.state = 'running'
-""")
 
-
-def save_round(session: Session, done: Sequence[tuple[runs.Claim, GroupVerdicts]]) -> None:
-    """Save claims whose verdicts settle every address (none deferred), in one transaction."""
-    if not done:
+def save_round(session: Session, saved: Sequence[tuple[Claim, GroupVerdicts]]) -> None:
+    """Save the verdicts of claimed groups, in one transaction."""
+    if not saved:
         return
-    job_ids = sorted({claim.job_id for claim, _ in done})
+    job_ids = sorted({claim.job_id for claim, _ in saved})
     # Rounds of different lanes share jobs (a batch spans 80 domains): lock the jobs' rows first, in id
     # order, so two rounds serialise on them instead of deadlocking on the counters in another order.
     session.execute(
@@ -70,56 +43,30 @@ def save_round(session: Session, done: Sequence[tuple[runs.Claim, GroupVerdicts]
         .order_by(ValidationJob.id)
         .with_for_update()
     )
-    _settle(session, done)
-    session.execute(
-        _GROUPS_DONE, {"now": clock.now(), "claims": json_text([_group_row(c, v) for c, v in done])}
-    )
-    completed = _complete(session, job_ids)
+    store.add_counts(session, store.settle_items(session, _rows(saved, settled=True)))
+    store.record_interim(session, list(_rows(saved, settled=False)))
+    store.save_groups(session, [_group_save(claim, verdicts) for claim, verdicts in saved])
+    completed = completion.complete(session, job_ids)
     for job_id in _waiting(session, [job for job in job_ids if job not in completed]):
-        runs.fill_window(session, job_id)
+        dispatch.fill_window(session, job_id)
 
 
-def _settle(session: Session, done: Sequence[tuple[runs.Claim, GroupVerdicts]]) -> None:
-    rows = (
-        {"job": claim.job_id, **result_row(email, result)}
-        for claim, verdicts in done
-        for email, result in verdicts.settled.items()
+def _rows(saved: Sequence[tuple[Claim, GroupVerdicts]], *, settled: bool) -> Iterator[dict[str, object]]:
+    """Item rows of the settled results, or of the answers for now (``interim``)."""
+    for claim, verdicts in saved:
+        for email, result in (verdicts.settled if settled else verdicts.interim).items():
+            yield {"job": claim.job_id, **result_row(email, result)}
+
+
+def _group_save(claim: Claim, verdicts: GroupVerdicts) -> store.GroupSave:
+    return store.GroupSave(
+        claim.group_id,
+        claim.attempt,
+        verdicts.unreachable,
+        verdicts.outcome,
+        verdicts.deferred,
+        verdicts.retry_at,
     )
-    per_job: defaultdict[int, Counter[str]] = defaultdict(Counter)
-    while chunk := list(itertools.islice(rows, SETTLE_CHUNK)):
-        for job_id, severity in session.execute(_SETTLE, {"rows": json_text(chunk)}):
-            per_job[job_id][severity] += 1
-    counts = [
-        {"job": job, "processed": sum(c.values()), **{name: c.get(name, 0) for name in runs.COUNTERS}}
-        for job, c in per_job.items()
-    ]
-    if counts:
-        session.execute(_COUNT, {"counts": json_text(counts)})
-
-
-def _group_row(claim: runs.Claim, verdicts: GroupVerdicts) -> dict[str, object]:
-    return {
-        "id": claim.group_id,
-        "attempt": claim.attempt,
-        "unreachable": verdicts.unreachable,
-        "outcome": verdicts.outcome,
-    }
-
-
-def _complete(session: Session, job_ids: list[int]) -> set[int]:
-    """Complete, in one statement, the running jobs of ``job_ids`` whose every item is settled."""
-    jobs = session.scalars(
-        update(ValidationJob)
-        .where(ValidationJob.id.in_(job_ids), ValidationJob.status == JobStatus.RUNNING.value)
-        .where(ValidationJob.processed >= ValidationJob.total)
-        .values(status=JobStatus.COMPLETED.value, finished_at=clock.now())
-        .returning(ValidationJob)
-    ).all()
-    for job in jobs:
-        if degraded.mark_if_degraded(session, job):
-            session.refresh(job)
-        completion.on_completed(session, job)
-    return {job.id for job in jobs}
 
 
 def _waiting(session: Session, job_ids: list[int]) -> list[int]:

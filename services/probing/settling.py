@@ -3,7 +3,7 @@
 An address whose server failed temporarily (greylisting, a 421, a timeout) is answered at once with the
 engine's unknown verdict and its ``retryAfter``. If the job asked for background retries
 (``retryTemporary``), that answer is written as ``interim``: visible on the results URL and in the
-synchronous answer, replaced when the retry settles it (``runs._SETTLE`` takes ``interim`` rows too).
+synchronous answer, replaced when the retry settles it (``store.settle_items`` takes ``interim`` rows too).
 
 So a job is *answered* once none of its items waits for a first answer, and *completed* (counters,
 ``batch.completed``, the download) only once the retries have ended. A batch or single validation whose
@@ -13,31 +13,16 @@ the interim results instead of waiting out the retries.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
-from sqlalchemy import Select, func, select, text
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 from models.jobs import ItemState, JobItem, JobKind, JobStatus, ValidationJob
 from models.session import transaction
-from services.jobs.options import result_row
 from services.probing.dispatch import signal_done
-from verifier.results import ValidationResult
 
-_INTERIM = text("""
-UPDATE job_items i SET state = 'interim', result = r.result, score = r.score, severity = r.severity
-FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(email text, result jsonb, score int, severity text)
-WHERE i.job_id = :job AND i.email = r.email AND i.state IN ('pending', 'interim')
-""")
 UNANSWERED = (ItemState.NEW.value, ItemState.PENDING.value)
-
-
-def record_interim(session: Session, job_id: int, interim: dict[str, ValidationResult]) -> None:
-    """Write (or refresh, on a later failed retry) the answers for now of deferred addresses."""
-    rows = [result_row(email, result) for email, result in interim.items()]
-    if rows:
-        session.execute(_INTERIM, {"job": job_id, "rows": json.dumps(rows)})
 
 
 def wake_if_answered(job_id: int, kind: str) -> None:

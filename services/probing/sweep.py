@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, delete, exists, or_, select, update
+from sqlalchemy import delete, exists, select, update
 from sqlalchemy.orm import Session
 
 from core import clock
@@ -27,7 +27,8 @@ from models.jobs import GroupState, JobGroup, JobStatus, ValidationJob
 from models.session import transaction
 from models.usage import UsageCharge
 from services.broker import PLAN_JOB_TASK, send_after_commit
-from services.probing import runs
+from services.jobs import store
+from services.probing import dispatch
 from settings import get_settings
 
 ABANDONED_UPLOAD = timedelta(minutes=10)
@@ -37,20 +38,14 @@ def sweep() -> int:
     """Reset abandoned groups, refill windows, re-plan lost jobs; the number of jobs touched."""
     now, jobs = clock.now(), get_settings().jobs
     stale = now - timedelta(seconds=jobs.requeue_after)
-    abandoned = or_(
-        and_(JobGroup.state == GroupState.QUEUED.value, JobGroup.enqueued_at < stale),
-        and_(JobGroup.state == GroupState.RUNNING.value, JobGroup.lease_until < now),
-    )
     with transaction() as session:
-        session.execute(
-            update(JobGroup).where(abandoned).values(state=GroupState.PENDING.value, enqueued_at=None)
-        )
+        store.requeue_abandoned(session, now, stale)
         due = select(JobGroup.job_id).where(
             JobGroup.state == GroupState.PENDING.value, JobGroup.next_attempt_at <= now
         )
         job_ids = list(session.scalars(due.distinct()))
         for job_id in job_ids:
-            runs.fill_window(session, job_id)
+            dispatch.fill_window(session, job_id)
         lost = select(ValidationJob.id).where(
             ValidationJob.status == JobStatus.QUEUED.value,
             ValidationJob.planned_at.is_(None),

@@ -1,7 +1,7 @@
 """A service whose processes may each hold a single Postgres connection (``DATABASE_POOL_SIZE=1``) still
-finishes batches, on lanes and on the per-group path: no code path holds one connection while it waits for
-a second, which in a gevent worker of hundreds of greenlets would exhaust any pool (each greenlet holding
-one, all waiting for another) and fail every group after the pool's timeout."""
+finishes batches: no code path holds one connection while it waits for a second, which in a gevent worker
+of hundreds of greenlets would exhaust any pool (each greenlet holding one, all waiting for another) and
+fail every group after the pool's timeout."""
 
 from __future__ import annotations
 
@@ -18,13 +18,11 @@ from tests.processes import Gunicorn, start_gunicorn, start_worker
 DOMAINS = [f"bench-{i:03d}.test" for i in range(10)]
 
 
-@pytest.fixture(scope="module", params=["true", "false"], ids=["lanes", "per-group"])
-def service(
-    request: pytest.FixtureRequest, job_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Gunicorn]:
-    """gunicorn and a worker, both with one connection each; the web process decides the path."""
-    env = job_env | {"DATABASE_POOL_SIZE": "1", "PROBE_LANES": request.param}
-    worker = start_worker(env, f"oneconn{request.param}{os.getpid()}")
+@pytest.fixture(scope="module")
+def service(job_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gunicorn]:
+    """gunicorn and a worker, both with one connection each."""
+    env = job_env | {"DATABASE_POOL_SIZE": "1"}
+    worker = start_worker(env, f"oneconn{os.getpid()}")
     served = start_gunicorn(env, tmp_path_factory.mktemp("oneconn"))
     yield served
     served.stop()

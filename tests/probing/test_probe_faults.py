@@ -1,7 +1,6 @@
-"""The probes worker's side when Redis fails under the session limiter in the middle of a probe: the group
-is let go with no verdict saved (pending again, nothing counted, the job still running), and the next
-claim, with Redis back, saves the fault-free verdicts once. Both ways a group runs: alone
-(``runs.run_group``) and in a lane's round (``lane_runs.probe_round``).
+"""The probes worker's side when Redis fails under the session limiter in the middle of a probe: the lane's
+round lets its claim go with no verdict saved (pending again, nothing counted, the job still running), and
+the next round's claim, with Redis back, saves the fault-free verdicts once.
 
 The group runs in this process against the run's Postgres and the mail lab; Redis "fails" where the
 service's ``RedisSessionLimiter`` calls it, with the error redis-py raises when the server is gone.
@@ -19,7 +18,8 @@ from sqlalchemy import select, update
 from models.jobs import GroupState, JobGroup, JobItem, ValidationJob
 from models.session import transaction
 from services.jobs.options import JobOptions
-from services.probing import fleet_engine, lane_runs, politeness, runs
+from services.jobs.store import Claim
+from services.probing import fleet_engine, lane_runs, politeness
 from services.probing.probe import ProbeNotMade
 from tests.fixtures.db import Persona
 from tests.workers.rows import running_batch
@@ -42,7 +42,7 @@ def redis_gone(*_args: object, **_kwargs: object) -> Any:
     raise RedisConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
 
-def test_a_group_whose_limiter_loses_redis_is_let_go_with_no_verdict_then_judged_once(
+def test_a_round_whose_limiter_loses_redis_lets_its_claim_go_with_no_verdict_then_judged_once(
     fresh_engine: None, owner: Persona, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, job_id = running_batch(owner, EMAILS, OPTIONS)
@@ -50,28 +50,21 @@ def test_a_group_whose_limiter_loses_redis_is_let_go_with_no_verdict_then_judged
     monkeypatch.setattr(politeness, "try_open", redis_gone)
 
     with pytest.raises(ProbeNotMade):
-        runs.run_group(group_id)
+        lane_runs.probe_round(_claim(group_id))
 
     assert _standing(job_id) == ("running", 0, GroupState.PENDING.value, 1, {"pending"})
     monkeypatch.undo()
     _queue(job_id)
-    assert runs.run_group(group_id)
+    lane_runs.save_rounds([lane_runs.probe_round(_claim(group_id))])
     assert _standing(job_id) == ("completed", 2, GroupState.DONE.value, 2, {"done"})
     assert_fault_free_verdicts(job_id)
 
 
-def test_a_lane_round_whose_limiter_loses_redis_lets_its_claims_go(
-    fresh_engine: None, owner: Persona, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _, job_id = running_batch(owner, EMAILS, OPTIONS)
-    group_id = _queue(job_id)
-    claims = runs.claim_groups([group_id])
-    monkeypatch.setattr(politeness, "try_open", redis_gone)
-
-    with pytest.raises(ProbeNotMade):
-        lane_runs.probe_round(claims)
-
-    assert _standing(job_id) == ("running", 0, GroupState.PENDING.value, 1, {"pending"})
+def _claim(group_id: int) -> list[Claim]:
+    """The group claimed for a round of its own, as a lane's drain claims it."""
+    (claims,) = lane_runs.claim_rounds([[group_id]])
+    assert [claim.group_id for claim in claims] == [group_id]
+    return claims
 
 
 def assert_fault_free_verdicts(job_id: int) -> None:
@@ -83,7 +76,7 @@ def assert_fault_free_verdicts(job_id: int) -> None:
 
 
 def _queue(job_id: int) -> int:
-    """The job's group marked queued, as dispatch would (without a message: this test runs it)."""
+    """The job's group marked queued, as a refill of its window would (without a lane: this test runs it)."""
     with transaction() as session:
         return session.execute(
             update(JobGroup)

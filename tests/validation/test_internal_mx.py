@@ -5,7 +5,7 @@ session limit counts per MX address, whatever names point there."""
 from __future__ import annotations
 
 from services.probing.fleet_engine import RedisSessionLimiter
-from services.probing.politeness import Politeness
+from services.probing.policy import Politeness
 from tests.fixtures.db import Persona
 from tests.workers.harness import Api, Worker
 

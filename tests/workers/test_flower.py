@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from services.broker import PLAN_JOB_TASK, PROBE_GROUP_TASK, publisher
+from services.broker import DRAIN_LANE_TASK, PLAN_JOB_TASK, publisher
 from tests.processes import start_flower
 
 
@@ -25,8 +25,9 @@ def flower(job_env: dict[str, str], tmp_path: Path) -> Iterator[str]:
 
 
 def test_flower_shows_both_queues_with_their_waiting_messages(flower: str) -> None:
-    # No worker runs in this module: the messages wait in the queues (they name no job, so are harmless).
-    publisher().send_task(PROBE_GROUP_TASK, args=[-1])
+    # No worker runs in this module: the messages wait in the queues (they name no job and no lane with
+    # groups waiting, so are harmless).
+    publisher().send_task(DRAIN_LANE_TASK, args=["no-such-lane.invalid"])
     publisher().send_task(PLAN_JOB_TASK, args=[-1])
 
     page = requests.get(f"{flower}/broker", timeout=10).text

@@ -3,7 +3,7 @@ not be validated" (spec 4.2: still answered, invalid, score 0, a failed check wi
 finishes, instead of the sweeper handing the group out forever.
 
 The failure is real: the job's stored options lack keys the worker needs (as a row written by another
-version would), so every run of ``probe_group`` raises inside the worker process.
+version would), so every lane round that claims the group raises inside the worker process.
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ def test_every_task_the_services_send_is_registered(registered: Any, name: str) 
     assert name in registered
 
 
-def test_probe_groups_and_lanes_go_to_probes_and_webhook_deliveries_to_webhooks_the_rest_to_default() -> None:
+def test_lanes_go_to_probes_and_webhook_deliveries_to_webhooks_the_rest_to_default() -> None:
     webhooks = {
         "tasks.webhooks.deliver_event",
         "tasks.webhooks.deliver_one",
@@ -69,10 +69,7 @@ def test_probe_groups_and_lanes_go_to_probes_and_webhook_deliveries_to_webhooks_
         "tasks.webhooks.sweep_due_deliveries",
     }
     expected = {name: {"queue": "webhooks"} for name in webhooks}
-    probes = {
-        "tasks.probing.probe_group": {"queue": "probes"},
-        "tasks.probing.drain_lane": {"queue": "probes"},
-    }
+    probes = {"tasks.probing.drain_lane": {"queue": "probes"}}
     assert dict(TASK_ROUTES) == probes | expected
-    # plan_job, probe_group, drain_lane, send_due_mail and four webhook tasks
-    assert len(_sent_task_names()) == 8
+    # plan_job, drain_lane, send_due_mail and four webhook tasks
+    assert len(_sent_task_names()) == 7

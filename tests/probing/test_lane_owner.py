@@ -1,5 +1,6 @@
-"""A lane's holder in Redis: one drain at a time, pushes ring the holder instead of sending messages, and
-letting go while refs wait hands the lane to a new drain message (never a lane left without one)."""
+"""A lane's owner in Redis: one drain at a time, pushes wake the owner instead of sending messages, and
+letting go while refs wait hands the lane to a new drain message (never a lane left without one). Every
+key of a lane expires."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import secrets
 
 from services.probing import lanes
 from services.probing.lanes import LaneRef
+from services.redis_client import get_redis, key
 
 
 def _domain() -> str:
@@ -19,11 +21,11 @@ def test_the_first_push_asks_for_a_drain_and_later_pushes_do_not(database_url) -
     assert lanes.push([LaneRef(2, domain, 8, 1)]) == []  # a message is already on its way
     token = lanes.take(domain)
     assert token is not None
-    assert lanes.take(domain) is None  # one holder at a time
+    assert lanes.take(domain) is None  # one owner at a time
     assert lanes.pop_round(domain, 100) == [1, 2]  # accounts in turn
 
 
-def test_a_push_to_a_held_lane_rings_its_holder(database_url) -> None:
+def test_a_push_to_an_owned_lane_wakes_its_owner(database_url) -> None:
     domain = _domain()
     lanes.push([LaneRef(1, domain, 7, 1)])
     token = lanes.take(domain)
@@ -31,7 +33,7 @@ def test_a_push_to_a_held_lane_rings_its_holder(database_url) -> None:
     assert lanes.pop_round(domain, 100) == [1]
     assert lanes.wait_for_push(domain, 0.1) is False
 
-    assert lanes.push([LaneRef(2, domain, 7, 1)]) == []  # no message: the holder takes it
+    assert lanes.push([LaneRef(2, domain, 7, 1)]) == []  # no message: the owner takes it
     assert lanes.wait_for_push(domain, 1.0) is True
     assert lanes.pop_round(domain, 100) == [2]
 
@@ -52,9 +54,24 @@ def test_letting_go_with_refs_waiting_hands_the_lane_to_a_new_message(database_u
     assert lanes.push([LaneRef(4, domain, 7, 1)]) == [domain]
 
 
-def test_a_holder_whose_hold_was_lost_cannot_let_go_of_the_new_holders_lane(database_url) -> None:
+def test_an_owner_whose_lease_was_lost_cannot_let_go_of_the_new_owners_lane(database_url) -> None:
     domain = _domain()
     lanes.push([LaneRef(1, domain, 7, 1)])
     assert lanes.take(domain) is not None
     assert lanes.let_go(domain, "someone-else") is False
     assert lanes.keep(domain, "someone-else") is False
+
+
+def test_every_key_of_a_lane_expires_while_its_refs_are_taken_in_turns(database_url) -> None:
+    domain = _domain()
+    lanes.push([LaneRef(1, domain, 7, 1), LaneRef(2, domain, 7, 1)])
+    token = lanes.take(domain)
+    assert token is not None
+    lanes.push([LaneRef(3, domain, 7, 1)])  # a wake-up for the owner
+
+    assert lanes.pop_round(domain, 1) == [1]  # the one account's turn comes round again
+
+    names = list(get_redis().scan_iter(match=key("lane", domain, "*")))
+    assert len(names) == 4  # the turns, account 7's queue, the owner and the wake-up
+    assert all(get_redis().ttl(name) > 0 for name in names)
+    assert lanes.pop_round(domain, 100) == [2, 3]

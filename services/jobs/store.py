@@ -1,0 +1,311 @@
+"""The writes of the validation job tables (``validation_jobs``, ``job_items``, ``job_groups``): their SQL
+lives here once, so a new column or state is added in one place.
+
+Statements that write many rows take them as one JSON parameter read by ``jsonb_to_recordset``: a lane's
+save writes every group of a round in a handful of statements whatever their number
+(``services.probing.saving``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, func, or_, select, text, update
+from sqlalchemy.orm import Session
+
+from core import clock
+from models.jobs import GroupState, JobGroup, JobStatus, ValidationJob
+from services.jobs.options import json_text
+
+# ---------------------------------------------------------------------------------------------------------
+# Items, groups, counters and completion: what probing writes (``services.probing``)
+#
+# Exactly-once results on at-least-once messages, in three guards:
+# 1. A claim is a conditional UPDATE (``queued``, or ``running`` with an expired lease) that bumps
+#    ``attempts``; no row means someone else has the group or it is done.
+# 2. Items settle only while ``pending`` or ``interim``, and a job's counters grow by the rows that
+#    statement changed, in the same transaction: a redelivered or taken-over group writes nothing twice
+#    and counts nothing twice.
+# 3. A group's own row is written only under its latest claim (``attempts`` is the fencing token): a worker
+#    that lost its lease while probing still saves its results (guard 2 keeps them single), but cannot
+#    mark done a group that a newer claim is working on.
+# A job completes once, in the transaction where ``processed`` reaches ``total`` (its status guard).
+# ---------------------------------------------------------------------------------------------------------
+
+# Results per statement: the statement's text holds its rows' JSON, and a save run of thousands of
+# addresses built as one text was most of a probes worker's peak memory.
+SETTLE_CHUNK = 500
+COUNTERS = ("valid", "warning", "invalid")
+
+_SETTLE = text("""
+UPDATE job_items i SET state = 'done', result = r.result, score = r.score, severity = r.severity
+FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(job bigint, email text, result jsonb, score int,
+                                                    severity text)
+WHERE i.job_id = r.job AND i.email = r.email AND i.state IN ('pending', 'interim')
+RETURNING i.job_id, i.severity
+""")
+_INTERIM = text("""
+UPDATE job_items i SET state = 'interim', result = r.result, score = r.score, severity = r.severity
+FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(job bigint, email text, result jsonb, score int,
+                                                    severity text)
+WHERE i.job_id = r.job AND i.email = r.email AND i.state IN ('pending', 'interim')
+""")
+_SETTLE_FAILURES = text("""
+UPDATE job_items i SET state = 'done', email = r.email, result = r.result, score = r.score,
+       severity = r.severity
+FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(position int, email text, result jsonb, score int,
+                                                    severity text)
+WHERE i.job_id = :job AND i.position = r.position AND i.state = 'new'
+""")
+_MARK_PARSED = text("""
+UPDATE job_items i SET state = 'pending', email = r.email, domain = r.domain
+FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(position int, email text, domain text)
+WHERE i.job_id = :job AND i.position = r.position AND i.state = 'new'
+""")
+_REWRITE = text("""
+UPDATE job_items i SET result = r.result
+FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(email text, result jsonb)
+WHERE i.job_id = :job AND i.email = r.email AND i.state = 'done'
+""")
+_COUNT = text("""
+UPDATE validation_jobs j SET processed = j.processed + c.processed, valid = j.valid + c.valid,
+       warning = j.warning + c.warning, invalid = j.invalid + c.invalid
+FROM jsonb_to_recordset(CAST(:counts AS jsonb)) AS c(job bigint, processed int, valid int, warning int,
+                                                      invalid int)
+WHERE j.id = c.job
+""")
+_GROUPS_DONE = text("""
+UPDATE job_groups g SET state = 'done', finished_at = :now, lease_until = NULL,
+       unreachable = CASE WHEN c.unreachable IS NULL THEN g.unreachable ELSE c.unreachable END,
+       outcome = CASE WHEN c.unreachable IS NULL THEN g.outcome ELSE c.outcome END
+FROM jsonb_to_recordset(CAST(:groups AS jsonb)) AS c(group_id bigint, attempt int, unreachable boolean,
+                                                      outcome jsonb)
+WHERE g.id = c.group_id AND g.attempts = c.attempt AND g.state = 'running'
+""")
+_GROUPS_DEFERRED = text("""
+UPDATE job_groups g SET state = 'pending', emails = c.ask_again, next_attempt_at = c.retry_at,
+       enqueued_at = NULL, lease_until = NULL,
+       unreachable = CASE WHEN c.unreachable IS NULL THEN g.unreachable ELSE c.unreachable END,
+       outcome = CASE WHEN c.unreachable IS NULL THEN g.outcome ELSE c.outcome END
+FROM jsonb_to_recordset(CAST(:groups AS jsonb)) AS c(group_id bigint, attempt int, unreachable boolean,
+                                                      outcome jsonb, ask_again text[], retry_at timestamptz)
+WHERE g.id = c.group_id AND g.attempts = c.attempt AND g.state = 'running'
+""")
+_LET_GO = text("""
+UPDATE job_groups g SET state = 'pending', lease_until = NULL
+FROM jsonb_to_recordset(CAST(:groups AS jsonb)) AS c(group_id bigint, attempt int)
+WHERE g.id = c.group_id AND g.attempts = c.attempt AND g.state = 'running'
+""")
+_MAKE_GROUPS = text("""
+INSERT INTO job_groups (job_id, domain, emails, state, attempts, next_attempt_at)
+SELECT :job, domain, array_agg(email ORDER BY email), 'pending', 0, :now
+FROM (SELECT email, domain, (row_number() OVER (PARTITION BY domain ORDER BY email) - 1) / :size AS chunk
+      FROM (SELECT DISTINCT email, domain FROM job_items WHERE job_id = :job AND state = 'pending') d) c
+GROUP BY domain, chunk
+ORDER BY chunk, domain
+""")
+
+
+# -- items ------------------------------------------------------------------------------------------------
+
+
+def settle_items(session: Session, rows: Iterable[Mapping[str, object]]) -> dict[int, Counter[str]]:
+    """Final results (rows of ``job``, ``email``, ``result``, ``score``, ``severity``) for the items still
+    waiting for one; per job, the severities of the rows that changed (every row of an address, duplicates
+    included, shares its normalised ``email`` and settles with it)."""
+    rows = iter(rows)
+    per_job: defaultdict[int, Counter[str]] = defaultdict(Counter)
+    while chunk := list(itertools.islice(rows, SETTLE_CHUNK)):
+        for job_id, severity in session.execute(_SETTLE, {"rows": json_text(chunk)}):
+            per_job[job_id][severity] += 1
+    return per_job
+
+
+def record_interim(session: Session, rows: Sequence[Mapping[str, object]]) -> None:
+    """Answers for now (rows as ``settle_items``'s) of addresses asked again later; a later failed retry
+    refreshes them, the retry that settles replaces them."""
+    if rows:
+        session.execute(_INTERIM, {"rows": json_text(rows)})
+
+
+def settle_syntax_failures(session: Session, job_id: int, rows: Sequence[Mapping[str, object]]) -> None:
+    """Final results of unparsed rows (``position`` and a result row) that are not addresses at all."""
+    session.execute(_SETTLE_FAILURES, {"job": job_id, "rows": json_text(rows)})
+
+
+def mark_parsed(session: Session, job_id: int, rows: Sequence[Mapping[str, object]]) -> None:
+    """Unparsed rows (``position``, normalised ``email``, ``domain``) now waiting for their probe."""
+    session.execute(_MARK_PARSED, {"job": job_id, "rows": json_text(rows)})
+
+
+def rewrite_results(session: Session, job_id: int, rows: Sequence[Mapping[str, object]]) -> None:
+    """New ``result`` documents (rows of ``email``, ``result``) for settled items; scores unchanged."""
+    if rows:
+        session.execute(_REWRITE, {"job": job_id, "rows": json_text(rows)})
+
+
+def mark_degraded(session: Session, job_id: int) -> None:
+    """The job's answers say the checker was degraded (``services.probing.degraded``)."""
+    session.execute(update(ValidationJob).where(ValidationJob.id == job_id).values(checker_degraded=True))
+
+
+# -- jobs: counters, completion, planning -----------------------------------------------------------------
+
+
+def add_counts(session: Session, counts: Mapping[int, Mapping[str, int]]) -> None:
+    """Grow each job's ``processed`` and severity counters by what was just settled, in one statement."""
+    rows = [
+        {"job": job_id, "processed": sum(c.values()), **{name: c.get(name, 0) for name in COUNTERS}}
+        for job_id, c in counts.items()
+        if sum(c.values())
+    ]
+    if rows:
+        session.execute(_COUNT, {"counts": json_text(rows)})
+
+
+def complete(session: Session, job_ids: Sequence[int]) -> list[ValidationJob]:
+    """Complete the running jobs of ``job_ids`` whose every item is settled: the one statement that
+    completes jobs, once each (the status guard); the jobs it completed."""
+    return list(
+        session.scalars(
+            update(ValidationJob)
+            .where(ValidationJob.id.in_(job_ids), ValidationJob.status == JobStatus.RUNNING.value)
+            .where(ValidationJob.processed >= ValidationJob.total)
+            .values(status=JobStatus.COMPLETED.value, finished_at=clock.now())
+            .returning(ValidationJob)
+        )
+    )
+
+
+def mark_planned(session: Session, job_id: int, now: datetime) -> bool:
+    """Once per job: a queued (or running) job not yet grouped starts running; False if already done."""
+    claimed = session.execute(
+        update(ValidationJob)
+        .where(ValidationJob.id == job_id, ValidationJob.planned_at.is_(None))
+        .where(ValidationJob.status.in_([JobStatus.QUEUED.value, JobStatus.RUNNING.value]))
+        .values(planned_at=now, status=JobStatus.RUNNING.value, started_at=now)
+        .returning(ValidationJob.id)
+    ).first()
+    return claimed is not None
+
+
+def make_groups(session: Session, job_id: int, size: int, now: datetime) -> None:
+    """The job's domain groups of at most ``size`` distinct addresses each, in one statement over the
+    whole job (duplicates anywhere in the list are probed once); every domain's first chunk first."""
+    session.execute(_MAKE_GROUPS, {"job": job_id, "now": now, "size": size})
+
+
+# -- groups -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A group claimed for a probe, with what the probe needs of its job."""
+
+    group_id: int
+    attempt: int  # the fencing token: only the latest claim writes the group's row (guard 3)
+    job_id: int
+    emails: list[str]
+    options: dict[str, Any]  # parsed inside the guarded part of a round: unreadable options fail it
+    deadline: datetime
+    kind: str = "batch"
+
+
+def claim_groups(
+    session: Session, group_ids: Sequence[int], now: datetime, lease_until: datetime
+) -> list[Claim]:
+    """Claim every group of ``group_ids`` that is free to run (queued, or its lease expired) and whose job
+    runs, in one statement, leased until ``lease_until``; ordered by group id."""
+    claimable = or_(
+        JobGroup.state == GroupState.QUEUED.value,
+        and_(JobGroup.state == GroupState.RUNNING.value, JobGroup.lease_until < now),
+    )
+    rows = session.execute(
+        update(JobGroup)
+        .where(JobGroup.id.in_(group_ids), claimable)
+        .where(JobGroup.job_id == ValidationJob.id, ValidationJob.status == JobStatus.RUNNING.value)
+        .values(state=GroupState.RUNNING.value, lease_until=lease_until, attempts=JobGroup.attempts + 1)
+        .returning(
+            JobGroup.id,
+            JobGroup.attempts,
+            JobGroup.job_id,
+            JobGroup.emails,
+            ValidationJob.options,
+            ValidationJob.deadline,
+            ValidationJob.kind,
+        )
+    ).all()
+    return [
+        Claim(group_id, attempt, job_id, list(emails), dict(options), deadline, kind)
+        for group_id, attempt, job_id, emails, options, deadline, kind in sorted(rows)
+    ]
+
+
+@dataclass(frozen=True)
+class GroupSave:
+    """A claimed group after its probe: done, or pending again for the addresses to ask again later."""
+
+    group_id: int
+    attempt: int  # the claim's (guard 3)
+    unreachable: bool | None  # did no MX host answer? (None: SMTP not attempted)
+    outcome: dict[str, Any] | None  # an unreachable group's engine outcome, re-assembled if degraded
+    ask_again: tuple[str, ...] = ()
+    retry_at: datetime | None = None
+
+
+def save_groups(session: Session, saves: Sequence[GroupSave]) -> None:
+    """Each group done, or pending again until ``retry_at`` with only the addresses to ask again; a
+    claim that is no longer the latest one (or no longer running) writes nothing."""
+    done = [vars(save) for save in saves if not save.ask_again]
+    deferred = [vars(save) for save in saves if save.ask_again]
+    if done:
+        session.execute(_GROUPS_DONE, {"now": clock.now(), "groups": json_text(done)})
+    if deferred:
+        session.execute(_GROUPS_DEFERRED, {"groups": json_text(deferred)})
+
+
+def let_go(session: Session, claims: Sequence[Claim]) -> None:
+    """The claimed groups pending again at once (a probe or save failed): the next sweep sends them."""
+    rows = [{"group_id": claim.group_id, "attempt": claim.attempt} for claim in claims]
+    if rows:
+        session.execute(_LET_GO, {"groups": json_text(rows)})
+
+
+def queue_due_groups(
+    session: Session, job_id: int, limit: int, now: datetime
+) -> list[tuple[int, str, int, int]]:
+    """Mark up to ``limit`` due pending groups of the job queued (rows other transactions hold are
+    skipped); each one's id, domain, number of addresses and account, by id."""
+    due = (
+        select(JobGroup.id)
+        .where(JobGroup.job_id == job_id, JobGroup.state == GroupState.PENDING.value)
+        .where(JobGroup.next_attempt_at <= now)
+        .order_by(JobGroup.id)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    account = select(ValidationJob.account_id).where(ValidationJob.id == job_id).scalar_subquery()
+    rows = session.execute(
+        update(JobGroup)
+        .where(JobGroup.id.in_(due.scalar_subquery()))
+        .values(state=GroupState.QUEUED.value, enqueued_at=now)
+        .returning(JobGroup.id, JobGroup.domain, func.cardinality(JobGroup.emails), account)
+    ).all()
+    return sorted((group_id, domain, size, account_id) for group_id, domain, size, account_id in rows)
+
+
+def requeue_abandoned(session: Session, now: datetime, stale: datetime) -> None:
+    """Groups whose worker died (``running`` past their lease) or whose message was lost (``queued``
+    since before ``stale``) pending again."""
+    abandoned = or_(
+        and_(JobGroup.state == GroupState.QUEUED.value, JobGroup.enqueued_at < stale),
+        and_(JobGroup.state == GroupState.RUNNING.value, JobGroup.lease_until < now),
+    )
+    session.execute(
+        update(JobGroup).where(abandoned).values(state=GroupState.PENDING.value, enqueued_at=None)
+    )

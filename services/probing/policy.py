@@ -1,0 +1,134 @@
+"""The probing policy as pure functions of numbers: how politely the fleet opens SMTP sessions to one MX
+address, and in what order a lane serves the accounts waiting in it.
+
+The fleet applies the rules in Redis, where each decision must be atomic across workers, so Lua scripts
+carry them out there: ``politeness`` (sessions at once, spacing, backoff) and ``lanes`` (the turns of a
+round). This module is the same rules in Python: the service calls it wherever it decides outside Redis
+(the numbers read from the settings, what counts as a complaint, how long to wait before looking again,
+how long a backoff level is remembered); ``tests/probing/test_policy_in_redis.py`` holds the scripts to
+it, and the fleet simulation (``bench/fleet_*.py``) runs on it instead of a model of its own. It imports
+nothing of Redis (an import-linter contract says so).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, MutableMapping, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from settings import JobSettings
+from verifier.smtp import ReplyEvidence
+
+Account = TypeVar("Account")
+Ref = TypeVar("Ref")
+
+FULL = -1.0  # ``admission``'s answer when every session slot of the address is taken
+POLL_FIRST, POLL_MAX = 0.05, 0.25  # looking again at a full slot set: the first pause, doubling to this
+BACKOFF_MEMORY = 2  # a backoff level is forgotten after this many longest backoffs of quiet
+LEASE_MARGIN_SECONDS = 30  # a session's slot outlives its SMTP_DEADLINE by this much
+
+
+@dataclass(frozen=True)
+class Politeness:
+    """The rules' numbers (``settings.JobSettings``)."""
+
+    per_host: int  # SMTP_SESSIONS_PER_MX_HOST: sessions at once per MX address, fleet-wide
+    lease_seconds: float  # a slot a worker never gave back (it died) frees itself after this long
+    interval_seconds: float  # SMTP_MIN_SESSION_INTERVAL_MS: between new sessions to one address
+    backoff_seconds: float  # SMTP_BACKOFF_SECONDS: no new session after a complaint, doubling per level
+    backoff_max_seconds: float  # SMTP_BACKOFF_MAX_SECONDS
+    slow_reply_seconds: float  # SMTP_SLOW_REPLY_SECONDS: a slower reply is a complaint
+
+    @classmethod
+    def read(cls, jobs: JobSettings, smtp_deadline: float) -> Politeness:
+        """The rules as configured, for sessions that end by ``smtp_deadline`` (the engine's)."""
+        return cls(
+            per_host=jobs.sessions_per_mx_host,
+            lease_seconds=smtp_deadline + LEASE_MARGIN_SECONDS,
+            interval_seconds=jobs.min_session_interval_ms / 1000,
+            backoff_seconds=jobs.backoff_seconds,
+            backoff_max_seconds=jobs.backoff_max_seconds,
+            slow_reply_seconds=jobs.slow_reply_seconds,
+        )
+
+
+def admission(now: float, sessions: int, next_open: float, backoff_until: float, rules: Politeness) -> float:
+    """May a new session to an address open at ``now``, given its ``sessions`` open, the earliest time
+    the spacing allows the next one and the end of its backoff? 0: yes (the next one may open
+    ``interval_seconds`` later); ``FULL``: every slot is taken; else the seconds worth waiting."""
+    if now < backoff_until:
+        return backoff_until - now
+    if sessions >= rules.per_host:
+        return FULL
+    if now < next_open:
+        return next_open - now
+    return 0.0
+
+
+def next_look(wait: float, pause: float, left: float) -> tuple[float | None, float]:
+    """After a refused look: how long to sleep before the next one (None: give up, nothing frees in
+    time), and the pause after that. ``wait`` is what the rules said to wait (0: slots full, so poll,
+    doubling the pause up to ``POLL_MAX``), ``left`` the time to the caller's deadline."""
+    if left <= 0 or wait > left:
+        return None, pause
+    return min(wait or pause, left), (pause if wait else min(pause * 2, POLL_MAX))
+
+
+def complaint(transcript: Sequence[ReplyEvidence], rules: Politeness) -> str | None:
+    """Why a finished session asks us to back off from its server, if it does: a 421 (RFC 5321: closing
+    the channel, how MTAs say "too many connections" or "slow down"), or a reply slower than
+    ``slow_reply_seconds``."""
+    if any(item.code == 421 for item in transcript):
+        return "421"
+    slow_ms = rules.slow_reply_seconds * 1000
+    if any(item.code is not None and item.latency_ms > slow_ms for item in transcript):
+        return "slow replies"
+    return None
+
+
+def backoff_seconds(level: int, rules: Politeness) -> float:
+    """The backoff of the ``level``-th complaint in a row (1 for the first): doubling, capped."""
+    return float(min(rules.backoff_seconds * 2 ** (level - 1), rules.backoff_max_seconds))
+
+
+def backoff_memory(rules: Politeness) -> float:
+    """Seconds of quiet after which the next complaint starts again at level 1."""
+    return BACKOFF_MEMORY * rules.backoff_max_seconds
+
+
+def join_turns(
+    turns: deque[Account], queues: MutableMapping[Account, deque[Ref]], account: Account, ref: Ref
+) -> None:
+    """Queue ``ref`` of ``account`` in a lane; an account with nothing waiting joins the back of the turns
+    (an account is in the turns exactly while its queue holds refs)."""
+    queue = queues.get(account)
+    if queue is None:
+        queue = queues[account] = deque()
+        turns.append(account)
+    queue.append(ref)
+
+
+def take_round(
+    turns: deque[Account],
+    queues: MutableMapping[Account, deque[Ref]],
+    max_addresses: int,
+    size: Callable[[Ref], int],
+) -> list[Ref]:
+    """A lane's next round: one ref per account in turn until it holds ``max_addresses`` addresses (its
+    last ref may pass them); each account served goes to the back of the turns, or leaves them once its
+    queue is empty, so one account's million-address list never starves another's batch of 10."""
+    taken: list[Ref] = []
+    total = 0
+    while total < max_addresses and turns:
+        account = turns[0]
+        turns.rotate(-1)
+        queue = queues.get(account)
+        ref = queue.popleft() if queue else None
+        if not queue:
+            turns.pop()
+            queues.pop(account, None)
+        if ref is not None:
+            taken.append(ref)
+            total += size(ref)
+    return taken
