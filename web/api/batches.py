@@ -14,6 +14,7 @@ from web.branding import brand, link_host
 from web.idempotency import idempotency_key, marked
 from web.limits import charge, rate_limited
 from web.openapi import document
+from web.parsing import parse_body, parse_query
 from web.schemas.base import respond
 from web.schemas.errors import FlatError
 from web.schemas.validation import (
@@ -24,7 +25,6 @@ from web.schemas.validation import (
     ResultsQuery,
     job_options,
 )
-from web.validation import parse_body, parse_query
 
 bp = Blueprint("batches", __name__)
 

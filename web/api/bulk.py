@@ -19,11 +19,11 @@ from web.branding import brand, link_host
 from web.idempotency import idempotency_key, marked
 from web.limits import charge, rate_limited
 from web.openapi import document
+from web.parsing import parse_query
 from web.schemas.base import respond
 from web.schemas.bulk import BulkJobOut, DownloadQuery, DryRunOut, UploadQuery
 from web.schemas.errors import FlatError
 from web.schemas.validation import RESULT_EMAIL, job_options
-from web.validation import parse_query
 
 bp = Blueprint("bulk", __name__, url_prefix="/bulk/jobs")
 MEDIA_TYPES = {"text/csv": "csv", "application/json": "json"}

@@ -21,10 +21,10 @@ from web.client_ip import client_ip
 from web.geo import country_of
 from web.limits import charge, rate_limited
 from web.openapi import document
+from web.parsing import parse_body
 from web.schemas.base import json_response, respond
 from web.schemas.single_result import single_result_json
 from web.schemas.validation import AcceptedOut, SingleResultOut, ValidateBody, job_options
-from web.validation import parse_body
 
 bp = Blueprint("validate", __name__)
 
