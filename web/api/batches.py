@@ -17,7 +17,7 @@ from web.openapi import document
 from web.parsing import parse_body, parse_query
 from web.schemas.base import respond
 from web.schemas.errors import FlatError
-from web.schemas.validation import (
+from web.schemas.results import (
     AcceptedOut,
     BatchBody,
     BatchResultOut,
