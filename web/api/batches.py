@@ -17,14 +17,8 @@ from web.openapi import document
 from web.parsing import parse_body, parse_query
 from web.schemas.base import respond
 from web.schemas.errors import FlatError
-from web.schemas.results import (
-    AcceptedOut,
-    BatchBody,
-    BatchResultOut,
-    ResultsOut,
-    ResultsQuery,
-    job_options,
-)
+from web.schemas.results import AcceptedOut, BatchResultOut, ResultsOut, ResultsQuery
+from web.schemas.validation_bodies import BatchBody, job_options
 
 bp = Blueprint("batches", __name__)
 

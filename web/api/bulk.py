@@ -23,7 +23,8 @@ from web.parsing import parse_query
 from web.schemas.base import respond
 from web.schemas.bulk import BulkJobOut, DownloadQuery, DryRunOut, UploadQuery
 from web.schemas.errors import FlatError
-from web.schemas.results import RESULT_EMAIL, job_options
+from web.schemas.results import RESULT_EMAIL
+from web.schemas.validation_bodies import job_options
 
 bp = Blueprint("bulk", __name__, url_prefix="/bulk/jobs")
 MEDIA_TYPES = {"text/csv": "csv", "application/json": "json"}

@@ -23,8 +23,9 @@ from web.limits import charge, rate_limited
 from web.openapi import document
 from web.parsing import parse_body
 from web.schemas.base import json_response, respond
-from web.schemas.results import AcceptedOut, SingleResultOut, ValidateBody, job_options
+from web.schemas.results import AcceptedOut, SingleResultOut
 from web.schemas.single_result import single_result_json
+from web.schemas.validation_bodies import ValidateBody, job_options
 
 bp = Blueprint("validate", __name__)
 

@@ -23,7 +23,7 @@ from web.dashboard.security import owner_upload_limit
 from web.dashboard.session import sign_in_required
 from web.parsing import parse_query
 from web.schemas.bulk import BulkJobOut, DownloadQuery, UploadQuery
-from web.schemas.results import job_options
+from web.schemas.validation_bodies import job_options
 
 Page = tuple[str, int, dict[str, str]]
 FORMATS = {".csv": "csv", ".txt": "csv", ".json": "json"}

@@ -15,7 +15,7 @@ from web.dashboard import forms, session
 from web.dashboard.blueprint import bp
 from web.dashboard.check_rows import check_rows
 from web.dashboard.session import sign_in_required
-from web.schemas.results import ValidateBody, job_options
+from web.schemas.validation_bodies import ValidateBody, job_options
 
 Page = tuple[str, int, dict[str, str]]
 
