@@ -177,7 +177,7 @@ def check_batch_size(count: int) -> None:
 
 def wait(job: ValidationJob, seconds: float) -> ValidationJob:
     """The job once finished or answered (every address has an answer, some of them interim while they
-    are retried: ``settling.standing`` tells), or as it stands after ``seconds``. Postgres is read after
+    are retried: ``settling.readiness`` tells), or as it stands after ``seconds``. Postgres is read after
     every signal slice, so a second waiter (a replayed request) is not left waiting for a signal the
     first consumed."""
     give_up = time.monotonic() + seconds
@@ -205,7 +205,7 @@ def _answered(job: ValidationJob) -> bool:
     if JobStatus(job.status).finished:
         return True
     try:
-        return settling.standing(job).answered
+        return settling.readiness(job).answered
     except DBAPIError as error:
         if not database.unreachable(error):
             raise

@@ -53,9 +53,9 @@ def answer(job: ValidationJob) -> Response:
     while ``retryTemporary`` retries them: ``retrying``), else 202 with its results URL."""
     if not prefers_async():
         job = submit.wait(job, get_settings().jobs.batch_wait)
-    standing = settling.standing(job)
-    if standing.answered:
-        page, retrying = submit.results(job), standing.retrying
+    readiness = settling.readiness(job)
+    if readiness.answered:
+        page, retrying = submit.results(job), readiness.retrying
         return respond(BatchResultOut.of(page, now(), brand(), retrying=retrying, host=link_host()))
     accepted = AcceptedOut.of(job, link_host())
     response = respond(accepted, 202)

@@ -53,16 +53,16 @@ def validate() -> Response:
     else:
         submitted = submit.submit(auth, JobKind.SINGLE, [body.email], options, charge)
         job = submit.wait(submitted.job, get_settings().jobs.single_wait)
-        standing = settling.standing(job)
-        if not standing.answered:
+        readiness = settling.readiness(job)
+        if not readiness.answered:
             return respond(AcceptedOut.of(job, link_host()), 202)
-        result = submit.results(job).results[0] | retrying(job, standing)
+        result = submit.results(job).results[0] | retrying(job, readiness)
     return json_response(single_result_json(result, metadata(started)))
 
 
-def retrying(job: ValidationJob, standing: settling.Standing) -> dict[str, JsonValue]:
+def retrying(job: ValidationJob, readiness: settling.Readiness) -> dict[str, JsonValue]:
     """An interim answer says so, with the results URL where the settled one will be."""
-    if not standing.retrying:
+    if not readiness.retrying:
         return {}
     return {"retrying": True, "resultsUrl": links.results_url(job.public_id, link_host())}
 
