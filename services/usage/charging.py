@@ -43,7 +43,7 @@ from models.audit import AuditEvent
 from models.session import get_engine, transaction
 from models.usage import UsageCharge, UsagePeriod
 from services import audit
-from services.auth import AuthContext
+from services.auth import Actor
 from services.usage import quota_events
 from services.usage.errors import QuotaExhausted
 from services.usage.periods import Period, period_containing
@@ -113,7 +113,7 @@ def charge_validations(
     count: int,
     idempotency_key: str,
     *,
-    by: AuthContext | None = None,
+    by: Actor | None = None,
     then: Then | None = None,
     at_once: AtOnce | None = None,
 ) -> Charged:
@@ -316,7 +316,7 @@ def _used(session: Session, period_id: int) -> int:
     return session.scalars(select(UsagePeriod.used).where(UsagePeriod.id == period_id)).one()
 
 
-def _note_refusal(account: Account, refused: QuotaExhausted, by: AuthContext | None) -> None:
+def _note_refusal(account: Account, refused: QuotaExhausted, by: Actor | None) -> None:
     """Audit the first refusal of the period only: a client retrying in a loop must not flood the log."""
     with transaction() as session:
         first = session.execute(
@@ -331,7 +331,7 @@ def _note_refusal(account: Account, refused: QuotaExhausted, by: AuthContext | N
         audit.record(
             AuditEvent.RATE_LIMITED,
             account_id=account.id,
-            key_id=by.key.id if by else None,
+            key_id=by.key_id if by else None,
             origin=by.origin if by else audit.SYSTEM,
             details={"window": "month", **refused.extra},
             session=session,

@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 from core import clock
 from models.base import Base
 from models.jobs import ItemState, JobItem, JobKind, JobStatus, ValidationJob
-from services.auth import AuthContext
+from services.auth import Actor
 from services.jobs.options import JobOptions, json_text, storable
 from services.probing import completion
 from services.probing.fleet_engine import shared_engine
@@ -81,25 +81,23 @@ class ChargeWith(Protocol):
     ) -> object: ...
 
 
-def validate_quick(
-    auth: AuthContext, email: str, options: JobOptions, charge: ChargeWith
-) -> dict[str, JsonValue]:
+def validate_quick(actor: Actor, email: str, options: JobOptions, charge: ChargeWith) -> dict[str, JsonValue]:
     """Judge ``email`` without SMTP, then charge one validation and record it together; the result as
     stored (``ValidationResult.to_dict``, built once for the record and the answer)."""
     result = quick_result(email, options.engine)
     public_id = new_public_id(JobKind.SINGLE)
     quick = QuickValidation(public_id, email, options, result, result.to_dict())
-    at_once = AtOnce(AT_ONCE_CTES, quick.statement_params(auth), only_if=NO_SUBSCRIBER)
-    charge(1, public_id, then=lambda session: record(session, auth, quick), at_once=at_once)
+    at_once = AtOnce(AT_ONCE_CTES, quick.statement_params(actor), only_if=NO_SUBSCRIBER)
+    charge(1, public_id, then=lambda session: record(session, actor, quick), at_once=at_once)
     return quick.stored
 
 
-def record(session: Session, auth: AuthContext, quick: QuickValidation) -> None:
+def record(session: Session, actor: Actor, quick: QuickValidation) -> None:
     """The completed job of one, its item and ``validation.completed``: Core inserts, no ORM unit of work
     (the rows are never read back in this request)."""
-    job_id = session.execute(_INSERT_JOB, quick.job_row(auth)).scalar_one()
+    job_id = session.execute(_INSERT_JOB, quick.job_row(actor)).scalar_one()
     session.execute(_INSERT_ITEM, {"job_id": job_id, **quick.item_row()})
-    completion.emit_validation_completed(session, auth.account.id, auth.key.id, quick.stored, elapsed_ms=0)
+    completion.emit_validation_completed(session, actor.account.id, actor.key_id, quick.stored, elapsed_ms=0)
 
 
 @dataclass(frozen=True)
@@ -112,13 +110,13 @@ class QuickValidation:
     result: ValidationResult
     stored: dict[str, JsonValue]  # ``result.to_dict()``
 
-    def job_row(self, auth: AuthContext) -> dict[str, Any]:
+    def job_row(self, actor: Actor) -> dict[str, Any]:
         now = clock.now()
         times = {"created_at": now, "started_at": now, "finished_at": now, "deadline": now}
         return {
             "public_id": self.public_id,
-            "account_id": auth.account.id,
-            "key_id": auth.key.id,
+            "account_id": actor.account.id,
+            "key_id": actor.key_id,
             "kind": JobKind.SINGLE.value,
             "status": JobStatus.COMPLETED.value,
             "options": self.options.to_json(),
@@ -128,14 +126,14 @@ class QuickValidation:
             **_counters(self.result.severity),
         }
 
-    def statement_params(self, auth: AuthContext) -> dict[str, Any]:
+    def statement_params(self, actor: Actor) -> dict[str, Any]:
         """``AT_ONCE_CTES``'s values (charging adds ``account_id`` and ``now``), built directly: this runs on
         every quick validation (the job row's timestamps and the rows' dicts were a twentieth of its CPU).
         The JSON columns go as text Postgres parses into ``jsonb``, so the serialiser's spacing is moot."""
         result = self.result
         return {
             "public_id": self.public_id,
-            "key_id": auth.key.id,
+            "key_id": actor.key_id,
             "options": json_text(self.options.to_json()),
             "input": storable(self.email),
             "email": result.email,

@@ -29,7 +29,7 @@ from core import clock
 from models import session as database
 from models.jobs import GroupState, ItemState, JobGroup, JobItem, JobKind, JobStatus, ValidationJob
 from models.session import transaction
-from services.auth import AuthContext, authorize
+from services.auth import Actor, AuthContext, authorize
 from services.errors import NotFound
 from services.jobs import list_rows
 from services.jobs.options import JobOptions, storable
@@ -62,7 +62,7 @@ class Submitted:
 
 
 def submit(
-    auth: AuthContext,
+    actor: Actor,
     kind: JobKind,
     inputs: Sequence[str],
     options: JobOptions,
@@ -75,15 +75,15 @@ def submit(
     if kind is JobKind.BATCH:
         check_batch_size(len(inputs))
     digest = idempotency.digest_of(kind.value, list(inputs), *options.client_switches())
-    if idempotency_key and (earlier := idempotency.earlier_job(auth.account.id, idempotency_key)):
+    if idempotency_key and (earlier := idempotency.earlier_job(actor.account.id, idempotency_key)):
         return Submitted(idempotency.same_request(earlier, digest), replayed=True)
     try:
         with transaction() as session:
-            job = open_job(session, auth, kind, options, idempotency_key=idempotency_key, digest=digest)
+            job = open_job(session, actor, kind, options, idempotency_key=idempotency_key, digest=digest)
             job.total = len(inputs)
             distinct = _store_items(session, job.id, inputs)
     except IntegrityError as error:
-        return replay_of_concurrent(error, auth, idempotency_key, digest)
+        return replay_of_concurrent(error, actor, idempotency_key, digest)
     job = admit(job.id, job.public_id, distinct, charge)
     plan.plan(job.id)
     return Submitted(job)
@@ -104,7 +104,7 @@ def _store_items(session: Session, job_id: int, inputs: Sequence[str]) -> int:
 
 def open_job(
     session: Session,
-    auth: AuthContext,
+    actor: Actor,
     kind: JobKind,
     options: JobOptions,
     *,
@@ -116,13 +116,13 @@ def open_job(
     Stored before it is charged so that two requests with one Idempotency-Key meet at its unique index
     instead of both being charged; ``admit`` then charges it and lets the workers have it."""
     if idempotency_key:
-        idempotency.release_expired(session, auth.account.id, idempotency_key)
+        idempotency.release_expired(session, actor.account.id, idempotency_key)
     jobs, now = get_settings().jobs, clock.now()
     deadline = jobs.bulk_deadline if kind is JobKind.BULK else jobs.batch_deadline
     job = ValidationJob(
         public_id=new_public_id(kind),
-        account_id=auth.account.id,
-        key_id=auth.key.id,
+        account_id=actor.account.id,
+        key_id=actor.key_id,
         kind=kind.value,
         status=JobStatus.UPLOADING.value,
         options=options.to_json(),
@@ -156,12 +156,12 @@ def admit(job_id: int, public_id: str, count: int, charge: Charger) -> Validatio
 
 
 def replay_of_concurrent(
-    error: IntegrityError, auth: AuthContext, idempotency_key: str | None, digest: str
+    error: IntegrityError, actor: Actor, idempotency_key: str | None, digest: str
 ) -> Submitted:
     """A concurrent request with the same key stored its job first: answer with that job, or 409."""
     if not idempotency_key or not idempotency.is_key_conflict(error):
         raise error
-    earlier = idempotency.earlier_job(auth.account.id, idempotency_key)
+    earlier = idempotency.earlier_job(actor.account.id, idempotency_key)
     if earlier is None:  # it was refused (quota) and deleted meanwhile: the client may simply retry
         raise IdempotentRequestInProgress("A request with this Idempotency-Key just failed.")
     return Submitted(idempotency.same_request(earlier, digest), replayed=True)
@@ -217,13 +217,13 @@ def reload(job_id: int) -> ValidationJob:
         return session.get_one(ValidationJob, job_id, populate_existing=True)
 
 
-def find(auth: AuthContext, public_id: str, kinds: Sequence[JobKind] = tuple(JobKind)) -> ValidationJob:
+def find(actor: Actor, public_id: str, kinds: Sequence[JobKind] = tuple(JobKind)) -> ValidationJob:
     """The caller's job; another account's id is answered exactly like an unknown one."""
     with transaction() as session:
         job = session.scalars(
             select(ValidationJob).where(
                 ValidationJob.public_id == public_id,
-                ValidationJob.account_id == auth.account.id,
+                ValidationJob.account_id == actor.account.id,
                 ValidationJob.kind.in_([kind.value for kind in kinds]),
                 ValidationJob.status != JobStatus.UPLOADING.value,
             )
@@ -263,10 +263,10 @@ def results(job: ValidationJob, *, after: int | None = None, limit: int | None =
     return ResultsPage(job, answers, rows[-1].position if more and rows else None)
 
 
-def cancel(auth: AuthContext, public_id: str, kinds: Sequence[JobKind]) -> ValidationJob:
+def cancel(actor: Actor, public_id: str, kinds: Sequence[JobKind]) -> ValidationJob:
     """Stop a job: no new group starts; groups already probing finish and their results are kept.
     Cancelling a finished job changes nothing (idempotent). Validations charged are not refunded."""
-    job = find(auth, public_id, kinds)
+    job = find(actor, public_id, kinds)
     with transaction() as session:
         stopped = session.scalars(
             update(ValidationJob)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from flask import request
 
 from models.jobs import JobKind, JobStatus
-from services.auth import AuthContext
+from services.auth import Actor
 from services.usage import charging, rate_limits
 from services.validation import quick, submit
 from settings import get_settings
@@ -20,7 +20,7 @@ from web.schemas.validation_bodies import ValidateBody, job_options
 Page = tuple[str, int, dict[str, str]]
 
 
-def charger(auth: AuthContext) -> quick.ChargeWith:
+def charger(auth: Actor) -> quick.ChargeWith:
     """The owner's charge function: ``services.usage.charging`` exactly as the API's ``web.limits.charge``."""
 
     def charge(
@@ -56,7 +56,7 @@ def validate() -> Page:
     )
 
 
-def _validate(auth: AuthContext, body: ValidateBody) -> dict[str, JsonValue] | None:
+def _validate(auth: Actor, body: ValidateBody) -> dict[str, JsonValue] | None:
     """The result, or None if the workers have not finished within the wait (the page says so)."""
     options = job_options(auth.account, body.options)
     if options.quick_mode:
