@@ -30,7 +30,6 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from services.auth import AuthContext
 from services.usage import charging, rate_limits, recent_errors
-from services.usage.charging import Charged
 from services.usage.errors import QuotaExhausted, RateLimited
 from services.usage.quota import QuotaState, QuotaStatus
 from services.usage.rate_limits import RateStatus
@@ -57,21 +56,11 @@ def rate_limited(view: Callable[P, R]) -> Callable[P, R]:
     return admitted
 
 
-def charge(
-    count: int,
-    idempotency_key: str,
-    *,
-    then: charging.Then | None = None,
-    at_once: charging.AtOnce | None = None,
-) -> Charged:
-    """Charge this request's validations to the caller's quota (``services.usage.charging``; ``then``
-    commits with the charge, ``at_once`` is the same as one statement)."""
-    auth: AuthContext = g.auth
-    charged = charging.charge_validations(
-        auth.account, count, idempotency_key, by=auth, then=then, at_once=at_once
-    )
-    g.quota_status = charged.status
-    return charged
+def charged(quota: QuotaStatus | None) -> None:
+    """The quota this request's charge left, for its headers (``add_limit_headers``); None when it charged
+    nothing (a replayed request): the headers then read the period as it stands."""
+    if quota is not None:
+        g.quota_status = quota
 
 
 def on_rate_limited(error: RateLimited) -> Response:

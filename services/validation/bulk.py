@@ -34,11 +34,11 @@ from models.jobs import ItemState, JobKind, JobStatus, ValidationJob
 from models.session import transaction
 from services.auth import Actor
 from services.broker import PLAN_JOB_TASK, send_task
-from services.jobs import list_rows
+from services.jobs import list_rows, store
 from services.jobs.options import JobOptions, storable
 from services.validation import allowance, bulk_download, bulk_readers, idempotency, list_names
 from services.validation.errors import BadUpload
-from services.validation.submit import Charger, Submitted, admit, open_job, replay_of_concurrent
+from services.validation.submit import Submitted, admit, open_job, replay_of_concurrent
 from settings import get_settings
 from verifier.dedupe import address_key
 
@@ -62,7 +62,6 @@ def upload(
     stream: IO[bytes],
     fmt: str,
     options: JobOptions,
-    charge: Charger,
     *,
     idempotency_key: str | None = None,
     file_name: str | None = None,
@@ -85,9 +84,9 @@ def upload(
     except IntegrityError as error:
         idempotency.drain(reader)
         return replay_of_concurrent(error, actor, idempotency_key, body.hexdigest())
-    job = admit(job_id, public_id, count, charge)
+    job, quota = admit(actor, job_id, public_id, count)
     send_task(PLAN_JOB_TASK, job_id)  # after admit's commit; a lost message is re-sent by the sweeper
-    return Submitted(job)
+    return Submitted(job, quota=quota)
 
 
 def _store(
@@ -103,16 +102,22 @@ def _store(
 ) -> tuple[int, str, int]:
     """The list stored under a new ``uploading`` job; its ids and the number of distinct addresses."""
     with transaction() as session:
-        job = open_job(session, actor, JobKind.BULK, options, idempotency_key=idempotency_key, digest=None)
-        job.source, job.file_name = fmt, list_names.stored(name)
+        job = open_job(
+            session,
+            actor,
+            JobKind.BULK,
+            options,
+            idempotency_key=idempotency_key,
+            digest=None,
+            source=fmt,
+            file_name=list_names.stored(name),
+        )
         uploaded = bulk_readers.UploadedList(reader, fmt)
         addresses = copy_rows(session, job.id, uploaded, limit)
         distinct = list_rows.mark_duplicates(session, job.id)
         if distinct > limit.affordable:
             limit.refuse(distinct)
-        # The sweeper's clock for abandoned uploads starts when the list is in, not when it started coming.
-        job.total, job.request_digest, job.created_at = addresses, body.hexdigest(), clock.now()
-        job.columns = uploaded.columns
+        store.list_stored(job, total=addresses, digest=body.hexdigest(), columns=uploaded.columns)
         return job.id, job.public_id, distinct
 
 

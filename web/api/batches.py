@@ -12,7 +12,7 @@ from settings import get_settings
 from web.auth import current_auth, require_scope
 from web.branding import brand, link_host
 from web.idempotency import idempotency_key, marked
-from web.limits import charge, rate_limited
+from web.limits import charged, rate_limited
 from web.openapi import document
 from web.parsing import parse_body, parse_query
 from web.schemas.base import respond
@@ -44,7 +44,8 @@ def create() -> Response:
     body, key = parse_body(BatchBody), idempotency_key()
     auth = current_auth()
     options = job_options(auth.account, body.options)
-    submitted = submit.submit(auth, JobKind.BATCH, body.emails, options, charge, idempotency_key=key)
+    submitted = submit.submit(auth, JobKind.BATCH, body.emails, options, idempotency_key=key)
+    charged(submitted.quota)
     return marked(answer(submitted.job), submitted)
 
 

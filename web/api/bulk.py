@@ -17,7 +17,7 @@ from web.auth import current_auth, require_scope
 from web.body_limits import body_limit
 from web.branding import brand, link_host
 from web.idempotency import idempotency_key, marked
-from web.limits import charge, rate_limited
+from web.limits import charged, rate_limited
 from web.openapi import document
 from web.parsing import parse_query
 from web.schemas.base import respond
@@ -117,7 +117,8 @@ def upload() -> Response:
     options = job_options(auth.account, query)
     if query.dry_run:
         return respond(DryRunOut.of(bulk_dry_run.dry_run(auth, request.stream, fmt, options)))
-    submitted = bulk.upload(auth, request.stream, fmt, options, charge, idempotency_key=key)
+    submitted = bulk.upload(auth, request.stream, fmt, options, idempotency_key=key)
+    charged(submitted.quota)
     return marked(respond(BulkJobOut.of(bulk.progress(submitted.job), link_host()), 202), submitted)
 
 

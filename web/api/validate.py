@@ -19,7 +19,7 @@ from web.auth import current_auth, require_scope
 from web.branding import brand, link_host
 from web.client_ip import client_ip
 from web.geo import country_of
-from web.limits import charge, rate_limited
+from web.limits import charged, rate_limited
 from web.openapi import document
 from web.parsing import parse_body
 from web.schemas.base import json_response, respond
@@ -49,9 +49,12 @@ def validate() -> Response:
     auth = current_auth()
     options = job_options(auth.account, body.options)
     if options.quick_mode:
-        result = quick.validate_quick(auth, body.email, options, charge)
+        answer = quick.validate_quick(auth, body.email, options)
+        charged(answer.quota)
+        result = answer.result
     else:
-        submitted = submit.submit(auth, JobKind.SINGLE, [body.email], options, charge)
+        submitted = submit.submit(auth, JobKind.SINGLE, [body.email], options)
+        charged(submitted.quota)
         job = submit.wait(submitted.job, get_settings().jobs.single_wait)
         readiness = settling.readiness(job)
         if not readiness.answered:

@@ -18,7 +18,6 @@ from services.validation import bulk, history, list_names, submit
 from web.body_limits import body_limit
 from web.dashboard import forms, session
 from web.dashboard.blueprint import bp
-from web.dashboard.pages.validate import charger
 from web.dashboard.security import owner_upload_limit
 from web.dashboard.session import sign_in_required
 from web.parsing import parse_query
@@ -54,7 +53,7 @@ def lists_upload() -> BaseResponse:
         auth.account, forms.as_model(UploadQuery, {"quickMode": forms.checked("quick_mode")})
     )
     rate_limits.admit_request(auth)  # the dashboard's owner is read for this request: nothing to confirm
-    submitted = bulk.upload(auth, upload.stream, fmt, options, charger(auth), file_name=upload.filename)
+    submitted = bulk.upload(auth, upload.stream, fmt, options, file_name=upload.filename)
     return redirect(url_for("dashboard.lists_job", job_id=submitted.job.public_id))
 
 

@@ -7,7 +7,7 @@ from flask import request
 
 from models.jobs import JobKind, JobStatus
 from services.auth import Actor
-from services.usage import charging, rate_limits
+from services.usage import rate_limits
 from services.validation import quick, submit
 from settings import get_settings
 from verifier.results import JsonValue
@@ -18,23 +18,6 @@ from web.dashboard.session import sign_in_required
 from web.schemas.validation_bodies import ValidateBody, job_options
 
 Page = tuple[str, int, dict[str, str]]
-
-
-def charger(auth: Actor) -> quick.ChargeWith:
-    """The owner's charge function: ``services.usage.charging`` exactly as the API's ``web.limits.charge``."""
-
-    def charge(
-        count: int,
-        idempotency_key: str,
-        *,
-        then: charging.Then | None = None,
-        at_once: charging.AtOnce | None = None,
-    ) -> charging.Charged:
-        return charging.charge_validations(
-            auth.account, count, idempotency_key, by=auth, then=then, at_once=at_once
-        )
-
-    return charge
 
 
 @bp.route("/validate", methods=["GET", "POST"])
@@ -60,8 +43,8 @@ def _validate(auth: Actor, body: ValidateBody) -> dict[str, JsonValue] | None:
     """The result, or None if the workers have not finished within the wait (the page says so)."""
     options = job_options(auth.account, body.options)
     if options.quick_mode:
-        return quick.validate_quick(auth, body.email, options, charger(auth))
-    submitted = submit.submit(auth, JobKind.SINGLE, [body.email], options, charger(auth))
+        return quick.validate_quick(auth, body.email, options).result
+    submitted = submit.submit(auth, JobKind.SINGLE, [body.email], options)
     job = submit.wait(submitted.job, get_settings().jobs.single_wait)
     if job.status != JobStatus.COMPLETED.value:
         return None
