@@ -5,10 +5,8 @@ from __future__ import annotations
 from flask import Blueprint, Response, request
 
 from core.clock import now
-from models.jobs import JobKind, ValidationJob
 from services.probing import settling
-from services.validation import submit
-from settings import get_settings
+from services.validation import answers, submit
 from web.auth import current_auth, require_scope
 from web.branding import brand, link_host
 from web.idempotency import idempotency_key, marked
@@ -44,21 +42,18 @@ def create() -> Response:
     body, key = parse_body(BatchBody), idempotency_key()
     auth = current_auth()
     options = job_options(auth.account, body.options)
-    submitted = submit.submit(auth, JobKind.BATCH, body.emails, options, idempotency_key=key)
-    charged(submitted.quota)
-    return marked(answer(submitted.job), submitted)
+    answer = answers.validate_batch(auth, body.emails, options, idempotency_key=key, wait=not prefers_async())
+    charged(answer.quota)
+    return marked(shaped(answer.outcome), answer.replayed)
 
 
-def answer(job: ValidationJob) -> Response:
-    """200 with the batch result once every address is answered within the wait (some answers interim
-    while ``retryTemporary`` retries them: ``retrying``), else 202 with its results URL."""
-    if not prefers_async():
-        job = submit.wait(job, get_settings().jobs.batch_wait)
-    readiness = settling.readiness(job)
-    if readiness.answered:
-        page, retrying = submit.results(job), readiness.retrying
-        return respond(BatchResultOut.of(page, now(), brand(), retrying=retrying, host=link_host()))
-    accepted = AcceptedOut.of(job, link_host())
+def shaped(outcome: answers.Batch | answers.Accepted) -> Response:
+    """200 with the batch result once every address is answered (some answers interim while
+    ``retryTemporary`` retries them: ``retrying``), else 202 with its results URL."""
+    if isinstance(outcome, answers.Batch):
+        retrying, host = outcome.retrying, link_host()
+        return respond(BatchResultOut.of(outcome.page, now(), brand(), retrying=retrying, host=host))
+    accepted = AcceptedOut.of(outcome.job, link_host())
     response = respond(accepted, 202)
     response.headers["Location"] = accepted.results_url
     if prefers_async():

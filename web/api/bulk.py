@@ -119,7 +119,7 @@ def upload() -> Response:
         return respond(DryRunOut.of(bulk_dry_run.dry_run(auth, request.stream, fmt, options)))
     submitted = bulk.upload(auth, request.stream, fmt, options, idempotency_key=key)
     charged(submitted.quota)
-    return marked(respond(BulkJobOut.of(bulk.progress(submitted.job), link_host()), 202), submitted)
+    return marked(respond(BulkJobOut.of(bulk.progress(submitted.job), link_host()), 202), submitted.replayed)
 
 
 @bp.get("/<job_id>")

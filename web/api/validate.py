@@ -9,11 +9,8 @@ from flask import Blueprint, Response
 
 from core.clock import now
 from core.times import iso
-from models.jobs import JobKind, ValidationJob
 from services import links
-from services.probing import settling
-from services.validation import quick, submit
-from settings import get_settings
+from services.validation import answers
 from verifier.results import JsonValue
 from web.auth import current_auth, require_scope
 from web.branding import brand, link_host
@@ -47,27 +44,18 @@ def validate() -> Response:
     started = time.perf_counter()
     body = parse_body(ValidateBody)
     auth = current_auth()
-    options = job_options(auth.account, body.options)
-    if options.quick_mode:
-        answer = quick.validate_quick(auth, body.email, options)
-        charged(answer.quota)
-        result = answer.result
-    else:
-        submitted = submit.submit(auth, JobKind.SINGLE, [body.email], options)
-        charged(submitted.quota)
-        job = submit.wait(submitted.job, get_settings().jobs.single_wait)
-        readiness = settling.readiness(job)
-        if not readiness.answered:
-            return respond(AcceptedOut.of(job, link_host()), 202)
-        result = submit.results(job).results[0] | retrying(job, readiness)
-    return json_response(single_result_json(result, metadata(started)))
+    answer = answers.validate_one(auth, body.email, job_options(auth.account, body.options))
+    charged(answer.quota)
+    if isinstance(answer.outcome, answers.Accepted):
+        return respond(AcceptedOut.of(answer.outcome.job, link_host()), 202)
+    return json_response(single_result_json(shown(answer.outcome), metadata(started)))
 
 
-def retrying(job: ValidationJob, readiness: settling.Readiness) -> dict[str, JsonValue]:
+def shown(single: answers.Single) -> dict[str, JsonValue]:
     """An interim answer says so, with the results URL where the settled one will be."""
-    if not readiness.retrying:
-        return {}
-    return {"retrying": True, "resultsUrl": links.results_url(job.public_id, link_host())}
+    if not single.retrying:
+        return single.result
+    return single.result | {"retrying": True, "resultsUrl": links.results_url(single.public_id, link_host())}
 
 
 def metadata(started: float) -> dict[str, JsonValue]:

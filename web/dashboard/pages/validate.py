@@ -1,16 +1,14 @@
 """Validate one address, as ``POST /validate`` does: admitted by the rate limit, charged to the quota, probed
-by the workers (quick mode answers here), every check shown with its evidence and the recommendations."""
+by the workers (quick mode answers here), answered by the same service (``services.validation.answers``),
+every check shown with its evidence and the recommendations. A validation still running when the wait ends
+has a page of its own, where its result will be (what the results URL is to the API)."""
 
 from __future__ import annotations
 
 from flask import request
 
-from models.jobs import JobKind, JobStatus
-from services.auth import Actor
 from services.usage import rate_limits
-from services.validation import quick, submit
-from settings import get_settings
-from verifier.results import JsonValue
+from services.validation import answers
 from web.dashboard import forms, session
 from web.dashboard.blueprint import bp
 from web.dashboard.check_rows import check_rows
@@ -27,26 +25,31 @@ def validate() -> Page:
         return forms.render("validate.html")
     data = {"email": forms.text("email"), "options": {"quickMode": forms.checked("quick_mode")}}
     body = forms.as_model(ValidateBody, data)
-    auth = session.actor()
-    rate_limits.admit_request(auth)  # the dashboard's owner is read for this request: nothing to confirm
-    result = _validate(auth, body)
+    actor = session.actor()
+    rate_limits.admit_request(actor)
+    answer = answers.validate_one(actor, body.email, job_options(actor.account, body.options))
+    return _shown(answer.outcome, email=body.email, quick=body.options.quick_mode)
+
+
+@bp.get("/validate/<job_id>")
+@sign_in_required
+def validation(job_id: str) -> Page:
+    """One validation's answer as it stands: the result once settled, else that it is still running."""
+    return _shown(answers.single_of(session.actor(), job_id).outcome)
+
+
+def _shown(
+    outcome: answers.Single | answers.Accepted, *, email: str | None = None, quick: bool = False
+) -> Page:
+    if isinstance(outcome, answers.Accepted):
+        return forms.render("validate.html", email=email, quick=quick, accepted=outcome.job.public_id)
+    result = outcome.result
     return forms.render(
         "validate.html",
-        email=body.email,
+        email=email or result.get("email"),
         result=result,
         rows=check_rows(result),
-        quick=body.options.quick_mode,
+        quick=quick,
+        retrying=outcome.retrying,
+        job_id=outcome.public_id,
     )
-
-
-def _validate(auth: Actor, body: ValidateBody) -> dict[str, JsonValue] | None:
-    """The result, or None if the workers have not finished within the wait (the page says so)."""
-    options = job_options(auth.account, body.options)
-    if options.quick_mode:
-        return quick.validate_quick(auth, body.email, options).result
-    submitted = submit.submit(auth, JobKind.SINGLE, [body.email], options)
-    job = submit.wait(submitted.job, get_settings().jobs.single_wait)
-    if job.status != JobStatus.COMPLETED.value:
-        return None
-    result: dict[str, JsonValue] = submit.results(job).results[0]
-    return result
