@@ -28,7 +28,7 @@ from flask import Flask, Response, g, request
 from redis.exceptions import RedisError
 from sqlalchemy.exc import SQLAlchemyError
 
-from services.auth import AuthContext
+from services.auth import Actor, AuthContext
 from services.usage import charging, rate_limits, recent_errors
 from services.usage.errors import QuotaExhausted, RateLimited
 from services.usage.quota import QuotaState, QuotaStatus
@@ -54,6 +54,22 @@ def rate_limited(view: Callable[P, R]) -> Callable[P, R]:
 
     setattr(admitted, RATE_LIMITED, True)  # read by /openapi.json (its 429 answers)
     return admitted
+
+
+def rate_limited_as(actor: Callable[[], Actor]) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """``rate_limited`` for a dashboard page that validates: the request counted against ``actor()``'s
+    account, the same windows, refusal and audit entry as a key's, before the page reads its form (put it
+    under ``@sign_in_required``). Pages carry no limit headers, so nothing is kept for them."""
+
+    def decorate(view: Callable[P, R]) -> Callable[P, R]:
+        @wraps(view)
+        def admitted(*args: P.args, **kwargs: P.kwargs) -> R:
+            rate_limits.admit_request(actor())
+            return view(*args, **kwargs)
+
+        return admitted
+
+    return decorate
 
 
 def charged(quota: QuotaStatus | None) -> None:

@@ -5,28 +5,30 @@ has a page of its own, where its result will be (what the results URL is to the 
 
 from __future__ import annotations
 
-from flask import request
-
-from services.usage import rate_limits
 from services.validation import answers
 from web.dashboard import forms, session
 from web.dashboard.blueprint import bp
 from web.dashboard.check_rows import check_rows
 from web.dashboard.session import sign_in_required
+from web.limits import rate_limited_as
 from web.schemas.validation_bodies import ValidateBody, job_options
 
 Page = tuple[str, int, dict[str, str]]
 
 
-@bp.route("/validate", methods=["GET", "POST"])
+@bp.get("/validate")
 @sign_in_required
 def validate() -> Page:
-    if request.method == "GET":
-        return forms.render("validate.html")
+    return forms.render("validate.html")
+
+
+@bp.post("/validate")
+@sign_in_required
+@rate_limited_as(session.actor)
+def validate_address() -> Page:
     data = {"email": forms.text("email"), "options": {"quickMode": forms.checked("quick_mode")}}
     body = forms.as_model(ValidateBody, data)
     actor = session.actor()
-    rate_limits.admit_request(actor)
     answer = answers.validate_one(actor, body.email, job_options(actor.account, body.options))
     return _shown(answer.outcome, email=body.email, quick=body.options.quick_mode)
 
