@@ -71,6 +71,8 @@ def test_a_validation_still_running_says_where_its_result_will_be_and_shows_it_t
     accepted = page.get_by_test_id("accepted")
     expect(accepted).to_contain_text("the validation continues in the background")
     expect(page.get_by_test_id("result")).to_have_count(0)
+    here = page.get_by_role("navigation", name="Main").get_by_role("link", name="Validate", exact=True)
+    expect(here).to_have_attribute("aria-current", "page")
 
     _answer(job_id, ItemState.INTERIM)  # a temporary failure, retried in the background
     accepted.get_by_role("link", name="this validation's page").click()

@@ -35,7 +35,7 @@ def validate_address() -> Page:
 
 @bp.get("/validate/<job_id>")
 @sign_in_required
-def validation(job_id: str) -> Page:
+def validate_job(job_id: str) -> Page:
     """One validation's answer as it stands: the result once settled, else that it is still running."""
     return _shown(answers.single_of(session.actor(), job_id).outcome)
 
