@@ -2,13 +2,14 @@
 
 ``authenticate`` turns a presented key into an ``AuthContext`` or raises MISSING/INVALID_API_KEY or
 IP_NOT_ALLOWED; ``authorize`` checks one required scope. The web tier keeps the context on ``g.auth``
-for the request, and every capability (validation, usage, webhooks, limits) reads the same object.
+for the request. Services take an ``Actor``: an API key's ``AuthContext``, or the account's owner signed in
+to the dashboard (``services.users.acting.Owner``), so both act through the same rules.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NoReturn
+from typing import NoReturn, Protocol, Self
 
 from sqlalchemy import select
 from sqlalchemy.orm import joinedload
@@ -47,6 +48,29 @@ class Presented:
         return (self.is_publishable, secrets.hash_secret(self.credential))
 
 
+class Actor(Protocol):
+    """Who acts on an account: an API key (``AuthContext``) or its signed-in owner. Audit entries carry the
+    acting key's id, or with no key (``key_id`` None) name the owner through ``origin.dashboard_user``."""
+
+    @property
+    def account(self) -> Account: ...
+    @property
+    def origin(self) -> audit.Origin: ...
+    @property
+    def key_id(self) -> int | None: ...
+    @property
+    def scopes(self) -> list[str]: ...
+    @property
+    def is_publishable(self) -> bool: ...
+    @property
+    def generation(self) -> str | None:
+        """The key-state generation this actor was read under (``services.snapshots``); None when it was
+        read for this request."""
+
+    def confirmed(self, current: str | None) -> Self:
+        """This actor as the ``current`` generation has it (``confirm``)."""
+
+
 @dataclass(frozen=True)
 class AuthContext:
     """The authenticated caller: its account, its key row (a detached snapshot) and where it called from.
@@ -66,6 +90,13 @@ class AuthContext:
     @property
     def scopes(self) -> list[str]:
         return list(self.key.scopes)
+
+    @property
+    def key_id(self) -> int:
+        return self.key.id
+
+    def confirmed(self, current: str | None) -> AuthContext:
+        return confirm(self, current)
 
 
 def authenticate(credential: str | None, origin: audit.Origin) -> AuthContext:
@@ -195,10 +226,16 @@ def _permits(auth: AuthContext, required: str, publishable_ok: bool, alternative
     return any(scopes.allows(auth.scopes, scope) for scope in (required, *alternatives))
 
 
-def deny(auth: AuthContext, required: str, message: str) -> NoReturn:
+def deny(actor: Actor, required: str, message: str) -> NoReturn:
     """Record a scope violation and raise it (also used by rules such as 'only admins grant *:*')."""
-    _record(AuditEvent.SCOPE_DENIED, auth.key, auth.origin, requiredScope=required)
-    granted = None if auth.is_publishable else auth.scopes
+    audit_folding.record_folded(
+        AuditEvent.SCOPE_DENIED,
+        account_id=actor.account.id,
+        key_id=actor.key_id,
+        origin=actor.origin,
+        details={"requiredScope": required},
+    )
+    granted = None if actor.is_publishable else actor.scopes
     raise InsufficientPermissions(message, required=required, granted=granted)
 
 

@@ -6,7 +6,7 @@ from flask import Flask
 from flask.json.provider import DefaultJSONProvider
 
 from settings import Settings, get_settings
-from web import client_ip, config, dashboard, errors, limits, logs, pipeline, validation
+from web import client_ip, config, dashboard, errors, limits, logs, parsing, pipeline
 from web.api import register as register_blueprints
 from web.cli import accounts, resellers
 
@@ -20,7 +20,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     settings = settings or get_settings()
     logs.configure()
     app = Flask(__name__, static_folder=None)  # an API: no /static route to authenticate or document
-    app.url_map.converters["int"] = validation.DatabaseIdConverter
+    app.url_map.converters["int"] = parsing.DatabaseIdConverter
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
     if isinstance(app.json, DefaultJSONProvider):
         app.json.sort_keys = False  # keep fields in the order the schemas declare them

@@ -7,7 +7,6 @@ from __future__ import annotations
 from flask import Response, request
 
 from services.validation.idempotency import HEADER, parse_key
-from services.validation.submit import Submitted
 
 
 def idempotency_key() -> str | None:
@@ -15,8 +14,8 @@ def idempotency_key() -> str | None:
     return parse_key(request.headers.get(HEADER))
 
 
-def marked(response: Response, submitted: Submitted) -> Response:
+def marked(response: Response, replayed: bool) -> Response:
     """Tell the client this answer is for the job an earlier request with the same key created."""
-    if submitted.replayed:
+    if replayed:
         response.headers["Idempotent-Replayed"] = "true"
     return response

@@ -28,9 +28,8 @@ from flask import Flask, Response, g, request
 from redis.exceptions import RedisError
 from sqlalchemy.exc import SQLAlchemyError
 
-from services.auth import AuthContext
+from services.auth import Actor, AuthContext
 from services.usage import charging, rate_limits, recent_errors
-from services.usage.charging import Charged
 from services.usage.errors import QuotaExhausted, RateLimited
 from services.usage.quota import QuotaState, QuotaStatus
 from services.usage.rate_limits import RateStatus
@@ -57,21 +56,27 @@ def rate_limited(view: Callable[P, R]) -> Callable[P, R]:
     return admitted
 
 
-def charge(
-    count: int,
-    idempotency_key: str,
-    *,
-    then: charging.Then | None = None,
-    at_once: charging.AtOnce | None = None,
-) -> Charged:
-    """Charge this request's validations to the caller's quota (``services.usage.charging``; ``then``
-    commits with the charge, ``at_once`` is the same as one statement)."""
-    auth: AuthContext = g.auth
-    charged = charging.charge_validations(
-        auth.account, count, idempotency_key, by=auth, then=then, at_once=at_once
-    )
-    g.quota_status = charged.status
-    return charged
+def rate_limited_as(actor: Callable[[], Actor]) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """``rate_limited`` for a dashboard page that validates: the request counted against ``actor()``'s
+    account, the same windows, refusal and audit entry as a key's, before the page reads its form (put it
+    under ``@sign_in_required``). Pages carry no limit headers, so nothing is kept for them."""
+
+    def decorate(view: Callable[P, R]) -> Callable[P, R]:
+        @wraps(view)
+        def admitted(*args: P.args, **kwargs: P.kwargs) -> R:
+            rate_limits.admit_request(actor())
+            return view(*args, **kwargs)
+
+        return admitted
+
+    return decorate
+
+
+def charged(quota: QuotaStatus | None) -> None:
+    """The quota this request's charge left, for its headers (``add_limit_headers``); None when it charged
+    nothing (a replayed request): the headers then read the period as it stands."""
+    if quota is not None:
+        g.quota_status = quota
 
 
 def on_rate_limited(error: RateLimited) -> Response:

@@ -24,9 +24,9 @@ from web.auth import RATE_LIMITED
 from web.config import app_settings
 from web.openapi_webhooks import models as event_models
 from web.openapi_webhooks import webhooks as event_webhooks
+from web.parsing import MAX_BODY_DEPTH
 from web.schemas.errors import CodedError, FlatError
 from web.schemas.inputs import BIGINT_MAX, NUL_FREE
-from web.validation import MAX_BODY_DEPTH
 
 F = TypeVar("F", bound=Callable[..., Any])
 OPERATION = "verimail_operation"
@@ -176,7 +176,7 @@ class InputsWithoutNull(GenerateJsonSchema):
         return super().nullable_schema(schema)
 
     def str_schema(self, schema: core_schema.StringSchema) -> JsonSchemaValue:
-        """Every string input refuses NUL (``web.validation.refuse_unstorable_text``); a field with a
+        """Every string input refuses NUL (``web.parsing.refuse_unstorable_text``); a field with a
         pattern of its own excludes it there."""
         generated = super().str_schema(schema)
         if self.mode == "validation":

@@ -2,7 +2,8 @@
 
 The lifecycle functions that take a ``Session`` (``issue``, ``rotate_secret``, ``deactivate``) join the
 caller's transaction: the rotation sweeper calls them, and they emit ``key.created``/``key.disabled``. The
-functions that take an ``AuthContext`` are the API's: they add who-may rules and own the transaction.
+functions that take an ``Actor`` are the API's and the dashboard's: they add who-may rules and own the
+transaction.
 
 Who may: every function is scoped to the caller's account (another account's key id is "not found").
 A key that does not hold ``*:*`` cannot grant ``*:*``, ``keys:write`` or a reseller scope, nor manage another
@@ -23,7 +24,7 @@ from models.audit import AuditEvent
 from models.keys import ApiKey, KeyStatus
 from models.session import transaction
 from services import audit
-from services.auth import AuthContext, deny
+from services.auth import Actor, deny
 from services.errors import NotFound
 from services.keys import retired_secrets, scopes, secrets
 from services.keys.errors import KeyInactive, KeyLimitReached
@@ -151,29 +152,29 @@ def _audit(
 # -- API operations (caller in, permission rules, own transaction) ---------------------------------------
 
 
-def create_key(actor: AuthContext, spec: KeySpec) -> IssuedKey:
+def create_key(actor: Actor, spec: KeySpec) -> IssuedKey:
     """Create a key in the caller's account, within the tier's key limit."""
     _check_may_grant(actor, spec.scopes)
     with transaction() as session:
         # Lock the account row so two concurrent creations cannot both see "one slot left".
         account = session.get_one(Account, actor.account.id, with_for_update=True)
         _check_key_limit(session, account)
-        return issue(session, account, spec, actor.origin, actor.key.id)
+        return issue(session, account, spec, actor.origin, actor.key_id)
 
 
-def list_keys(actor: AuthContext) -> list[ApiKey]:
+def list_keys(actor: Actor) -> list[ApiKey]:
     """Every key of the caller's account, oldest first, inactive ones included (they show as such)."""
     stmt = select(ApiKey).where(ApiKey.account_id == actor.account.id).order_by(ApiKey.id)
     with transaction() as session:
         return list(session.scalars(stmt))
 
 
-def get_key(actor: AuthContext, key_id: int) -> ApiKey:
+def get_key(actor: Actor, key_id: int) -> ApiKey:
     with transaction() as session:
         return _owned_key(session, actor, key_id)
 
 
-def update_key(actor: AuthContext, key_id: int, changes: KeyChanges) -> ApiKey:
+def update_key(actor: Actor, key_id: int, changes: KeyChanges) -> ApiKey:
     """Change name, scopes, allowlist or auto-rotation; the secret is untouched."""
     if changes.scopes is not None:
         _check_may_grant(actor, changes.scopes)
@@ -182,15 +183,15 @@ def update_key(actor: AuthContext, key_id: int, changes: KeyChanges) -> ApiKey:
         values = {name: value for name, value in vars(changes).items() if value is not None}
         for name, value in values.items():
             setattr(key, name, list(value) if isinstance(value, tuple) else value)
-        _audit(session, AuditEvent.KEY_UPDATED, key, actor.origin, actor.key.id, fields=sorted(values))
+        _audit(session, AuditEvent.KEY_UPDATED, key, actor.origin, actor.key_id, fields=sorted(values))
         return key
 
 
-def delete_key(actor: AuthContext, key_id: int) -> None:
+def delete_key(actor: Actor, key_id: int) -> None:
     """Remove a key for good; its audit trail stays (entries keep the id, not a foreign key)."""
     with transaction() as session:
         key = _owned_key(session, actor, key_id, managing=True)
-        _audit(session, AuditEvent.KEY_DELETED, key, actor.origin, actor.key.id, name=key.name)
+        _audit(session, AuditEvent.KEY_DELETED, key, actor.origin, actor.key_id, name=key.name)
         if key.is_usable:  # deleting an already inactive key disables nothing
             payload = payloads.key_disabled(key, "deleted", clock.now())
             events.emit(session, key.account_id, "key.disabled", payload)
@@ -198,25 +199,25 @@ def delete_key(actor: AuthContext, key_id: int) -> None:
         session.delete(key)
 
 
-def refresh_key(actor: AuthContext, key_id: int) -> IssuedKey:
+def refresh_key(actor: Actor, key_id: int) -> IssuedKey:
     """Manual rotation (spec 4.4): a new secret now, the old one invalid at once."""
     with transaction() as session:
         key = _owned_key(session, actor, key_id, managing=True)
-        secret = rotate_secret(session, key, actor.origin, actor.key.id)
+        secret = rotate_secret(session, key, actor.origin, actor.key_id)
         return IssuedKey(key=key, secret=secret)
 
 
-def revoke_all(actor: AuthContext) -> int:
+def revoke_all(actor: Actor) -> int:
     """Emergency revocation (spec 4.5): every usable key of the account, the caller's own included."""
     stmt = select(ApiKey).where(ApiKey.account_id == actor.account.id, ApiKey.status != KeyStatus.INACTIVE)
     with transaction() as session:
         keys = list(session.scalars(stmt.with_for_update()))
         for key in keys:
-            deactivate(session, key, "revoke-all", actor.origin, actor.key.id)
+            deactivate(session, key, "revoke-all", actor.origin, actor.key_id)
         audit.record(
             AuditEvent.KEYS_REVOKED_ALL,
             account_id=actor.account.id,
-            key_id=actor.key.id,
+            key_id=actor.key_id,
             origin=actor.origin,
             details={"revokedCount": len(keys)},
             session=session,
@@ -224,12 +225,12 @@ def revoke_all(actor: AuthContext) -> int:
     return len(keys)
 
 
-def lock_managed_key(session: Session, actor: AuthContext, key_id: int) -> ApiKey:
+def lock_managed_key(session: Session, actor: Actor, key_id: int) -> ApiKey:
     """``key_id`` of the caller's account, row-locked, if the caller may manage it (as refresh requires)."""
     return _owned_key(session, actor, key_id, managing=True)
 
 
-def _owned_key(session: Session, actor: AuthContext, key_id: int, *, managing: bool = False) -> ApiKey:
+def _owned_key(session: Session, actor: Actor, key_id: int, *, managing: bool = False) -> ApiKey:
     stmt = select(ApiKey).where(ApiKey.id == key_id, ApiKey.account_id == actor.account.id)
     key = session.scalars(stmt.with_for_update() if managing else stmt).one_or_none()
     if key is None:
@@ -239,7 +240,7 @@ def _owned_key(session: Session, actor: AuthContext, key_id: int, *, managing: b
     return key
 
 
-def _check_may_grant(actor: AuthContext, granting: tuple[str, ...]) -> None:
+def _check_may_grant(actor: Actor, granting: tuple[str, ...]) -> None:
     """Only an admin (``*:*``) grants ``*:*``, ``keys:write`` or a reseller scope, so ``keys:write`` never
     escalates; reseller scopes exist only on a plan with reseller features."""
     privileged = [scope for scope in granting if scope in scopes.PRIVILEGED]
@@ -249,11 +250,11 @@ def _check_may_grant(actor: AuthContext, granting: tuple[str, ...]) -> None:
         ensure_reseller(actor.account)
 
 
-def _check_may_manage(actor: AuthContext, key: ApiKey) -> None:
+def _check_may_manage(actor: Actor, key: ApiKey) -> None:
     """Rotating or changing a key hands its powers to the caller: a key holding a privileged scope is
     managed by an admin, or by itself (a key may always rotate its own secret)."""
     holds_power = any(scope in scopes.PRIVILEGED for scope in key.scopes)
-    if holds_power and key.id != actor.key.id and ADMIN not in actor.scopes:
+    if holds_power and key.id != actor.key_id and ADMIN not in actor.scopes:
         deny(
             actor,
             ADMIN,

@@ -24,7 +24,7 @@ from models.audit import AuditEvent
 from models.keys import ApiKey, SealedSecret
 from models.session import transaction
 from services import audit, sealing
-from services.auth import AuthContext
+from services.auth import Actor
 from services.errors import NotFound
 from services.keys import lifecycle, secrets
 
@@ -46,7 +46,7 @@ def seal(session: Session, key: ApiKey, secret: str) -> SealedSecret:
     return sealed
 
 
-def reveal(actor: AuthContext, key_id: int) -> lifecycle.IssuedKey:
+def reveal(actor: Actor, key_id: int) -> lifecycle.IssuedKey:
     """The auto-rotated secret of ``key_id``, once; ``NotFound`` if there is none to show (any more)."""
     with transaction() as session:
         key = lifecycle.lock_managed_key(session, actor, key_id)
@@ -60,7 +60,7 @@ def reveal(actor: AuthContext, key_id: int) -> lifecycle.IssuedKey:
         audit.record(
             AuditEvent.KEY_SECRET_REVEALED,
             account_id=key.account_id,
-            key_id=actor.key.id,
+            key_id=actor.key_id,
             origin=actor.origin,
             details={"keyId": key.id},
             session=session,
@@ -68,7 +68,7 @@ def reveal(actor: AuthContext, key_id: int) -> lifecycle.IssuedKey:
         return lifecycle.IssuedKey(key=key, secret=secret)
 
 
-def waiting_for_reveal(actor: AuthContext) -> set[int]:
+def waiting_for_reveal(actor: Actor) -> set[int]:
     """Ids of the caller's keys with an auto-rotated secret still waiting to be revealed (the dashboard
     offers the reveal button only there; ``reveal`` remains the authority on whether it can be shown)."""
     stmt = (

@@ -35,41 +35,41 @@ def wake_if_answered(job_id: int, kind: str) -> None:
         return
     with transaction() as session:
         job = session.get(ValidationJob, job_id)
-        if job is not None and standing_in(session, job).answered:
+        if job is not None and readiness_in(session, job).answered:
             signal_done(session, job.public_id)
 
 
 @dataclass(frozen=True)
-class Standing:
+class Readiness:
     """Where a job's answers stand for a caller: may it answer 200, and how many answers are interim."""
 
     answered: bool
     retrying: int = 0
 
 
-def standing(job: ValidationJob) -> Standing:
+def readiness(job: ValidationJob) -> Readiness:
     """A completed job is answered; a running one once none of its items waits for a first answer and
     some answers are interim (a running job without any is merely between its last save and completion)."""
     if job.status != JobStatus.RUNNING.value:
         return _final(job)
     with transaction() as session:
-        return standing_in(session, job)
+        return readiness_in(session, job)
 
 
-def standing_in(session: Session, job: ValidationJob) -> Standing:
-    """``standing`` inside a transaction already open: a caller holding a connection must not wait for a
+def readiness_in(session: Session, job: ValidationJob) -> Readiness:
+    """``readiness`` inside a transaction already open: a caller holding a connection must not wait for a
     second one (a worker's greenlets each holding one and waiting for another exhaust its pool)."""
     if job.status != JobStatus.RUNNING.value:
         return _final(job)
     if _unanswered(session, job.id):
-        return Standing(answered=False)
+        return Readiness(answered=False)
     interim = session.scalar(_count(job.id, (ItemState.INTERIM.value,))) or 0
-    return Standing(interim > 0, interim)
+    return Readiness(interim > 0, interim)
 
 
-def _final(job: ValidationJob) -> Standing:
+def _final(job: ValidationJob) -> Readiness:
     """A job that no longer runs: answered if it completed (a cancelled or failed one never is)."""
-    return Standing(answered=job.status == JobStatus.COMPLETED.value)
+    return Readiness(answered=job.status == JobStatus.COMPLETED.value)
 
 
 def retrying(job: ValidationJob) -> int:

@@ -22,7 +22,7 @@ from core import clock
 from models.accounts import Account, Tier
 from models.resellers import CommissionLine, CommissionReport, SubUser
 from models.session import transaction
-from services.auth import AuthContext
+from services.auth import Actor
 from services.errors import NotFound
 from services.resellers import usage_facts
 from services.resellers.access import ensure_reseller
@@ -59,7 +59,7 @@ class Report:
         return sum(line.commission_cents for line in self.lines)
 
 
-def report(actor: AuthContext, period: str | None) -> Report:
+def report(actor: Actor, period: str | None) -> Report:
     """The report of ``period`` (YYYY-MM; default: the current month) for the calling reseller."""
     ensure_reseller(actor.account)
     now = clock.now()

@@ -24,7 +24,7 @@ from models.audit import AuditEvent
 from models.resellers import CustomDomain
 from models.session import transaction
 from services import audit
-from services.auth import AuthContext
+from services.auth import Actor
 from services.errors import InvalidField, NotFound
 from services.resellers.access import ensure_reseller
 from services.resellers.errors import DomainNotVerified, DomainTaken
@@ -55,7 +55,7 @@ def published(domain: CustomDomain) -> bool:
     )
 
 
-def add(actor: AuthContext, hostname: str) -> CustomDomain:
+def add(actor: Actor, hostname: str) -> CustomDomain:
     """Register ``hostname`` (pending until verified) with a fresh challenge token."""
     ensure_reseller(actor.account)
     name = normalise(hostname)
@@ -77,20 +77,20 @@ def add(actor: AuthContext, hostname: str) -> CustomDomain:
         return domain
 
 
-def list_all(actor: AuthContext) -> list[CustomDomain]:
+def list_all(actor: Actor) -> list[CustomDomain]:
     ensure_reseller(actor.account)
     stmt = select(CustomDomain).where(CustomDomain.reseller_id == actor.account.id).order_by(CustomDomain.id)
     with transaction() as session:
         return list(session.scalars(stmt))
 
 
-def get(actor: AuthContext, domain_id: str) -> CustomDomain:
+def get(actor: Actor, domain_id: str) -> CustomDomain:
     ensure_reseller(actor.account)
     with transaction() as session:
         return _owned(session, actor, domain_id)
 
 
-def delete(actor: AuthContext, domain_id: str) -> None:
+def delete(actor: Actor, domain_id: str) -> None:
     """Forget the domain: requests through it are no longer branded, links no longer use it."""
     ensure_reseller(actor.account)
     with transaction() as session:
@@ -99,7 +99,7 @@ def delete(actor: AuthContext, domain_id: str) -> None:
         session.delete(domain)
 
 
-def verify(actor: AuthContext, domain_id: str) -> CustomDomain:
+def verify(actor: Actor, domain_id: str) -> CustomDomain:
     """Look the TXT challenge up now; verified on a match, else DOMAIN_NOT_VERIFIED with what DNS said."""
     ensure_reseller(actor.account)
     with transaction() as session:
@@ -117,7 +117,7 @@ def verify(actor: AuthContext, domain_id: str) -> CustomDomain:
     return _mark_verified(actor, domain_id)
 
 
-def _mark_verified(actor: AuthContext, domain_id: str) -> CustomDomain:
+def _mark_verified(actor: Actor, domain_id: str) -> CustomDomain:
     try:
         with transaction() as session:
             domain = _owned(session, actor, domain_id, lock=True)
@@ -166,7 +166,7 @@ def _verified_elsewhere(session: Session, reseller_id: int, hostname: str) -> bo
     return session.scalar(stmt) is not None
 
 
-def _owned(session: Session, actor: AuthContext, domain_id: str, *, lock: bool = False) -> CustomDomain:
+def _owned(session: Session, actor: Actor, domain_id: str, *, lock: bool = False) -> CustomDomain:
     stmt = select(CustomDomain).where(
         CustomDomain.public_id == domain_id, CustomDomain.reseller_id == actor.account.id
     )
@@ -176,11 +176,11 @@ def _owned(session: Session, actor: AuthContext, domain_id: str, *, lock: bool =
     return domain
 
 
-def _audit(session: Session, actor: AuthContext, event: AuditEvent, domain: CustomDomain) -> None:
+def _audit(session: Session, actor: Actor, event: AuditEvent, domain: CustomDomain) -> None:
     audit.record(
         event,
         account_id=actor.account.id,
-        key_id=actor.key.id,
+        key_id=actor.key_id,
         origin=actor.origin,
         details={"domainId": domain.public_id, "hostname": domain.hostname},
         session=session,

@@ -28,7 +28,7 @@ from models.keys import ApiKey, KeyStatus
 from models.resellers import SubUser, SubUserTier
 from models.session import transaction
 from services import audit
-from services.auth import AuthContext
+from services.auth import Actor
 from services.errors import NotFound
 from services.keys import lifecycle
 from services.keys.scopes import ADMIN
@@ -87,7 +87,7 @@ def month_start(moment: datetime) -> datetime:
     return moment.astimezone(UTC).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
 
 
-def create(actor: AuthContext, new: NewSubUser) -> CreatedSubUser:
+def create(actor: Actor, new: NewSubUser) -> CreatedSubUser:
     """Open the sub-user's account with one admin key (its secret is in the result, once)."""
     ensure_reseller(actor.account)
     email, now = new.email.strip().lower(), clock.now()
@@ -141,7 +141,7 @@ def _check_cap(session: Session, reseller_id: int) -> None:
         )
 
 
-def list_page(actor: AuthContext, *, starting_after: str | None, limit: int) -> SubUserPage:
+def list_page(actor: Actor, *, starting_after: str | None, limit: int) -> SubUserPage:
     """Live sub-users, oldest first; ``starting_after`` is the id of the last one of the previous page."""
     ensure_reseller(actor.account)
     with transaction() as session:
@@ -154,13 +154,13 @@ def list_page(actor: AuthContext, *, starting_after: str | None, limit: int) -> 
     return SubUserPage(items, has_more=len(rows) > limit)
 
 
-def get(actor: AuthContext, sub_id: str) -> SubUserView:
+def get(actor: Actor, sub_id: str) -> SubUserView:
     ensure_reseller(actor.account)
     with transaction() as session:
         return _find(session, actor, sub_id)
 
 
-def update(actor: AuthContext, sub_id: str, changes: SubUserChanges) -> SubUserView:
+def update(actor: Actor, sub_id: str, changes: SubUserChanges) -> SubUserView:
     """Rename, change tier (recorded for proration) and/or suspend or reactivate a sub-user."""
     ensure_reseller(actor.account)
     now = clock.now()
@@ -179,7 +179,7 @@ def update(actor: AuthContext, sub_id: str, changes: SubUserChanges) -> SubUserV
         return SubUserView(view.sub, account)
 
 
-def delete(actor: AuthContext, sub_id: str) -> None:
+def delete(actor: Actor, sub_id: str) -> None:
     """Delete a sub-user: its keys stop at once; its records stay for the commission report."""
     ensure_reseller(actor.account)
     now = clock.now()
@@ -195,7 +195,7 @@ def delete(actor: AuthContext, sub_id: str) -> None:
         _audit(session, actor, AuditEvent.SUB_USER_DELETED, view.sub, email=view.sub.email)
 
 
-def usage(actor: AuthContext, sub_id: str) -> UsageReport:
+def usage(actor: Actor, sub_id: str) -> UsageReport:
     """The sub-user's ``GET /api/usage`` report, read by its reseller."""
     return usage_report(get(actor, sub_id).account)
 
@@ -212,7 +212,7 @@ def _live(reseller_id: int) -> Select[SubUser]:
     return select(SubUser).where(SubUser.reseller_id == reseller_id, SubUser.deleted_at.is_(None))
 
 
-def _find(session: Session, actor: AuthContext, sub_id: str, *, lock: bool = False) -> SubUserView:
+def _find(session: Session, actor: Actor, sub_id: str, *, lock: bool = False) -> SubUserView:
     stmt = _views(actor.account.id).where(SubUser.public_id == sub_id)
     row = session.execute(stmt.with_for_update() if lock else stmt).one_or_none()
     if row is None:
@@ -220,11 +220,11 @@ def _find(session: Session, actor: AuthContext, sub_id: str, *, lock: bool = Fal
     return SubUserView(*row)
 
 
-def _audit(session: Session, actor: AuthContext, event: AuditEvent, sub: SubUser, **details: object) -> None:
+def _audit(session: Session, actor: Actor, event: AuditEvent, sub: SubUser, **details: object) -> None:
     audit.record(
         event,
         account_id=actor.account.id,
-        key_id=actor.key.id,
+        key_id=actor.key_id,
         origin=actor.origin,
         details={"subUserId": sub.public_id, **details},
         session=session,

@@ -13,7 +13,7 @@ from models.audit import AuditEvent
 from models.resellers import WhiteLabel
 from models.session import transaction
 from services import audit
-from services.auth import AuthContext
+from services.auth import Actor
 from services.errors import InvalidField
 from services.resellers.access import ensure_reseller
 
@@ -29,7 +29,7 @@ class WhiteLabelSettings:
     updated_at: datetime | None = None  # None: never saved
 
 
-def get(actor: AuthContext) -> WhiteLabelSettings:
+def get(actor: Actor) -> WhiteLabelSettings:
     ensure_reseller(actor.account)
     with transaction() as session:
         row = session.get(WhiteLabel, actor.account.id)
@@ -38,7 +38,7 @@ def get(actor: AuthContext) -> WhiteLabelSettings:
     return WhiteLabelSettings(row.enabled, row.provider, row.support, row.documentation, row.updated_at)
 
 
-def put(actor: AuthContext, wanted: WhiteLabelSettings) -> WhiteLabelSettings:
+def put(actor: Actor, wanted: WhiteLabelSettings) -> WhiteLabelSettings:
     """Replace the settings; switching on needs all three values (every branded result carries them)."""
     ensure_reseller(actor.account)
     if wanted.enabled:
@@ -60,7 +60,7 @@ def put(actor: AuthContext, wanted: WhiteLabelSettings) -> WhiteLabelSettings:
         audit.record(
             AuditEvent.WHITE_LABEL_UPDATED,
             account_id=actor.account.id,
-            key_id=actor.key.id,
+            key_id=actor.key_id,
             origin=actor.origin,
             details={"enabled": wanted.enabled},
             session=session,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from redis.exceptions import NoScriptError, RedisError
 
@@ -27,7 +28,7 @@ from models.accounts import Account
 from models.audit import AuditEvent
 from services import audit, snapshots
 from services import auth as auth_service
-from services.auth import AuthContext
+from services.auth import Actor, AuthContext
 from services.networks import client_network
 from services.redis_client import key, registered, run_on_own_connection, script
 from services.usage import charging
@@ -35,6 +36,7 @@ from services.usage.errors import RateLimited
 from services.usage.plans import plan_for
 from settings import get_settings
 
+A = TypeVar("A", bound=Actor)
 MINUTE = timedelta(minutes=1)
 DAY = timedelta(days=1)
 # Keys are named after their window, so expiry is only garbage collection: real seconds, with slack,
@@ -106,7 +108,7 @@ class RateStatus:
         return self.day if self.day.remaining < self.minute.remaining else self.minute
 
 
-def admit_request(auth: AuthContext) -> tuple[AuthContext, RateStatus]:
+def admit_request(actor: A) -> tuple[A, RateStatus]:
     """Count one request (a whole batch is one) against both windows, or raise ``RateLimited``; the caller
     as confirmed by the same round trip (``services.auth.confirm``: a key revoked since its snapshot was
     read is refused here, before anything is counted).
@@ -115,19 +117,19 @@ def admit_request(auth: AuthContext) -> tuple[AuthContext, RateStatus]:
     is not counted. The first refusal per account and minute is audited; the rest of a flood is not, so a
     client hammering at 429s cannot turn the audit log into a write amplifier.
     """
-    status = _run(auth.account, "count", auth.generation)
+    status = _run(actor.account, "count", actor.generation)
     if status.stale:
-        auth = auth_service.confirm(auth, status.generation)
-        status = _run(auth.account, "count", None)
+        actor = actor.confirmed(status.generation)
+        status = _run(actor.account, "count", None)
     if status.admitted:
-        return auth, status
+        return actor, status
     refused = RateLimited(status, clock.now())
     if status.first_refusal:
         audit.record(
             AuditEvent.RATE_LIMITED,
-            account_id=auth.account.id,
-            key_id=auth.key.id,
-            origin=auth.origin,
+            account_id=actor.account.id,
+            key_id=actor.key_id,
+            origin=actor.origin,
             details={"window": refused.span, **refused.extra},
         )
     raise refused

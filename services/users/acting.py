@@ -1,33 +1,39 @@
 """A signed-in owner acting on their account through the same services (and rules) as an admin key.
 
-The services take an ``AuthContext``; the dashboard builds one for the owner with ``*:*`` authority and a
-key that exists only in memory (no id, never stored), so every rule, limit, event and audit entry is the
-API's own. Audit entries then carry no key id and name the owner instead (``Origin.dashboard_user``).
+Services take an ``Actor`` (``services.auth``); the owner is one with ``*:*`` authority and no key, so every
+rule, limit and event is the API's own, and audit entries carry no key id and name the owner instead
+(``Origin.dashboard_user``).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
-from core import clock
-from models.keys import ApiKey, KeyStatus
+from models.accounts import Account
 from services import audit
-from services.auth import AuthContext
 from services.keys.scopes import ADMIN
 from services.users.sessions import SignedIn
 
 
-def owner_context(signed_in: SignedIn, origin: audit.Origin) -> AuthContext:
+@dataclass(frozen=True)
+class Owner:
+    """The account's owner, signed in to the dashboard for this request."""
+
+    account: Account
+    origin: audit.Origin  # names the owner (``dashboard_user``)
+    key_id: None = None
+    is_publishable: bool = False
+    generation: None = None  # read from Postgres for this request (``sessions.current``)
+
+    @property
+    def scopes(self) -> list[str]:
+        return [ADMIN]
+
+    def confirmed(self, current: str | None) -> Owner:  # noqa: ARG002 - the signature of Actor.confirmed
+        """Nothing to confirm: the session was read for this request, not from a snapshot."""
+        return self
+
+
+def as_owner(signed_in: SignedIn, origin: audit.Origin) -> Owner:
     """Admin authority over the owner's account, for this request only."""
-    # Deliberately not linked to the account relationship: a transient key attached to a persistent
-    # account could be flushed into api_keys by cascade.
-    key = ApiKey(
-        account_id=signed_in.account.id,
-        name="Dashboard",
-        scopes=[ADMIN],
-        allowed_ips=[],
-        status=KeyStatus.ACTIVE.value,
-        secret_issued_at=clock.now(),
-    )
-    acting_origin = replace(origin, dashboard_user=signed_in.user.email)
-    return AuthContext(account=signed_in.account, key=key, is_publishable=False, origin=acting_origin)
+    return Owner(signed_in.account, replace(origin, dashboard_user=signed_in.user.email))

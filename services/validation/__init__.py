@@ -1,5 +1,7 @@
 """Validation as the API and the dashboard use it: every validation (single, batch, bulk list) is a job.
 
+- ``answers``: ``validate_one``, ``validate_batch`` (one answer per request: settled, or accepted with
+  where the results will be), ``single_of``
 - ``submit``: ``submit``, ``wait``, ``find``, ``results``, ``cancel``
 - ``quick``: ``validate_quick`` (quickMode, answered in the web process)
 - ``bulk``: ``upload``, ``progress``, ``download``; ``bulk_readers`` streams an uploaded list (bounded by

@@ -32,13 +32,13 @@ from sqlalchemy.orm import Session
 from core import clock
 from models.jobs import ItemState, JobKind, JobStatus, ValidationJob
 from models.session import transaction
-from services.auth import AuthContext
+from services.auth import Actor
 from services.broker import PLAN_JOB_TASK, send_task
-from services.jobs import list_rows
+from services.jobs import list_rows, store
 from services.jobs.options import JobOptions, storable
 from services.validation import allowance, bulk_download, bulk_readers, idempotency, list_names
 from services.validation.errors import BadUpload
-from services.validation.submit import Charger, Submitted, admit, open_job, replay_of_concurrent
+from services.validation.submit import Submitted, admit, open_job, replay_of_concurrent
 from settings import get_settings
 from verifier.dedupe import address_key
 
@@ -58,11 +58,10 @@ class Progress:
 
 
 def upload(
-    auth: AuthContext,
+    actor: Actor,
     stream: IO[bytes],
     fmt: str,
     options: JobOptions,
-    charge: Charger,
     *,
     idempotency_key: str | None = None,
     file_name: str | None = None,
@@ -74,24 +73,24 @@ def upload(
         stream, idempotency.digest_of(JobKind.BULK.value, fmt, *options.client_switches())
     )
     reader = io.BufferedReader(body)
-    if idempotency_key and (earlier := idempotency.earlier_job(auth.account.id, idempotency_key)):
+    if idempotency_key and (earlier := idempotency.earlier_job(actor.account.id, idempotency_key)):
         idempotency.drain(reader)
         return Submitted(idempotency.same_request(earlier, body.hexdigest()), replayed=True)
-    limit = allowance.upload_limit(auth.account, get_settings().jobs.bulk_max_addresses)
+    limit = allowance.upload_limit(actor.account, get_settings().jobs.bulk_max_addresses)
     try:
         job_id, public_id, count = _store(
-            auth, reader, body, fmt, options, limit=limit, idempotency_key=idempotency_key, name=file_name
+            actor, reader, body, fmt, options, limit=limit, idempotency_key=idempotency_key, name=file_name
         )
     except IntegrityError as error:
         idempotency.drain(reader)
-        return replay_of_concurrent(error, auth, idempotency_key, body.hexdigest())
-    job = admit(job_id, public_id, count, charge)
+        return replay_of_concurrent(error, actor, idempotency_key, body.hexdigest())
+    job, quota = admit(actor, job_id, public_id, count)
     send_task(PLAN_JOB_TASK, job_id)  # after admit's commit; a lost message is re-sent by the sweeper
-    return Submitted(job)
+    return Submitted(job, quota=quota)
 
 
 def _store(
-    auth: AuthContext,
+    actor: Actor,
     reader: IO[bytes],
     body: idempotency.DigestingStream,
     fmt: str,
@@ -103,16 +102,22 @@ def _store(
 ) -> tuple[int, str, int]:
     """The list stored under a new ``uploading`` job; its ids and the number of distinct addresses."""
     with transaction() as session:
-        job = open_job(session, auth, JobKind.BULK, options, idempotency_key=idempotency_key, digest=None)
-        job.source, job.file_name = fmt, list_names.stored(name)
+        job = open_job(
+            session,
+            actor,
+            JobKind.BULK,
+            options,
+            idempotency_key=idempotency_key,
+            digest=None,
+            source=fmt,
+            file_name=list_names.stored(name),
+        )
         uploaded = bulk_readers.UploadedList(reader, fmt)
         addresses = copy_rows(session, job.id, uploaded, limit)
         distinct = list_rows.mark_duplicates(session, job.id)
         if distinct > limit.affordable:
             limit.refuse(distinct)
-        # The sweeper's clock for abandoned uploads starts when the list is in, not when it started coming.
-        job.total, job.request_digest, job.created_at = addresses, body.hexdigest(), clock.now()
-        job.columns = uploaded.columns
+        store.list_stored(job, total=addresses, digest=body.hexdigest(), columns=uploaded.columns)
         return job.id, job.public_id, distinct
 
 

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from models.jobs import JobKind
 from models.session import transaction
-from services.auth import AuthContext
+from services.auth import Actor
 from services.jobs.options import JobOptions
 from services.probing.fleet_engine import shared_engine
 from services.usage import charging
@@ -82,7 +82,7 @@ class _RolledBack(Exception):
     """Raised at the end of the dry run's transaction so that it rolls back."""
 
 
-def dry_run(auth: AuthContext, stream: IO[bytes], fmt: str, options: JobOptions) -> ListSummary:
+def dry_run(auth: Actor, stream: IO[bytes], fmt: str, options: JobOptions) -> ListSummary:
     """Read the list as an upload would and summarise it (see the module docstring)."""
     status = charging.current_status(auth.account)
     limit = allowance.UploadLimit(get_settings().jobs.bulk_max_addresses, status, room_checked=False)

@@ -8,12 +8,12 @@ from sqlalchemy import select
 
 from models.jobs import JobKind, JobStatus, ValidationJob
 from models.session import transaction
-from services.auth import AuthContext
+from services.auth import Actor
 
 HISTORY_MAX = 100
 
 
-def recent_jobs(auth: AuthContext, kinds: Sequence[JobKind], limit: int = 50) -> list[ValidationJob]:
+def recent_jobs(auth: Actor, kinds: Sequence[JobKind], limit: int = 50) -> list[ValidationJob]:
     """The caller's jobs of ``kinds`` (never another account's, never half-uploaded ones)."""
     stmt = (
         select(ValidationJob)

@@ -18,7 +18,7 @@ import json
 from datetime import timedelta
 from typing import IO, Any
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -26,6 +26,7 @@ from core import clock
 from models.jobs import JobStatus, ValidationJob
 from models.session import transaction
 from services.errors import InvalidField
+from services.jobs import store
 from services.validation.errors import IdempotencyKeyReused, IdempotentRequestInProgress
 
 KEY_TTL = timedelta(hours=24)
@@ -84,12 +85,7 @@ def is_key_conflict(error: IntegrityError) -> bool:
 
 def release_expired(session: Session, account_id: int, key: str) -> None:
     """Free a key older than 24 h for reuse (the unique index would otherwise refuse the new job)."""
-    session.execute(
-        update(ValidationJob)
-        .where(ValidationJob.account_id == account_id, ValidationJob.idempotency_key == key)
-        .where(ValidationJob.created_at < clock.now() - KEY_TTL)
-        .values(idempotency_key=None)
-    )
+    store.release_idempotency_key(session, account_id, key, created_before=clock.now() - KEY_TTL)
 
 
 class DigestingStream(io.RawIOBase):

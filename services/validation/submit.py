@@ -14,34 +14,31 @@ worker (``services.validation.bulk``).
 from __future__ import annotations
 
 import logging
-import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
-from core import clock
 from models import session as database
-from models.jobs import GroupState, ItemState, JobGroup, JobItem, JobKind, JobStatus, ValidationJob
+from models.jobs import ItemState, JobItem, JobKind, JobStatus, ValidationJob
 from models.session import transaction
-from services.auth import AuthContext, authorize
+from services.auth import Actor, AuthContext, authorize
 from services.errors import NotFound
-from services.jobs import list_rows
-from services.jobs.options import JobOptions, storable
+from services.jobs import list_rows, store
+from services.jobs.options import JobOptions
 from services.probing import dispatch, plan, settling
+from services.usage import charging
+from services.usage.quota import QuotaStatus
 from services.validation import idempotency
 from services.validation.errors import BATCH_MAXIMUM, BatchEmpty, BatchTooLarge, IdempotentRequestInProgress
 from settings import get_settings
 
 log = logging.getLogger(__name__)
-PREFIXES = {JobKind.SINGLE: "val_", JobKind.BATCH: "bat_", JobKind.BULK: "blk_"}
-# Charges (count, idempotency key) to the caller's quota: the web tier passes its limits-aware charge.
-Charger = Callable[[int, str], object]
 
 
 @dataclass(frozen=True)
@@ -51,22 +48,18 @@ class ResultsPage:
     next_after: int | None  # the position to pass as ``startingAfter`` for the next page
 
 
-def new_public_id(kind: JobKind) -> str:
-    return PREFIXES[kind] + secrets.token_hex(12)
-
-
 @dataclass(frozen=True)
 class Submitted:
     job: ValidationJob
     replayed: bool = False  # an earlier request with the same Idempotency-Key made this job
+    quota: QuotaStatus | None = None  # what this submission's charge left; a replay charged nothing
 
 
 def submit(
-    auth: AuthContext,
+    actor: Actor,
     kind: JobKind,
     inputs: Sequence[str],
     options: JobOptions,
-    charge: Charger,
     *,
     idempotency_key: str | None = None,
 ) -> Submitted:
@@ -75,93 +68,83 @@ def submit(
     if kind is JobKind.BATCH:
         check_batch_size(len(inputs))
     digest = idempotency.digest_of(kind.value, list(inputs), *options.client_switches())
-    if idempotency_key and (earlier := idempotency.earlier_job(auth.account.id, idempotency_key)):
+    if idempotency_key and (earlier := idempotency.earlier_job(actor.account.id, idempotency_key)):
         return Submitted(idempotency.same_request(earlier, digest), replayed=True)
     try:
         with transaction() as session:
-            job = open_job(session, auth, kind, options, idempotency_key=idempotency_key, digest=digest)
-            job.total = len(inputs)
-            distinct = _store_items(session, job.id, inputs)
+            job = open_job(
+                session,
+                actor,
+                kind,
+                options,
+                total=len(inputs),
+                idempotency_key=idempotency_key,
+                digest=digest,
+            )
+            distinct = store.insert_items(session, job.id, inputs)
     except IntegrityError as error:
-        return replay_of_concurrent(error, auth, idempotency_key, digest)
-    job = admit(job.id, job.public_id, distinct, charge)
+        return replay_of_concurrent(error, actor, idempotency_key, digest)
+    job, quota = admit(actor, job.id, job.public_id, distinct)
     plan.plan(job.id)
-    return Submitted(job)
-
-
-def _store_items(session: Session, job_id: int, inputs: Sequence[str]) -> int:
-    """One row per input, duplicates marked (``services.jobs.list_rows``); the distinct addresses."""
-    stored = [storable(raw) for raw in inputs]
-    keys, firsts = list_rows.first_rows(stored)
-    items = [
-        {"job_id": job_id, "position": i, "input": raw, "state": ItemState.NEW.value}
-        | {"key": keys[i], "duplicate_of": firsts[i]}
-        for i, raw in enumerate(stored)
-    ]
-    session.execute(insert(JobItem), items)
-    return len(set(keys))
+    return Submitted(job, quota=quota)
 
 
 def open_job(
     session: Session,
-    auth: AuthContext,
+    actor: Actor,
     kind: JobKind,
     options: JobOptions,
     *,
     idempotency_key: str | None,
     digest: str | None,
+    total: int = 0,
+    source: str | None = None,
+    file_name: str | None = None,
 ) -> ValidationJob:
     """A new job in state ``uploading``: stored, not charged, seen by no one (``find`` hides it).
 
     Stored before it is charged so that two requests with one Idempotency-Key meet at its unique index
     instead of both being charged; ``admit`` then charges it and lets the workers have it."""
     if idempotency_key:
-        idempotency.release_expired(session, auth.account.id, idempotency_key)
-    jobs, now = get_settings().jobs, clock.now()
+        idempotency.release_expired(session, actor.account.id, idempotency_key)
+    jobs = get_settings().jobs
     deadline = jobs.bulk_deadline if kind is JobKind.BULK else jobs.batch_deadline
-    job = ValidationJob(
-        public_id=new_public_id(kind),
-        account_id=auth.account.id,
-        key_id=auth.key.id,
-        kind=kind.value,
-        status=JobStatus.UPLOADING.value,
-        options=options.to_json(),
-        total=0,
-        created_at=now,
-        deadline=now + timedelta(seconds=deadline),
+    return store.open_job(
+        session,
+        account_id=actor.account.id,
+        key_id=actor.key_id,
+        kind=kind,
+        options=options,
+        lifetime=timedelta(seconds=deadline),
+        total=total,
         idempotency_key=idempotency_key,
-        request_digest=digest,
+        digest=digest,
+        source=source,
+        file_name=file_name,
     )
-    session.add(job)
-    session.flush()
-    return job
 
 
-def admit(job_id: int, public_id: str, count: int, charge: Charger) -> ValidationJob:
-    """Charge ``count`` validations under the job's id (all or nothing), then open the job to the workers.
-    Refused, the job and its rows are deleted (freeing its Idempotency-Key) and the refusal propagates."""
+def admit(actor: Actor, job_id: int, public_id: str, count: int) -> tuple[ValidationJob, QuotaStatus]:
+    """Charge ``count`` validations under the job's id (all or nothing), then open the job to the workers;
+    the job and the quota the charge left. Refused, the job and its rows are deleted (freeing its
+    Idempotency-Key) and the refusal propagates."""
     try:
-        charge(count, public_id)
+        charged = charging.charge_validations(actor.account, count, public_id, by=actor)
     except Exception:
         with transaction() as session:
-            session.execute(delete(ValidationJob).where(ValidationJob.id == job_id))
+            store.delete_job(session, job_id)
         raise
     with transaction() as session:
-        return session.scalars(
-            update(ValidationJob)
-            .where(ValidationJob.id == job_id, ValidationJob.status == JobStatus.UPLOADING.value)
-            .values(status=JobStatus.QUEUED.value, created_at=clock.now())
-            .returning(ValidationJob)
-        ).one()
+        return store.open_to_workers(session, job_id), charged.status
 
 
 def replay_of_concurrent(
-    error: IntegrityError, auth: AuthContext, idempotency_key: str | None, digest: str
+    error: IntegrityError, actor: Actor, idempotency_key: str | None, digest: str
 ) -> Submitted:
     """A concurrent request with the same key stored its job first: answer with that job, or 409."""
     if not idempotency_key or not idempotency.is_key_conflict(error):
         raise error
-    earlier = idempotency.earlier_job(auth.account.id, idempotency_key)
+    earlier = idempotency.earlier_job(actor.account.id, idempotency_key)
     if earlier is None:  # it was refused (quota) and deleted meanwhile: the client may simply retry
         raise IdempotentRequestInProgress("A request with this Idempotency-Key just failed.")
     return Submitted(idempotency.same_request(earlier, digest), replayed=True)
@@ -177,7 +160,7 @@ def check_batch_size(count: int) -> None:
 
 def wait(job: ValidationJob, seconds: float) -> ValidationJob:
     """The job once finished or answered (every address has an answer, some of them interim while they
-    are retried: ``settling.standing`` tells), or as it stands after ``seconds``. Postgres is read after
+    are retried: ``settling.readiness`` tells), or as it stands after ``seconds``. Postgres is read after
     every signal slice, so a second waiter (a replayed request) is not left waiting for a signal the
     first consumed."""
     give_up = time.monotonic() + seconds
@@ -205,7 +188,7 @@ def _answered(job: ValidationJob) -> bool:
     if JobStatus(job.status).finished:
         return True
     try:
-        return settling.standing(job).answered
+        return settling.readiness(job).answered
     except DBAPIError as error:
         if not database.unreachable(error):
             raise
@@ -217,13 +200,13 @@ def reload(job_id: int) -> ValidationJob:
         return session.get_one(ValidationJob, job_id, populate_existing=True)
 
 
-def find(auth: AuthContext, public_id: str, kinds: Sequence[JobKind] = tuple(JobKind)) -> ValidationJob:
+def find(actor: Actor, public_id: str, kinds: Sequence[JobKind] = tuple(JobKind)) -> ValidationJob:
     """The caller's job; another account's id is answered exactly like an unknown one."""
     with transaction() as session:
         job = session.scalars(
             select(ValidationJob).where(
                 ValidationJob.public_id == public_id,
-                ValidationJob.account_id == auth.account.id,
+                ValidationJob.account_id == actor.account.id,
                 ValidationJob.kind.in_([kind.value for kind in kinds]),
                 ValidationJob.status != JobStatus.UPLOADING.value,
             )
@@ -263,28 +246,11 @@ def results(job: ValidationJob, *, after: int | None = None, limit: int | None =
     return ResultsPage(job, answers, rows[-1].position if more and rows else None)
 
 
-def cancel(auth: AuthContext, public_id: str, kinds: Sequence[JobKind]) -> ValidationJob:
+def cancel(actor: Actor, public_id: str, kinds: Sequence[JobKind]) -> ValidationJob:
     """Stop a job: no new group starts; groups already probing finish and their results are kept.
     Cancelling a finished job changes nothing (idempotent). Validations charged are not refunded."""
-    job = find(auth, public_id, kinds)
+    job = find(actor, public_id, kinds)
     with transaction() as session:
-        stopped = session.scalars(
-            update(ValidationJob)
-            .where(
-                ValidationJob.id == job.id,
-                ValidationJob.status.in_([JobStatus.QUEUED.value, JobStatus.RUNNING.value]),
-            )
-            .values(status=JobStatus.CANCELLED.value, finished_at=clock.now())
-            .returning(ValidationJob)
-        ).one_or_none()
-        if stopped is not None:
-            session.execute(
-                update(JobGroup)
-                .where(
-                    JobGroup.job_id == job.id,
-                    JobGroup.state.in_([GroupState.PENDING.value, GroupState.QUEUED.value]),
-                )
-                .values(state=GroupState.CANCELLED.value)
-            )
+        if store.cancel_job(session, job.id) is not None:
             dispatch.signal_done(session, job.public_id)
     return reload(job.id)

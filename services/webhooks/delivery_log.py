@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session, aliased
 from models.session import transaction
 from models.webhooks import Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from services import branding, links
-from services.auth import AuthContext
+from services.auth import Actor
 from services.broker import DELIVER_ONE_TASK, send_after_commit
 from services.errors import NotFound
 from services.webhooks import events, payloads, send_limits
@@ -81,7 +81,7 @@ class EventDeliveriesPage:
 
 
 def list_deliveries(
-    actor: AuthContext, endpoint_id: int, *, limit: int, starting_after: int | None = None
+    actor: Actor, endpoint_id: int, *, limit: int, starting_after: int | None = None
 ) -> DeliveryPage:
     """The endpoint's deliveries, newest first; ``starting_after`` (a delivery id) pages back in time."""
     with transaction() as session:
@@ -94,7 +94,7 @@ def list_deliveries(
 
 
 def list_event_deliveries(
-    actor: AuthContext, endpoint_id: int, *, limit: int, starting_after: int | None = None
+    actor: Actor, endpoint_id: int, *, limit: int, starting_after: int | None = None
 ) -> EventDeliveriesPage:
     """The endpoint's log by event, newest first delivery first: each event's first delivery with its
     redeliveries. ``starting_after`` (a first delivery's id) pages back in time."""
@@ -133,7 +133,7 @@ def _first_deliveries(
     return list(session.scalars(stmt.order_by(WebhookDelivery.id.desc()).limit(limit)))
 
 
-def redeliver(actor: AuthContext, endpoint_id: int, delivery_id: int) -> DeliveryRecord:
+def redeliver(actor: Actor, endpoint_id: int, delivery_id: int) -> DeliveryRecord:
     """Send a delivery's event to the endpoint again now, as a new delivery with its own retry schedule."""
     send_limits.admit(actor.account.id)
     with transaction() as session:
@@ -147,7 +147,7 @@ def redeliver(actor: AuthContext, endpoint_id: int, delivery_id: int) -> Deliver
     return _first_attempt(new_id)
 
 
-def send_test(actor: AuthContext, event_type: str, endpoint_id: int | None) -> DeliveryRecord:
+def send_test(actor: Actor, event_type: str, endpoint_id: int | None) -> DeliveryRecord:
     """Send a sample ``event_type`` event to one endpoint (the only one, if ``endpoint_id`` is omitted)."""
     with transaction() as session:
         endpoint = _test_target(session, actor, endpoint_id)
@@ -183,7 +183,7 @@ def _first_attempt(delivery_id: int) -> DeliveryRecord:
         time.sleep(POLL_SECONDS)
 
 
-def _test_target(session: Session, actor: AuthContext, endpoint_id: int | None) -> WebhookEndpoint:
+def _test_target(session: Session, actor: Actor, endpoint_id: int | None) -> WebhookEndpoint:
     if endpoint_id is not None:
         return owned_endpoint(session, actor, endpoint_id)
     stmt = select(WebhookEndpoint).where(WebhookEndpoint.account_id == actor.account.id).limit(2)

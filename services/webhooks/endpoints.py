@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from models.accounts import Account
 from models.session import transaction
 from models.webhooks import EndpointStatus, WebhookEndpoint
-from services.auth import AuthContext
+from services.auth import Actor
 from services.errors import InvalidField, NotFound
 from services.webhooks.addresses import resolve_checked
 from services.webhooks.errors import EndpointLimitReached, UnsafeTarget
@@ -47,7 +47,7 @@ class EndpointChanges:
     status: EndpointStatus | None = None
 
 
-def create_endpoint(actor: AuthContext, url: str, events: tuple[str, ...]) -> EndpointWithSecret:
+def create_endpoint(actor: Actor, url: str, events: tuple[str, ...]) -> EndpointWithSecret:
     """Create an endpoint subscribed to ``events`` (already validated as known types)."""
     checked_url = check_url(url)
     with transaction() as session:
@@ -68,18 +68,18 @@ def create_endpoint(actor: AuthContext, url: str, events: tuple[str, ...]) -> En
         return EndpointWithSecret(endpoint, secret)
 
 
-def list_endpoints(actor: AuthContext) -> list[WebhookEndpoint]:
+def list_endpoints(actor: Actor) -> list[WebhookEndpoint]:
     stmt = select(WebhookEndpoint).where(WebhookEndpoint.account_id == actor.account.id)
     with transaction() as session:
         return list(session.scalars(stmt.order_by(WebhookEndpoint.id)))
 
 
-def get_endpoint(actor: AuthContext, endpoint_id: int) -> WebhookEndpoint:
+def get_endpoint(actor: Actor, endpoint_id: int) -> WebhookEndpoint:
     with transaction() as session:
         return owned_endpoint(session, actor, endpoint_id)
 
 
-def update_endpoint(actor: AuthContext, endpoint_id: int, changes: EndpointChanges) -> WebhookEndpoint:
+def update_endpoint(actor: Actor, endpoint_id: int, changes: EndpointChanges) -> WebhookEndpoint:
     """Change the URL, the subscribed events or the status; the secret is untouched."""
     checked_url = check_url(changes.url) if changes.url is not None else None
     with transaction() as session:
@@ -93,13 +93,13 @@ def update_endpoint(actor: AuthContext, endpoint_id: int, changes: EndpointChang
         return endpoint
 
 
-def delete_endpoint(actor: AuthContext, endpoint_id: int) -> None:
+def delete_endpoint(actor: Actor, endpoint_id: int) -> None:
     """Remove the endpoint with its delivery log; pending retries to it stop."""
     with transaction() as session:
         session.delete(owned_endpoint(session, actor, endpoint_id, lock=True))
 
 
-def rotate_secret(actor: AuthContext, endpoint_id: int) -> EndpointWithSecret:
+def rotate_secret(actor: Actor, endpoint_id: int) -> EndpointWithSecret:
     """A new signing secret, effective at once: every later attempt, retries included, is signed with it."""
     with transaction() as session:
         endpoint = owned_endpoint(session, actor, endpoint_id, lock=True)
@@ -108,7 +108,7 @@ def rotate_secret(actor: AuthContext, endpoint_id: int) -> EndpointWithSecret:
 
 
 def owned_endpoint(
-    session: Session, actor: AuthContext, endpoint_id: int, *, lock: bool = False
+    session: Session, actor: Actor, endpoint_id: int, *, lock: bool = False
 ) -> WebhookEndpoint:
     stmt = select(WebhookEndpoint).where(
         WebhookEndpoint.id == endpoint_id, WebhookEndpoint.account_id == actor.account.id

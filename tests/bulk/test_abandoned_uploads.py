@@ -13,8 +13,8 @@ from core import clock
 from models.accounts import Account
 from models.jobs import ItemState, JobItem, JobKind, JobStatus, ValidationJob
 from models.session import transaction
+from services.jobs.store import new_public_id
 from services.usage import charging
-from services.validation.submit import new_public_id
 from tests.fixtures.db import Persona
 from tests.workers.harness import Api, Worker, wait_for
 from tests.workers.rows import new_job

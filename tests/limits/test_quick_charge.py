@@ -7,10 +7,14 @@ from datetime import datetime
 from flask.testing import FlaskClient
 from sqlalchemy import select
 
-from models.accounts import Tier
-from models.jobs import JobItem, ValidationJob
+from models.accounts import Account, Tier
+from models.jobs import JobItem, JobKind, ValidationJob
 from models.session import transaction
-from services.usage.charging import AtOnce, charge_validations
+from services.jobs import store
+from services.jobs.options import JobOptions
+from services.usage import charging
+from services.usage.charging import charge_validations
+from services.validation.quick import quick_result
 from tests.fixtures.db import open_persona
 from tests.limits.helpers import count_rows, fill, load_account, usage_of, validate
 
@@ -46,14 +50,25 @@ def test_a_charge_key_replayed_on_the_one_statement_path_counts_once_and_the_con
 ) -> None:
     growth = open_persona(Tier.GROWTH)
     account = load_account(growth.account_id)
-    writes_nothing = AtOnce("nothing AS (SELECT id FROM charged)", {})
+    charge_validations(account, 1, "opens-the-period")  # a period's first charge takes the transaction
 
-    first = charge_validations(account, 1, "request-1", at_once=writes_nothing)  # opens the period
-    replayed = charge_validations(account, 1, "request-1", at_once=writes_nothing)  # unique index says no
-    next_one = charge_validations(account, 1, "request-2", at_once=writes_nothing)  # same pooled connection
+    first = _in_one_statement(account, "request-1")
+    replayed = _in_one_statement(account, "request-1")  # the claim's unique index undoes the statement
+    next_one = _in_one_statement(account, "request-2")  # same pooled connection
 
-    assert (first.replayed, replayed.replayed, next_one.replayed) == (False, True, False)
-    assert next_one.status.used == 2
+    assert (first, replayed, next_one) == (2, None, 3)
+    assert count_rows(ValidationJob, growth.account_id) == 2  # the replay's job was undone with its charge
+
+
+def _in_one_statement(account: Account, charge_key: str) -> int | None:
+    """What a quick validation charged under ``charge_key`` left used, by the one statement alone."""
+    result = quick_result("not an address", JobOptions().engine)
+    single = store.FinishedSingle(
+        store.new_public_id(JobKind.SINGLE), account.id, None, JobOptions(), "not an address", result, {}
+    )
+    charge = charging.statement_charge(account, 1, charge_key)
+    quota = store.charge_and_insert_finished_single(charge, single)
+    return None if quota is None else quota.used
 
 
 def test_the_one_statement_path_records_the_same_rows_as_the_full_one(

@@ -12,8 +12,8 @@ from core.times import iso
 from verifier.engine import syntax_failure_result
 from verifier.results import CheckName, CheckResult, Severity, ValidationResult
 from verifier.syntax import SyntaxFailure
+from web.schemas.results import SingleResultOut
 from web.schemas.single_result import single_result_json
-from web.schemas.validation import SingleResultOut
 
 OWN_BRAND = {
     "provider": "verimail",

@@ -11,9 +11,9 @@ from sqlalchemy import update
 from core import clock
 from models.jobs import JobKind, JobStatus, ValidationJob
 from models.session import transaction
+from services.jobs.store import new_public_id
 from services.probing import dispatch
 from services.validation import submit
-from services.validation.submit import new_public_id
 from tests.fixtures.db import Persona
 
 LONGER_THAN_THE_SOCKET_TIMEOUT = 6.0

@@ -11,7 +11,7 @@ from sqlalchemy import insert
 from core import clock
 from models.jobs import GroupState, ItemState, JobGroup, JobItem, JobKind, JobStatus, ValidationJob
 from models.session import transaction
-from services.validation.submit import new_public_id
+from services.jobs.store import new_public_id
 from tests.fixtures.db import Persona
 
 

@@ -7,9 +7,9 @@ from flask import Blueprint, Response
 from services import audit
 from web.auth import current_auth, require_scope
 from web.openapi import document
+from web.parsing import parse_query
 from web.schemas.audit import AuditLogQuery, AuditPageOut
 from web.schemas.base import respond
-from web.validation import parse_query
 
 bp = Blueprint("audit", __name__, url_prefix="/api")
 

@@ -5,26 +5,18 @@ from __future__ import annotations
 from flask import Blueprint, Response, request
 
 from core.clock import now
-from models.jobs import JobKind, ValidationJob
 from services.probing import settling
-from services.validation import submit
-from settings import get_settings
+from services.validation import answers, submit
 from web.auth import current_auth, require_scope
 from web.branding import brand, link_host
 from web.idempotency import idempotency_key, marked
-from web.limits import charge, rate_limited
+from web.limits import charged, rate_limited
 from web.openapi import document
+from web.parsing import parse_body, parse_query
 from web.schemas.base import respond
 from web.schemas.errors import FlatError
-from web.schemas.validation import (
-    AcceptedOut,
-    BatchBody,
-    BatchResultOut,
-    ResultsOut,
-    ResultsQuery,
-    job_options,
-)
-from web.validation import parse_body, parse_query
+from web.schemas.results import AcceptedOut, BatchResultOut, ResultsOut, ResultsQuery
+from web.schemas.validation_bodies import BatchBody, job_options
 
 bp = Blueprint("batches", __name__)
 
@@ -50,20 +42,18 @@ def create() -> Response:
     body, key = parse_body(BatchBody), idempotency_key()
     auth = current_auth()
     options = job_options(auth.account, body.options)
-    submitted = submit.submit(auth, JobKind.BATCH, body.emails, options, charge, idempotency_key=key)
-    return marked(answer(submitted.job), submitted)
+    answer = answers.validate_batch(auth, body.emails, options, idempotency_key=key, wait=not prefers_async())
+    charged(answer.quota)
+    return marked(shaped(answer.outcome), answer.replayed)
 
 
-def answer(job: ValidationJob) -> Response:
-    """200 with the batch result once every address is answered within the wait (some answers interim
-    while ``retryTemporary`` retries them: ``retrying``), else 202 with its results URL."""
-    if not prefers_async():
-        job = submit.wait(job, get_settings().jobs.batch_wait)
-    standing = settling.standing(job)
-    if standing.answered:
-        page, retrying = submit.results(job), standing.retrying
-        return respond(BatchResultOut.of(page, now(), brand(), retrying=retrying, host=link_host()))
-    accepted = AcceptedOut.of(job, link_host())
+def shaped(outcome: answers.Batch | answers.Accepted) -> Response:
+    """200 with the batch result once every address is answered (some answers interim while
+    ``retryTemporary`` retries them: ``retrying``), else 202 with its results URL."""
+    if isinstance(outcome, answers.Batch):
+        retrying, host = outcome.retrying, link_host()
+        return respond(BatchResultOut.of(outcome.page, now(), brand(), retrying=retrying, host=host))
+    accepted = AcceptedOut.of(outcome.job, link_host())
     response = respond(accepted, 202)
     response.headers["Location"] = accepted.results_url
     if prefers_async():

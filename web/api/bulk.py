@@ -17,13 +17,14 @@ from web.auth import current_auth, require_scope
 from web.body_limits import body_limit
 from web.branding import brand, link_host
 from web.idempotency import idempotency_key, marked
-from web.limits import charge, rate_limited
+from web.limits import charged, rate_limited
 from web.openapi import document
+from web.parsing import parse_query
 from web.schemas.base import respond
 from web.schemas.bulk import BulkJobOut, DownloadQuery, DryRunOut, UploadQuery
 from web.schemas.errors import FlatError
-from web.schemas.validation import RESULT_EMAIL, job_options
-from web.validation import parse_query
+from web.schemas.results import RESULT_EMAIL
+from web.schemas.validation_bodies import job_options
 
 bp = Blueprint("bulk", __name__, url_prefix="/bulk/jobs")
 MEDIA_TYPES = {"text/csv": "csv", "application/json": "json"}
@@ -116,8 +117,9 @@ def upload() -> Response:
     options = job_options(auth.account, query)
     if query.dry_run:
         return respond(DryRunOut.of(bulk_dry_run.dry_run(auth, request.stream, fmt, options)))
-    submitted = bulk.upload(auth, request.stream, fmt, options, charge, idempotency_key=key)
-    return marked(respond(BulkJobOut.of(bulk.progress(submitted.job), link_host()), 202), submitted)
+    submitted = bulk.upload(auth, request.stream, fmt, options, idempotency_key=key)
+    charged(submitted.quota)
+    return marked(respond(BulkJobOut.of(bulk.progress(submitted.job), link_host()), 202), submitted.replayed)
 
 
 @bp.get("/<job_id>")

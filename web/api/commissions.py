@@ -8,10 +8,10 @@ from services.resellers import commissions
 from web.api.resellers import reseller_blueprint
 from web.auth import current_auth, require_scope
 from web.openapi import document
+from web.parsing import parse_query
 from web.schemas.base import respond
 from web.schemas.commissions import CommissionQuery, CommissionReportOut
 from web.schemas.errors import FlatError
-from web.validation import parse_query
 
 bp = reseller_blueprint("commissions", "/api")
 

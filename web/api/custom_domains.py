@@ -8,10 +8,10 @@ from services.resellers import custom_domains
 from web.api.resellers import reseller_blueprint
 from web.auth import current_auth, require_scope
 from web.openapi import document
+from web.parsing import parse_body
 from web.schemas.base import respond
 from web.schemas.custom_domains import AddDomainBody, CustomDomainListOut, CustomDomainOut, DeletedDomainOut
 from web.schemas.errors import CodedError
-from web.validation import parse_body
 
 bp = reseller_blueprint("custom_domains", "/api/custom-domains")
 

@@ -7,6 +7,7 @@ from flask import Blueprint, Response
 from services.keys import lifecycle, sealed
 from web.auth import current_auth, require_scope
 from web.openapi import document
+from web.parsing import parse_body
 from web.schemas.base import respond
 from web.schemas.keys import (
     CreatedKeyOut,
@@ -19,7 +20,6 @@ from web.schemas.keys import (
     RevokeAllOut,
     UpdateKeyBody,
 )
-from web.validation import parse_body
 
 bp = Blueprint("keys", __name__, url_prefix="/api/keys")
 

@@ -8,6 +8,7 @@ from services.resellers import sub_users
 from web.api.resellers import reseller_blueprint
 from web.auth import current_auth, require_scope
 from web.openapi import document
+from web.parsing import parse_body, parse_query
 from web.schemas.base import respond
 from web.schemas.errors import CodedError, FlatError
 from web.schemas.sub_users import (
@@ -20,7 +21,6 @@ from web.schemas.sub_users import (
     UpdateSubUserBody,
 )
 from web.schemas.usage import UsageOut
-from web.validation import parse_body, parse_query
 
 bp = reseller_blueprint("sub_users", "/api/sub-users")
 

@@ -9,22 +9,20 @@ from flask import Blueprint, Response
 
 from core.clock import now
 from core.times import iso
-from models.jobs import JobKind, ValidationJob
 from services import links
-from services.probing import settling
-from services.validation import quick, submit
-from settings import get_settings
+from services.validation import answers
 from verifier.results import JsonValue
 from web.auth import current_auth, require_scope
 from web.branding import brand, link_host
 from web.client_ip import client_ip
 from web.geo import country_of
-from web.limits import charge, rate_limited
+from web.limits import charged, rate_limited
 from web.openapi import document
+from web.parsing import parse_body
 from web.schemas.base import json_response, respond
+from web.schemas.results import AcceptedOut, SingleResultOut
 from web.schemas.single_result import single_result_json
-from web.schemas.validation import AcceptedOut, SingleResultOut, ValidateBody, job_options
-from web.validation import parse_body
+from web.schemas.validation_bodies import ValidateBody, job_options
 
 bp = Blueprint("validate", __name__)
 
@@ -46,24 +44,18 @@ def validate() -> Response:
     started = time.perf_counter()
     body = parse_body(ValidateBody)
     auth = current_auth()
-    options = job_options(auth.account, body.options)
-    if options.quick_mode:
-        result = quick.validate_quick(auth, body.email, options, charge)
-    else:
-        submitted = submit.submit(auth, JobKind.SINGLE, [body.email], options, charge)
-        job = submit.wait(submitted.job, get_settings().jobs.single_wait)
-        standing = settling.standing(job)
-        if not standing.answered:
-            return respond(AcceptedOut.of(job, link_host()), 202)
-        result = submit.results(job).results[0] | retrying(job, standing)
-    return json_response(single_result_json(result, metadata(started)))
+    answer = answers.validate_one(auth, body.email, job_options(auth.account, body.options))
+    charged(answer.quota)
+    if isinstance(answer.outcome, answers.Accepted):
+        return respond(AcceptedOut.of(answer.outcome.job, link_host()), 202)
+    return json_response(single_result_json(shown(answer.outcome), metadata(started)))
 
 
-def retrying(job: ValidationJob, standing: settling.Standing) -> dict[str, JsonValue]:
+def shown(single: answers.Single) -> dict[str, JsonValue]:
     """An interim answer says so, with the results URL where the settled one will be."""
-    if not standing.retrying:
-        return {}
-    return {"retrying": True, "resultsUrl": links.results_url(job.public_id, link_host())}
+    if not single.retrying:
+        return single.result
+    return single.result | {"retrying": True, "resultsUrl": links.results_url(single.public_id, link_host())}
 
 
 def metadata(started: float) -> dict[str, JsonValue]:

@@ -11,6 +11,7 @@ from web import errors
 from web.auth import current_auth, require_scope
 from web.config import app_settings
 from web.openapi import document
+from web.parsing import parse_body, parse_query
 from web.schemas.base import respond
 from web.schemas.errors import FlatError
 from web.schemas.webhooks import (
@@ -26,7 +27,6 @@ from web.schemas.webhooks import (
     WebhookOut,
     WebhookWithSecretOut,
 )
-from web.validation import parse_body, parse_query
 
 bp = Blueprint("webhooks", __name__, url_prefix="/webhooks")
 

@@ -8,9 +8,9 @@ from services.resellers import white_label
 from web.api.resellers import reseller_blueprint
 from web.auth import current_auth, require_scope
 from web.openapi import document
+from web.parsing import parse_body
 from web.schemas.base import respond
 from web.schemas.white_label import WhiteLabelBody, WhiteLabelOut
-from web.validation import parse_body
 
 bp = reseller_blueprint("white_label", "/api/white-label")
 

@@ -1,8 +1,8 @@
 """The dashboard: server-rendered pages for account owners, at ``/dashboard``.
 
-Pages call the same services as the API (``services.keys``, ``services.webhooks``, ``services.jobs``,
-``services.usage``, ``services.audit``, and ``services.resellers`` for Enterprise Plus) with the owner's
-``AuthContext`` (``services.users.acting``); only sign-up, sign-in and password reset are the dashboard's own
+Pages call the same services as the API (``services.keys``, ``services.webhooks``, ``services.validation``,
+``services.usage``, ``services.audit``, and ``services.resellers`` for Enterprise Plus) as the owner
+(``services.users.acting.Owner``); only sign-up, sign-in and password reset are the dashboard's own
 (``services.users``). Views are thin: parse the form, call one service, render. Sessions live in a signed
 cookie scoped to ``/dashboard`` (HttpOnly, SameSite=Lax, Secure in production); every POST needs its CSRF
 token (Flask-WTF).

@@ -11,7 +11,7 @@ from flask import render_template, request
 from pydantic import BaseModel
 
 from services.errors import InvalidField
-from web.validation import validate
+from web.parsing import validate
 
 M = TypeVar("M", bound=BaseModel)
 LIST_SEPARATORS = re.compile(r"[\s,]+")

@@ -16,8 +16,8 @@ from flask import g, redirect, request, session, url_for
 from werkzeug.wrappers import Response
 
 from models.users import DashboardUser
-from services.auth import AuthContext
 from services.users import acting, sessions
+from services.users.acting import Owner
 from web.auth import origin
 
 P = ParamSpec("P")
@@ -51,11 +51,11 @@ def signed_in() -> sessions.SignedIn | None:
     return g.signed_in  # type: ignore[no-any-return]
 
 
-def actor() -> AuthContext:
+def actor() -> Owner:
     """The owner acting through the same services as an admin key (``services.users.acting``)."""
     found = signed_in()
     assert found is not None, "actor() is only called from views behind @sign_in_required"
-    return acting.owner_context(found, origin())
+    return acting.as_owner(found, origin())
 
 
 def sign_in_required(view: Callable[P, R]) -> Callable[P, R | Response]:

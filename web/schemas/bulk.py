@@ -11,7 +11,7 @@ from services.probing.completion import processing_ms
 from services.validation.bulk import Progress
 from services.validation.bulk_dry_run import ListSummary
 from web.schemas.base import Out, Query, Timestamp
-from web.schemas.validation import RETRY_TEMPORARY
+from web.schemas.validation_bodies import RETRY_TEMPORARY
 
 
 class UploadQuery(Query):

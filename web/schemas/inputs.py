@@ -65,7 +65,7 @@ DatabaseId = Annotated[int, Field(ge=1, le=BIGINT_MAX), BeforeValidator(_integra
 # Schema validators read an anchored pattern), so what the document calls valid and what the service takes
 # are one set. Classes are spelled out (no \s, \d, \w, "."): regex engines disagree on those.
 WHITESPACE = " \t\n\r"
-# Every string input: NUL is refused everywhere (web/validation.py), and so are unpaired surrogates, which
+# Every string input: NUL is refused everywhere (web/parsing.py), and so are unpaired surrogates, which
 # no pattern can name portably (JSON Schema validators in Rust refuse a "\ud800" escape as not a regex):
 # the document says so in words instead (``web.openapi.TEXT_RULE``).
 NUL_FREE = r"^[^\x00]*$"

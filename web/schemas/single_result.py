@@ -17,7 +17,7 @@ import orjson
 from pydantic.fields import FieldInfo
 
 from web.schemas.base import Out
-from web.schemas.validation import CheckOut, MetadataOut, SingleResultOut
+from web.schemas.results import CheckOut, MetadataOut, SingleResultOut
 
 _REQUIRED = object()
 

@@ -13,17 +13,16 @@ from werkzeug.wrappers import Response as BaseResponse
 from models.jobs import JobKind, JobStatus
 from services import branding
 from services.errors import InvalidField
-from services.usage import rate_limits
 from services.validation import bulk, history, list_names, submit
 from web.body_limits import body_limit
 from web.dashboard import forms, session
 from web.dashboard.blueprint import bp
-from web.dashboard.pages.validate import charger
 from web.dashboard.security import owner_upload_limit
 from web.dashboard.session import sign_in_required
+from web.limits import rate_limited_as
+from web.parsing import parse_query
 from web.schemas.bulk import BulkJobOut, DownloadQuery, UploadQuery
-from web.schemas.validation import job_options
-from web.validation import parse_query
+from web.schemas.validation_bodies import job_options
 
 Page = tuple[str, int, dict[str, str]]
 FORMATS = {".csv": "csv", ".txt": "csv", ".json": "json"}
@@ -42,6 +41,7 @@ def lists() -> Page:
 @bp.post("/lists")
 @body_limit(owner_upload_limit)
 @sign_in_required
+@rate_limited_as(session.actor)
 def lists_upload() -> BaseResponse:
     upload = request.files.get("list")
     if upload is None or not upload.filename:
@@ -49,12 +49,11 @@ def lists_upload() -> BaseResponse:
     fmt = FORMATS.get("." + upload.filename.rsplit(".", 1)[-1].lower())
     if fmt is None:
         raise InvalidField("list", "Upload a .csv file (one address per row) or a .json array of addresses.")
-    auth = session.actor()
+    actor = session.actor()
     options = job_options(
-        auth.account, forms.as_model(UploadQuery, {"quickMode": forms.checked("quick_mode")})
+        actor.account, forms.as_model(UploadQuery, {"quickMode": forms.checked("quick_mode")})
     )
-    rate_limits.admit_request(auth)  # the dashboard's owner is read for this request: nothing to confirm
-    submitted = bulk.upload(auth, upload.stream, fmt, options, charger(auth), file_name=upload.filename)
+    submitted = bulk.upload(actor, upload.stream, fmt, options, file_name=upload.filename)
     return redirect(url_for("dashboard.lists_job", job_id=submitted.job.public_id))
 
 

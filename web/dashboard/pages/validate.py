@@ -1,69 +1,57 @@
 """Validate one address, as ``POST /validate`` does: admitted by the rate limit, charged to the quota, probed
-by the workers (quick mode answers here), every check shown with its evidence and the recommendations."""
+by the workers (quick mode answers here), answered by the same service (``services.validation.answers``),
+every check shown with its evidence and the recommendations. A validation still running when the wait ends
+has a page of its own, where its result will be (what the results URL is to the API)."""
 
 from __future__ import annotations
 
-from flask import request
-
-from models.jobs import JobKind, JobStatus
-from services.auth import AuthContext
-from services.usage import charging, rate_limits
-from services.validation import quick, submit
-from settings import get_settings
-from verifier.results import JsonValue
+from services.validation import answers
 from web.dashboard import forms, session
 from web.dashboard.blueprint import bp
 from web.dashboard.check_rows import check_rows
 from web.dashboard.session import sign_in_required
-from web.schemas.validation import ValidateBody, job_options
+from web.limits import rate_limited_as
+from web.schemas.validation_bodies import ValidateBody, job_options
 
 Page = tuple[str, int, dict[str, str]]
 
 
-def charger(auth: AuthContext) -> quick.ChargeWith:
-    """The owner's charge function: ``services.usage.charging`` exactly as the API's ``web.limits.charge``."""
-
-    def charge(
-        count: int,
-        idempotency_key: str,
-        *,
-        then: charging.Then | None = None,
-        at_once: charging.AtOnce | None = None,
-    ) -> charging.Charged:
-        return charging.charge_validations(
-            auth.account, count, idempotency_key, by=auth, then=then, at_once=at_once
-        )
-
-    return charge
-
-
-@bp.route("/validate", methods=["GET", "POST"])
+@bp.get("/validate")
 @sign_in_required
 def validate() -> Page:
-    if request.method == "GET":
-        return forms.render("validate.html")
+    return forms.render("validate.html")
+
+
+@bp.post("/validate")
+@sign_in_required
+@rate_limited_as(session.actor)
+def validate_address() -> Page:
     data = {"email": forms.text("email"), "options": {"quickMode": forms.checked("quick_mode")}}
     body = forms.as_model(ValidateBody, data)
-    auth = session.actor()
-    rate_limits.admit_request(auth)  # the dashboard's owner is read for this request: nothing to confirm
-    result = _validate(auth, body)
+    actor = session.actor()
+    answer = answers.validate_one(actor, body.email, job_options(actor.account, body.options))
+    return _shown(answer.outcome, email=body.email, quick=body.options.quick_mode)
+
+
+@bp.get("/validate/<job_id>")
+@sign_in_required
+def validate_job(job_id: str) -> Page:
+    """One validation's answer as it stands: the result once settled, else that it is still running."""
+    return _shown(answers.single_of(session.actor(), job_id).outcome)
+
+
+def _shown(
+    outcome: answers.Single | answers.Accepted, *, email: str | None = None, quick: bool = False
+) -> Page:
+    if isinstance(outcome, answers.Accepted):
+        return forms.render("validate.html", email=email, quick=quick, accepted=outcome.job.public_id)
+    result = outcome.result
     return forms.render(
         "validate.html",
-        email=body.email,
+        email=email or result.get("email"),
         result=result,
         rows=check_rows(result),
-        quick=body.options.quick_mode,
+        quick=quick,
+        retrying=outcome.retrying,
+        job_id=outcome.public_id,
     )
-
-
-def _validate(auth: AuthContext, body: ValidateBody) -> dict[str, JsonValue] | None:
-    """The result, or None if the workers have not finished within the wait (the page says so)."""
-    options = job_options(auth.account, body.options)
-    if options.quick_mode:
-        return quick.validate_quick(auth, body.email, options, charger(auth))
-    submitted = submit.submit(auth, JobKind.SINGLE, [body.email], options, charger(auth))
-    job = submit.wait(submitted.job, get_settings().jobs.single_wait)
-    if job.status != JobStatus.COMPLETED.value:
-        return None
-    result: dict[str, JsonValue] = submit.results(job).results[0]
-    return result

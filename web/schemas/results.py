@@ -1,88 +1,30 @@
-"""Validation bodies: ``POST /validate``, ``POST /validate/batch``, batch results (spec 2.1-2.4, 4.1, 4.2)."""
+"""Validation results as the API shows them: single, batch, accepted, a results page (spec 2.1-2.4, 4.11)."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Annotated, Any, Protocol
+from typing import Any
 
-from pydantic import ConfigDict, Field, WithJsonSchema
+from pydantic import ConfigDict, Field
 
-from models.accounts import Account
 from models.jobs import ValidationJob
 from services import links
 from services.branding import Brand
-from services.jobs.options import JobOptions
 from services.probing.completion import processing_ms
-from services.validation.errors import BATCH_MAXIMUM
 from services.validation.submit import ResultsPage
-from web.schemas.base import Body, Out, Query, Timestamp
+from web.schemas.base import Out, Query, Timestamp
 from web.schemas.branding import BrandOut
-from web.schemas.inputs import INTEGER_MAX, NUL_FREE
+from web.schemas.inputs import INTEGER_MAX
 
-Email = Annotated[str, Field(max_length=254, description="at most 254 characters")]
 RESULT_EMAIL = (
     "the address validated, in lowercase: the submitted text without the blanks around it, the domain in "
     "the form it was written (an `xn--` domain stays one, a Unicode domain stays Unicode); to match a "
     "result to what you sent, use `input` (and `index` in a list)"
 )
 
-
-RETRY_TEMPORARY = (
-    "temporary failures (greylisting, 421, timeouts) are answered `smtp` unknown with `retryAfter` within "
-    "the wait either way; true also retries them in the background until JOB_DEADLINE_SECONDS: the results "
-    "URL then shows the settled verdicts and the completion event fires once, when the retries end"
-)
-
 RETRYING = "answers that are interim (smtp unknown with retryAfter) while the service retries them"
-
-
-class ValidateOptions(Body):
-    quick_mode: bool = Field(default=False, description="skip the SMTP and catch-all checks")
-    skip_catch_all: bool = Field(default=False, description="skip catch-all detection")
-    retry_temporary: bool = Field(default=False, description=RETRY_TEMPORARY)
-
-
-class ValidateBody(Body):
-    email: Email
-    options: ValidateOptions = ValidateOptions()
-
-
-class BatchBody(Body):
-    """``emails`` must be strings; an address that is not valid still gets its (invalid) result."""
-
-    # The size is checked by the service, which answers BATCH_EMPTY / BATCH_TOO_LARGE (spec 7.1).
-    emails: Annotated[
-        list[str],
-        WithJsonSchema(
-            {
-                "type": "array",
-                "items": {"type": "string", "pattern": NUL_FREE},
-                "minItems": 1,
-                "maxItems": BATCH_MAXIMUM,
-            }
-        ),
-    ]
-    options: ValidateOptions = ValidateOptions()
-
-
-class Switches(Protocol):
-    @property
-    def quick_mode(self) -> bool: ...
-    @property
-    def skip_catch_all(self) -> bool: ...
-    @property
-    def retry_temporary(self) -> bool: ...
-
-
-def job_options(account: Account, options: Switches) -> JobOptions:
-    return JobOptions.for_account(
-        account,
-        quick_mode=options.quick_mode,
-        skip_catch_all=options.skip_catch_all,
-        retry_temporary=options.retry_temporary,
-    )
 
 
 class ResultsQuery(Query):

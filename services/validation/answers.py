@@ -1,0 +1,97 @@
+"""One answer per validation request: the settled answer, or "accepted, poll here".
+
+``POST /validate``, ``POST /validate/batch`` and the dashboard's Validate page end alike: the addresses are
+submitted (or, with quickMode, judged and recorded at once), the request waits up to its wait for every
+address to have an answer (``settling.readiness``: some answers may be interim while ``retryTemporary``
+retries them), then it is answered with the results, or accepted with where they will be. Views only shape
+the answer and set the headers (the quota this request's charge left among them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from models.jobs import JobKind, ValidationJob
+from services.auth import Actor
+from services.jobs.options import JobOptions
+from services.probing import settling
+from services.usage.quota import QuotaStatus
+from services.validation import quick, submit
+from services.validation.submit import ResultsPage
+from settings import get_settings
+from verifier.results import JsonValue
+
+
+@dataclass(frozen=True)
+class Single:
+    """One address answered; ``retrying`` when the answer is interim (retried in the background)."""
+
+    public_id: str
+    result: dict[str, JsonValue]
+    retrying: bool = False
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Every address answered, in submission order; ``retrying`` of the answers are interim."""
+
+    page: ResultsPage
+    retrying: int = 0
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """Not every address answered within the wait: the job goes on, its results URL will have them."""
+
+    job: ValidationJob
+
+
+Settled = TypeVar("Settled", Single, Batch)
+
+
+@dataclass(frozen=True)
+class Answer(Generic[Settled]):
+    outcome: Settled | Accepted
+    quota: QuotaStatus | None = None  # what this request's charge left; None when it charged nothing
+    replayed: bool = False  # an earlier request with the same Idempotency-Key made the job
+
+
+def validate_one(actor: Actor, email: str, options: JobOptions) -> Answer[Single]:
+    """``email`` validated: with quickMode at once, else by the workers within ``VALIDATE_WAIT_SECONDS``."""
+    if options.quick_mode:
+        done = quick.validate_quick(actor, email, options)
+        return Answer(Single(done.public_id, done.result), done.quota)
+    submitted = submit.submit(actor, JobKind.SINGLE, [email], options)
+    job = submit.wait(submitted.job, get_settings().jobs.single_wait)
+    return Answer(_single(job), submitted.quota)
+
+
+def single_of(actor: Actor, public_id: str) -> Answer[Single]:
+    """An accepted single validation's answer as it stands now (no wait, nothing charged)."""
+    return Answer(_single(submit.find(actor, public_id, [JobKind.SINGLE])))
+
+
+def validate_batch(
+    actor: Actor, emails: Sequence[str], options: JobOptions, *, idempotency_key: str | None, wait: bool
+) -> Answer[Batch]:
+    """``emails`` validated by the workers, waited for up to ``BATCH_SYNC_WAIT_SECONDS`` unless not to
+    ``wait`` (the client prefers an accepted answer at once)."""
+    submitted = submit.submit(actor, JobKind.BATCH, emails, options, idempotency_key=idempotency_key)
+    job = submit.wait(submitted.job, get_settings().jobs.batch_wait) if wait else submitted.job
+    return Answer(_batch(job), submitted.quota, submitted.replayed)
+
+
+def _single(job: ValidationJob) -> Single | Accepted:
+    readiness = settling.readiness(job)
+    if not readiness.answered:
+        return Accepted(job)
+    return Single(job.public_id, submit.results(job).results[0], retrying=readiness.retrying > 0)
+
+
+def _batch(job: ValidationJob) -> Batch | Accepted:
+    readiness = settling.readiness(job)
+    if not readiness.answered:
+        return Accepted(job)
+    return Batch(submit.results(job), readiness.retrying)

@@ -1,0 +1,69 @@
+"""The bodies of ``POST /validate`` and ``POST /validate/batch`` (spec 4.1, 4.2), and ``job_options``:
+a request's switches as its job's options (a bulk upload's too)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Protocol
+
+from pydantic import Field, WithJsonSchema
+
+from models.accounts import Account
+from services.jobs.options import JobOptions
+from services.validation.errors import BATCH_MAXIMUM
+from web.schemas.base import Body
+from web.schemas.inputs import NUL_FREE
+
+Email = Annotated[str, Field(max_length=254, description="at most 254 characters")]
+
+RETRY_TEMPORARY = (
+    "temporary failures (greylisting, 421, timeouts) are answered `smtp` unknown with `retryAfter` within "
+    "the wait either way; true also retries them in the background until JOB_DEADLINE_SECONDS: the results "
+    "URL then shows the settled verdicts and the completion event fires once, when the retries end"
+)
+
+
+class ValidateOptions(Body):
+    quick_mode: bool = Field(default=False, description="skip the SMTP and catch-all checks")
+    skip_catch_all: bool = Field(default=False, description="skip catch-all detection")
+    retry_temporary: bool = Field(default=False, description=RETRY_TEMPORARY)
+
+
+class ValidateBody(Body):
+    email: Email
+    options: ValidateOptions = ValidateOptions()
+
+
+class BatchBody(Body):
+    """``emails`` must be strings; an address that is not valid still gets its (invalid) result."""
+
+    # The size is checked by the service, which answers BATCH_EMPTY / BATCH_TOO_LARGE (spec 7.1).
+    emails: Annotated[
+        list[str],
+        WithJsonSchema(
+            {
+                "type": "array",
+                "items": {"type": "string", "pattern": NUL_FREE},
+                "minItems": 1,
+                "maxItems": BATCH_MAXIMUM,
+            }
+        ),
+    ]
+    options: ValidateOptions = ValidateOptions()
+
+
+class Switches(Protocol):
+    @property
+    def quick_mode(self) -> bool: ...
+    @property
+    def skip_catch_all(self) -> bool: ...
+    @property
+    def retry_temporary(self) -> bool: ...
+
+
+def job_options(account: Account, options: Switches) -> JobOptions:
+    return JobOptions.for_account(
+        account,
+        quick_mode=options.quick_mode,
+        skip_catch_all=options.skip_catch_all,
+        retry_temporary=options.retry_temporary,
+    )
