@@ -13,20 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import text
-from sqlalchemy.orm import Session
-
 from models.jobs import JobKind
 from verifier.dedupe import address_key
 from verifier.syntax import result_email
-
-_MARK_DUPLICATES = text("""
-UPDATE job_items i SET duplicate_of = d.first
-FROM (SELECT position, min(position) OVER (PARTITION BY key) AS first
-      FROM job_items WHERE job_id = :job AND key IS NOT NULL) d
-WHERE i.job_id = :job AND i.position = d.position AND d.first <> d.position
-""")
-_DISTINCT = text("SELECT count(DISTINCT key) FROM job_items WHERE job_id = :job")
 
 
 def first_rows(inputs: Sequence[str]) -> tuple[list[str], list[int | None]]:
@@ -35,17 +24,6 @@ def first_rows(inputs: Sequence[str]) -> tuple[list[str], list[int | None]]:
     keys = [address_key(raw) for raw in inputs]
     first: dict[str, int] = {}
     return keys, [None if (at := first.setdefault(key, i)) == i else at for i, key in enumerate(keys)]
-
-
-def mark_duplicates(session: Session, job_id: int) -> int:
-    """Set ``duplicate_of`` on every stored row of the job whose key an earlier row has; the number of
-    distinct addresses (what the list is charged). One set-based statement, whatever the list's size."""
-    session.execute(_MARK_DUPLICATES, {"job": job_id})
-    return distinct_addresses(session, job_id)
-
-
-def distinct_addresses(session: Session, job_id: int) -> int:
-    return int(session.scalar(_DISTINCT, {"job": job_id}) or 0)
 
 
 def answer(

@@ -12,6 +12,8 @@ statement or, when that statement's conditions do not hold, in the charging tran
 
 from __future__ import annotations
 
+import csv
+import io
 import itertools
 import secrets
 from collections import Counter, defaultdict
@@ -147,6 +149,58 @@ def cancel_job(session: Session, job_id: int) -> ValidationJob | None:
             .values(state=GroupState.CANCELLED.value)
         )
     return stopped
+
+
+# An uploaded list's rows arrive by COPY, in chunks: every field quoted; \N in ``key`` or ``cells`` means
+# NULL (a key is lowercase, so never \N).
+_COPY = (
+    "COPY job_items (job_id, position, input, state, key, cells) FROM STDIN "
+    "WITH (FORMAT csv, NULL '\\N', FORCE_NULL (key, cells))"
+)
+_MARK_DUPLICATES = text("""
+UPDATE job_items i SET duplicate_of = d.first
+FROM (SELECT position, min(position) OVER (PARTITION BY key) AS first
+      FROM job_items WHERE job_id = :job AND key IS NOT NULL) d
+WHERE i.job_id = :job AND i.position = d.position AND d.first <> d.position
+""")
+_DISTINCT = text("SELECT count(DISTINCT key) FROM job_items WHERE job_id = :job")
+
+
+@dataclass(frozen=True)
+class UploadedRow:
+    """One row of an uploaded list as stored: ``key`` and ``cells`` (a JSON list) may be absent."""
+
+    position: int
+    input: str
+    state: str
+    key: str | None
+    cells: str | None
+
+
+def copy_items(session: Session, job_id: int, rows: Iterable[UploadedRow]) -> None:
+    """Store a chunk of an uploaded list's rows with one ``COPY`` (flat memory, whatever the list's size)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    writer.writerows(
+        (job_id, row.position, row.input, row.state, _or_null(row.key), _or_null(row.cells)) for row in rows
+    )
+    buffer.seek(0)
+    session.connection().connection.cursor().copy_expert(_COPY, buffer)
+
+
+def _or_null(value: str | None) -> str:
+    return "\\N" if value is None else value
+
+
+def mark_duplicates(session: Session, job_id: int) -> int:
+    """Set ``duplicate_of`` on every stored row of the job whose key an earlier row has; the number of
+    distinct addresses (what the list is charged). One set-based statement, whatever the list's size."""
+    session.execute(_MARK_DUPLICATES, {"job": job_id})
+    return distinct_addresses(session, job_id)
+
+
+def distinct_addresses(session: Session, job_id: int) -> int:
+    return int(session.scalar(_DISTINCT, {"job": job_id}) or 0)
 
 
 # ---------------------------------------------------------------------------------------------------------

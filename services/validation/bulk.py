@@ -18,7 +18,6 @@ Same engine path and events as batches: groups, leases, sweeper, ``batch.complet
 
 from __future__ import annotations
 
-import csv
 import io
 import itertools
 import json
@@ -34,7 +33,7 @@ from models.jobs import ItemState, JobKind, JobStatus, ValidationJob
 from models.session import transaction
 from services.auth import Actor
 from services.broker import PLAN_JOB_TASK, send_task
-from services.jobs import list_rows, store
+from services.jobs import store
 from services.jobs.options import JobOptions, storable
 from services.validation import allowance, bulk_download, bulk_readers, idempotency, list_names
 from services.validation.errors import BadUpload
@@ -43,12 +42,6 @@ from settings import get_settings
 from verifier.dedupe import address_key
 
 COPY_CHUNK = 10_000
-# Every field is quoted; \N in ``key`` or ``cells`` means NULL (a key is lowercase, so never \N).
-_COPY = (
-    "COPY job_items (job_id, position, input, state, key, cells) FROM STDIN "
-    "WITH (FORMAT csv, NULL '\\N', FORCE_NULL (key, cells))"
-)
-_NULL = "\\N"
 
 
 @dataclass(frozen=True)
@@ -114,7 +107,7 @@ def _store(
         )
         uploaded = bulk_readers.UploadedList(reader, fmt)
         addresses = copy_rows(session, job.id, uploaded, limit)
-        distinct = list_rows.mark_duplicates(session, job.id)
+        distinct = store.mark_duplicates(session, job.id)
         if distinct > limit.affordable:
             limit.refuse(distinct)
         store.list_stored(job, total=addresses, digest=body.hexdigest(), columns=uploaded.columns)
@@ -127,7 +120,6 @@ def copy_rows(
     """COPY every row in chunks; the number of rows with an address. Raises past the limits (the
     transaction rolls back): more rows than ``BULK_MAX_ADDRESSES``, or more distinct addresses than the
     quota has room for, counted in SQL each time the list doubles past that room (linear in all)."""
-    cursor = session.connection().connection.cursor()
     rows = addresses = 0
     room = limit.refused_past
     next_count = room + 1 if room is not None else None
@@ -137,9 +129,9 @@ def copy_rows(
         if rows > limit.addresses:
             limit.refuse_rows(rows)
         addresses += sum(1 for _, entry in chunk if not entry.blank)
-        cursor.copy_expert(_COPY, _as_copy(job_id, chunk))
+        store.copy_items(session, job_id, (_stored(position, entry) for position, entry in chunk))
         if room is not None and next_count is not None and addresses >= next_count:
-            if (distinct := list_rows.distinct_addresses(session, job_id)) > room:
+            if (distinct := store.distinct_addresses(session, job_id)) > room:
                 limit.refuse(distinct)
             next_count = addresses * 2
     if addresses == 0:
@@ -147,19 +139,12 @@ def copy_rows(
     return addresses
 
 
-def _as_copy(job_id: int, chunk: list[tuple[int, bulk_readers.Entry]]) -> io.StringIO:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, quoting=csv.QUOTE_ALL, lineterminator="\n")
-    writer.writerows(_copy_row(job_id, position, entry) for position, entry in chunk)
-    buffer.seek(0)
-    return buffer
-
-
-def _copy_row(job_id: int, position: int, entry: bulk_readers.Entry) -> tuple[object, ...]:
+def _stored(position: int, entry: bulk_readers.Entry) -> store.UploadedRow:
     raw = storable(entry.text)
-    state, key = (ItemState.BLANK.value, _NULL) if entry.blank else (ItemState.NEW.value, address_key(raw))
-    cells = _NULL if entry.cells is None else json.dumps([storable(cell) for cell in entry.cells])
-    return (job_id, position, raw, state, key, cells)
+    cells = None if entry.cells is None else json.dumps([storable(cell) for cell in entry.cells])
+    if entry.blank:
+        return store.UploadedRow(position, raw, ItemState.BLANK.value, None, cells)
+    return store.UploadedRow(position, raw, ItemState.NEW.value, address_key(raw), cells)
 
 
 def progress(job: ValidationJob) -> Progress:
