@@ -23,13 +23,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import psycopg2
-from sqlalchemy import Table, and_, delete, func, insert, or_, select, text, update
+from sqlalchemy import Table, and_, delete, exists, func, insert, or_, select, text, update
 from sqlalchemy.orm import Session
 
 from core import clock
 from models import prepared
 from models.base import Base
 from models.jobs import GroupState, ItemState, JobGroup, JobItem, JobKind, JobStatus, ValidationJob
+from models.usage import UsageCharge
 from services.jobs import list_rows
 from services.jobs.options import JobOptions, json_text, storable
 from services.usage import charging
@@ -149,6 +150,27 @@ def cancel_job(session: Session, job_id: int) -> ValidationJob | None:
             .values(state=GroupState.CANCELLED.value)
         )
     return stopped
+
+
+def expire_uploads(session: Session, now: datetime, abandoned_before: datetime) -> list[int]:
+    """Open the jobs left ``uploading`` since before ``abandoned_before`` that were charged (their web
+    process died between the charge and opening them), delete the others; the ids opened."""
+    abandoned = select(ValidationJob.id).where(
+        ValidationJob.status == JobStatus.UPLOADING.value, ValidationJob.created_at < abandoned_before
+    )
+    charged = exists().where(
+        UsageCharge.account_id == ValidationJob.account_id,
+        UsageCharge.idempotency_key == ValidationJob.public_id,
+    )
+    opened = session.scalars(
+        update(ValidationJob)
+        .where(ValidationJob.id.in_(abandoned.scalar_subquery()), charged)
+        .values(status=JobStatus.QUEUED.value, created_at=now)
+        .returning(ValidationJob.id)
+    )
+    ids = list(opened)
+    session.execute(delete(ValidationJob).where(ValidationJob.id.in_(abandoned.scalar_subquery())))
+    return ids
 
 
 # An uploaded list's rows arrive by COPY, in chunks: every field quoted; \N in ``key`` or ``cells`` means

@@ -17,15 +17,13 @@ time too; the duplicate message finds the group claimed or done and costs one UP
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 
-from sqlalchemy import delete, exists, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import select
 
 from core import clock
 from models.jobs import GroupState, JobGroup, JobStatus, ValidationJob
 from models.session import transaction
-from models.usage import UsageCharge
 from services.broker import PLAN_JOB_TASK, send_after_commit
 from services.jobs import store
 from services.probing import dispatch
@@ -51,27 +49,7 @@ def sweep() -> int:
             ValidationJob.planned_at.is_(None),
             ValidationJob.created_at < stale,
         )
-        unplanned = list(session.scalars(lost)) + expire_uploads(session, now)
+        unplanned = list(session.scalars(lost)) + store.expire_uploads(session, now, now - ABANDONED_UPLOAD)
         for job_id in unplanned:
             send_after_commit(session, PLAN_JOB_TASK, job_id)
     return len(job_ids) + len(unplanned)
-
-
-def expire_uploads(session: Session, now: datetime) -> list[int]:
-    """Open the abandoned ``uploading`` jobs that were charged, delete the others; the ids opened."""
-    abandoned = select(ValidationJob.id).where(
-        ValidationJob.status == JobStatus.UPLOADING.value, ValidationJob.created_at < now - ABANDONED_UPLOAD
-    )
-    charged = exists().where(
-        UsageCharge.account_id == ValidationJob.account_id,
-        UsageCharge.idempotency_key == ValidationJob.public_id,
-    )
-    opened = session.scalars(
-        update(ValidationJob)
-        .where(ValidationJob.id.in_(abandoned.scalar_subquery()), charged)
-        .values(status=JobStatus.QUEUED.value, created_at=now)
-        .returning(ValidationJob.id)
-    )
-    ids = list(opened)
-    session.execute(delete(ValidationJob).where(ValidationJob.id.in_(abandoned.scalar_subquery())))
-    return ids
