@@ -177,6 +177,9 @@ def _first_attempt(delivery_id: int) -> DeliveryRecord:
     give_up = time.monotonic() + WAIT_SECONDS
     while True:
         with transaction() as session:
+            # One snapshot for the delivery and its attempts: read apart, a worker committing in between
+            # shows the attempt beside a delivery still pending.
+            session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
             [record] = _records(session, [session.get_one(WebhookDelivery, delivery_id)])
         if record.attempted or time.monotonic() >= give_up:
             return record
