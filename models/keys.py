@@ -57,6 +57,8 @@ class ApiKey(Timestamped, Base):
     name: Mapped[str] = mapped_column(String(100))
     scopes: Mapped[list[str]] = mapped_column(ARRAY(Text))
     allowed_ips: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")
+    # Web pages whose scripts may use the publishable key, in serialised form (``services.keys.origins``).
+    allowed_origins: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")
     # Lowercase hex SHA-256 of the whole secret; requests find their key by this unique index.
     secret_hash: Mapped[str] = mapped_column(String(64), unique=True)
     # The last four characters, so people can tell keys apart ("sk_live_...k3Qz"); 24 of 256+ bits.

@@ -36,12 +36,13 @@ from services.webhooks import events, payloads
 
 @dataclass(frozen=True)
 class KeySpec:
-    """What a new key should be; values are already validated (names, scopes, normalised IPs)."""
+    """What a new key should be; values are already validated (names, scopes, normalised IPs and origins)."""
 
     name: str
     scopes: tuple[str, ...] = DEFAULT_SCOPES
     allowed_ips: tuple[str, ...] = ()
     auto_rotate: bool = False
+    allowed_origins: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,7 @@ class KeyChanges:
     scopes: tuple[str, ...] | None = None
     allowed_ips: tuple[str, ...] | None = None
     auto_rotate: bool | None = None
+    allowed_origins: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,7 @@ def issue(
         name=spec.name,
         scopes=list(spec.scopes),
         allowed_ips=list(spec.allowed_ips),
+        allowed_origins=list(spec.allowed_origins),
         auto_rotate=spec.auto_rotate,
         secret_hash=secrets.hash_secret(secret),
         secret_last4=secret[-4:],
@@ -88,7 +91,17 @@ def issue(
     )
     session.add(key)
     session.flush()
-    _audit(session, AuditEvent.KEY_CREATED, key, origin, actor_key_id, name=key.name, scopes=key.scopes)
+    origins = {"allowedOrigins": key.allowed_origins} if key.allowed_origins else {}
+    _audit(
+        session,
+        AuditEvent.KEY_CREATED,
+        key,
+        origin,
+        actor_key_id,
+        name=key.name,
+        scopes=key.scopes,
+        **origins,
+    )
     events.emit(session, key.account_id, "key.created", payloads.key_created(key))
     return IssuedKey(key=key, secret=secret)
 
@@ -175,7 +188,9 @@ def get_key(actor: Actor, key_id: int) -> ApiKey:
 
 
 def update_key(actor: Actor, key_id: int, changes: KeyChanges) -> ApiKey:
-    """Change name, scopes, allowlist or auto-rotation; the secret is untouched."""
+    """Change name, scopes, allowlist, allowed origins or auto-rotation; the secret is untouched. The audit
+    entry names the fields changed, and the new origins in full: they decide which web pages may spend the
+    account's quota."""
     if changes.scopes is not None:
         _check_may_grant(actor, changes.scopes)
     with transaction() as session:
@@ -183,7 +198,9 @@ def update_key(actor: Actor, key_id: int, changes: KeyChanges) -> ApiKey:
         values = {name: value for name, value in vars(changes).items() if value is not None}
         for name, value in values.items():
             setattr(key, name, list(value) if isinstance(value, tuple) else value)
-        _audit(session, AuditEvent.KEY_UPDATED, key, actor.origin, actor.key_id, fields=sorted(values))
+        origins = {"allowedOrigins": key.allowed_origins} if "allowed_origins" in values else {}
+        fields = sorted(values)
+        _audit(session, AuditEvent.KEY_UPDATED, key, actor.origin, actor.key_id, fields=fields, **origins)
         return key
 
 

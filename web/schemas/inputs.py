@@ -123,3 +123,6 @@ _PORT = r"(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-
 _AFTER_SCHEME = rf"://(?:{LABEL}\.)*{LABEL}\.?(?::{_PORT})?(?:[/?#][!-~]*)?$"
 HTTPS_URL_PATTERN = rf"^[Hh][Tt][Tt][Pp][Ss]{_AFTER_SCHEME}"
 WEB_URL_PATTERN = rf"^[Hh][Tt][Tt][Pp][Ss]?{_AFTER_SCHEME}"
+# A web origin as a browser's Origin header writes it, any case, with an optional trailing slash (as copied
+# from the address bar); ``services.keys.origins`` stores it lowercased without the slash or default port.
+ORIGIN_PATTERN = rf"^[Hh][Tt][Tt][Pp][Ss]?://(?:{LABEL}\.)*{LABEL}(?::{_PORT})?/?$"

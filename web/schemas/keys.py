@@ -16,9 +16,9 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from models.keys import ApiKey
-from services.keys import allowlist, lifecycle, scopes, secrets
+from services.keys import allowlist, lifecycle, origins, scopes, secrets
 from web.schemas.base import Body, Out, Timestamp
-from web.schemas.inputs import trimmed
+from web.schemas.inputs import ORIGIN_PATTERN, patterned, trimmed
 
 
 def known_scope(scope: str) -> str:
@@ -45,6 +45,17 @@ Scope = Annotated[
 Scopes = Annotated[list[Scope], Field(min_length=1)]
 IpEntry = Annotated[str, AfterValidator(allowlist.normalise_entry), WithJsonSchema(IP_ENTRY_SCHEMA)]
 AllowedIps = Annotated[list[IpEntry], Field(max_length=allowlist.MAX_ENTRIES)]
+OriginEntry = Annotated[
+    str,
+    *patterned(
+        ORIGIN_PATTERN,
+        "{field} holds origins such as https://shop.example.com or http://localhost:3000: a scheme, a host "
+        "and an optional port, exactly as the page's address starts; no path and no wildcard.",
+        max_length=origins.MAX_LENGTH,
+    ),
+    AfterValidator(origins.normalise_origin),
+]
+AllowedOrigins = Annotated[list[OriginEntry], Field(max_length=origins.MAX_ENTRIES)]
 
 
 def unique(values: list[str] | None) -> tuple[str, ...] | None:
@@ -56,6 +67,7 @@ class CreateKeyBody(Body):
     scopes: Scopes | None = None
     allowed_ips: AllowedIps = Field(default_factory=list)
     auto_rotate: bool = False
+    allowed_origins: AllowedOrigins = Field(default_factory=list)
 
     def to_spec(self) -> lifecycle.KeySpec:
         return lifecycle.KeySpec(
@@ -63,6 +75,7 @@ class CreateKeyBody(Body):
             scopes=unique(self.scopes) or scopes.DEFAULT_SCOPES,
             allowed_ips=unique(self.allowed_ips) or (),
             auto_rotate=self.auto_rotate,
+            allowed_origins=unique(self.allowed_origins) or (),
         )
 
 
@@ -73,8 +86,9 @@ class UpdateKeyBody(Body):
     scopes: Scopes | None = None
     allowed_ips: AllowedIps | None = None
     auto_rotate: bool | None = None
+    allowed_origins: AllowedOrigins | None = None
 
-    @field_validator("name", "scopes", "allowed_ips", "auto_rotate")
+    @field_validator("name", "scopes", "allowed_ips", "auto_rotate", "allowed_origins")
     @classmethod
     def not_null(cls, value: object, info: ValidationInfo) -> object:
         """``null`` would silently change nothing; say so instead (a field left out keeps its value)."""
@@ -86,7 +100,7 @@ class UpdateKeyBody(Body):
     @model_validator(mode="after")
     def something_to_change(self) -> UpdateKeyBody:
         if not self.model_fields_set:
-            raise ValueError("Send at least one of name, scopes, allowedIps, autoRotate.")
+            raise ValueError("Send at least one of name, scopes, allowedIps, autoRotate, allowedOrigins.")
         return self
 
     def to_changes(self) -> lifecycle.KeyChanges:
@@ -95,16 +109,19 @@ class UpdateKeyBody(Body):
             scopes=unique(self.scopes),
             allowed_ips=unique(self.allowed_ips),
             auto_rotate=self.auto_rotate,
+            allowed_origins=unique(self.allowed_origins),
         )
 
 
 class KeyOut(Out):
-    """A key as listed: never its secret, only a hint of its last four characters."""
+    """A key as listed: never its secret, only a hint of its last four characters. ``allowedOrigins``: the web
+    pages (scheme://host[:port]) whose scripts may use the publishable key with POST /validate/browser."""
 
     id: int
     name: str
     scopes: list[str]
     allowed_ips: list[str]
+    allowed_origins: list[str]
     publishable_key: str
     secret_key_hint: str
     status: str
@@ -121,6 +138,7 @@ class KeyOut(Out):
             name=key.name,
             scopes=key.scopes,
             allowed_ips=key.allowed_ips,
+            allowed_origins=key.allowed_origins,
             publishable_key=key.publishable_key,
             secret_key_hint=secrets.hint(key.secret_last4),
             status=key.status,

@@ -1,5 +1,6 @@
 """Keys: create (secret shown once), publishable keys any time, refresh, revoke, revoke-all, auto-rotation,
-reveal of an auto-rotated secret. Every action is ``services.keys``' own, as the API's."""
+reveal of an auto-rotated secret, the web pages a publishable key serves. Every action is ``services.keys``'
+own, as the API's."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from services.resellers.access import is_reseller
 from web.dashboard import forms, once, present, session
 from web.dashboard.blueprint import bp
 from web.dashboard.session import sign_in_required
-from web.schemas.keys import CreateKeyBody
+from web.schemas.keys import CreateKeyBody, UpdateKeyBody
 
 Page = tuple[str, int, dict[str, str]]
 REVOKE_ALL_PHRASE = "REVOKE ALL"
@@ -48,6 +49,7 @@ def keys_create() -> Response:
             "scopes": forms.many("scopes") or None,
             "allowedIps": forms.many("allowed_ips"),
             "autoRotate": forms.checked("auto_rotate"),
+            "allowedOrigins": forms.many("allowed_origins"),
         },
     )
     return _show(lifecycle.create_key(session.actor(), body.to_spec()), "created")
@@ -84,6 +86,17 @@ def keys_auto_rotate(key_id: int) -> Response:
     key = lifecycle.update_key(session.actor(), key_id, lifecycle.KeyChanges(auto_rotate=turn_on))
     flash(f"Automatic rotation is {'on' if turn_on else 'off'} for “{key.name}”.", "success")
     return redirect(url_for("dashboard.keys"))
+
+
+@bp.post("/keys/<int:key_id>/origins")
+@sign_in_required
+def keys_origins(key_id: int) -> Response:
+    body = forms.as_model(UpdateKeyBody, {"allowedOrigins": forms.many("allowed_origins")})
+    key = lifecycle.update_key(session.actor(), key_id, body.to_changes())
+    pages = ", ".join(key.allowed_origins)
+    usable = f"may now be used on pages of {pages}" if pages else "may now be used on no web page"
+    flash(f"The publishable key of “{key.name}” {usable}.", "success")
+    return redirect(url_for("dashboard.keys", _anchor=f"key-{key_id}"))
 
 
 @bp.post("/keys/<int:key_id>/delete")
