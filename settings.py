@@ -192,6 +192,39 @@ class JobSettings:
         )
 
 
+# The time budget a web page may ask of ``POST /validate/browser``, in seconds (``BrowserSettings.timeout``
+# is the default within it). A form waits on the answer; past a few seconds it should go on without one.
+BROWSER_TIMEOUT_RANGE = (1.0, 10.0)
+VERDICT_TOKEN_RANGE = (10, 3600)
+
+
+@dataclass(frozen=True)
+class BrowserSettings:
+    """Validation from web pages (``services.browser``)."""
+
+    timeout: float = 3.0  # BROWSER_TIMEOUT_SECONDS: the answer's time budget when the page names none
+    token_lifetime: int = 900  # VERDICT_TOKEN_SECONDS: how long a verdict token may be confirmed
+    visitor_per_minute: int = 10  # BROWSER_VISITOR_PER_MINUTE: answers per visitor network and minute
+    key_share_percent: int = 50  # BROWSER_KEY_SHARE_PERCENT: of the plan's per-minute limit, per key
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> BrowserSettings:
+        d = cls()
+        timeout = parse_seconds("BROWSER_TIMEOUT_SECONDS", env.get("BROWSER_TIMEOUT_SECONDS", str(d.timeout)))
+        lifetime = parse_int("VERDICT_TOKEN_SECONDS", env.get("VERDICT_TOKEN_SECONDS", str(d.token_lifetime)))
+        share = parse_int("BROWSER_KEY_SHARE_PERCENT", env.get("BROWSER_KEY_SHARE_PERCENT", "50"), minimum=1)
+        _within("BROWSER_TIMEOUT_SECONDS", timeout, BROWSER_TIMEOUT_RANGE)
+        _within("VERDICT_TOKEN_SECONDS", lifetime, VERDICT_TOKEN_RANGE)
+        _within("BROWSER_KEY_SHARE_PERCENT", share, (1, 100))
+        visitors = env.get("BROWSER_VISITOR_PER_MINUTE", str(d.visitor_per_minute))
+        return cls(timeout, lifetime, parse_int("BROWSER_VISITOR_PER_MINUTE", visitors, minimum=1), share)
+
+
+def _within(name: str, value: float, bounds: tuple[float, float]) -> None:
+    if not bounds[0] <= value <= bounds[1]:
+        raise ConfigError(f"{name} must be between {bounds[0]:g} and {bounds[1]:g}, got {value:g}")
+
+
 @dataclass(frozen=True)
 class Settings:
     """The service-level settings; the engine's own (DNS, SMTP) live in ``verifier.config``."""
@@ -241,6 +274,7 @@ class Settings:
     sign_ups_per_hour: int = 10
     # Who results name when no reseller's white-label applies (``services.branding``).
     brand: ServiceBrand = field(default_factory=ServiceBrand)
+    browser: BrowserSettings = field(default_factory=BrowserSettings)
 
     @property
     def is_production(self) -> bool:
@@ -298,6 +332,7 @@ class Settings:
             sign_ups_per_hour=parse_int("SIGN_UPS_PER_HOUR", env.get("SIGN_UPS_PER_HOUR", "10"), minimum=1),
             jobs=JobSettings.from_env(env, production=app_env == "production"),
             brand=ServiceBrand.from_env(env, base_url),
+            browser=BrowserSettings.from_env(env),
         )
 
 

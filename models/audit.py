@@ -25,6 +25,9 @@ class AuditEvent(StrEnum):
     AUTH_FAILED = "auth.failed"
     SCOPE_DENIED = "auth.scope_denied"
     IP_DENIED = "auth.ip_denied"
+    ORIGIN_DENIED = (
+        "auth.origin_denied"  # a web page not on the key's allowed origins used its publishable key
+    )
     RATE_LIMITED = "rate_limit.exceeded"
     USER_SIGNED_UP = "user.signed_up"
     USER_SIGNED_IN = "user.signed_in"

@@ -200,28 +200,48 @@ def _find_key(presented: Presented) -> ApiKey | None:
     return key
 
 
+@dataclass(frozen=True)
+class KeyKinds:
+    """Which half of a key a route takes: secret keys everywhere, publishable keys only where a route opts
+    in (read-only routes, and the one endpoint web pages validate with), secret keys not at all there."""
+
+    publishable: bool = False
+    secret: bool = True
+
+
+SECRET_ONLY = KeyKinds()
+PUBLISHABLE_ONLY = KeyKinds(publishable=True, secret=False)
+FOR_PAGES_ONLY = (
+    "This endpoint is for web pages, which take the publishable key (pk_live_...): a secret key must never "
+    "reach a browser. Servers validate with POST /validate."
+)
+
+
 def authorize(
-    auth: AuthContext, required: str, *, publishable_ok: bool = False, alternatives: tuple[str, ...] = ()
+    auth: AuthContext, required: str, *, kinds: KeyKinds = SECRET_ONLY, alternatives: tuple[str, ...] = ()
 ) -> AuthContext:
     """Raise INSUFFICIENT_PERMISSIONS unless the caller's key covers ``required`` or one of ``alternatives``;
     the caller as confirmed (a refusal from a snapshot is checked against the key as it is now).
 
     Publishable keys live in browsers and apps where anyone can read them, so they pass only where a
-    route opted in (``publishable_ok``, read-only routes) and never for creating, rotating, revoking or
-    validating, whatever scopes their key row carries.
+    route opted in (``kinds``): read-only routes, and browser validation, which spec 5.1's "client-side
+    use" exists for (validating an address is no sensitive action: docs/decisions.md). Never for creating,
+    rotating or revoking, whatever scopes their key row carries.
     """
-    if _permits(auth, required, publishable_ok, alternatives):
+    if _permits(auth, required, kinds, alternatives):
         return auth
     auth = confirm(auth, snapshots.read_generation())
-    if auth.is_publishable and not publishable_ok:
+    if auth.is_publishable and not kinds.publishable:
         deny(auth, required, "Publishable keys are read-only and cannot be used here; use the secret key.")
-    if not _permits(auth, required, publishable_ok, alternatives):
+    if not any(scopes.allows(auth.scopes, scope) for scope in (required, *alternatives)):
         deny(auth, required, f"This key lacks the {required} scope needed for this request.")
+    if not auth.is_publishable and not kinds.secret:
+        deny(auth, required, FOR_PAGES_ONLY)
     return auth
 
 
-def _permits(auth: AuthContext, required: str, publishable_ok: bool, alternatives: tuple[str, ...]) -> bool:
-    if auth.is_publishable and not publishable_ok:
+def _permits(auth: AuthContext, required: str, kinds: KeyKinds, alternatives: tuple[str, ...]) -> bool:
+    if not (kinds.publishable if auth.is_publishable else kinds.secret):
         return False
     return any(scopes.allows(auth.scopes, scope) for scope in (required, *alternatives))
 

@@ -9,7 +9,9 @@ long as the delivery log is useful for debugging a receiver) bounds them. Only f
 - an event older than the cut-off that no delivery refers to any more (so never the event of a pending
   delivery, whose retries still need its payload);
 - an email ``sent`` or ``failed`` queued before the cut-off (a rotation notice keeps its claim; its link
-  to the email becomes null).
+  to the email becomes null);
+- a confirmed verdict token's row once the token has expired (no cut-off: past its expiry the token cannot
+  be presented again, so the row guards nothing).
 
 Rows that are still due (pending deliveries, queued emails) are never deleted, whatever their age. Deletes
 run in batches of ``BATCH`` rows, each its own short transaction, so a large first purge never holds
@@ -27,6 +29,7 @@ from sqlalchemy import CursorResult, Delete, delete, exists, select
 from sqlalchemy.orm import InstrumentedAttribute
 
 from core import clock
+from models.browser import ConfirmedToken
 from models.mail import MailStatus, OutboundMail
 from models.session import transaction
 from models.webhooks import DeliveryStatus, Event, WebhookDelivery
@@ -44,6 +47,7 @@ class Purged:
     deliveries: int
     events: int
     mail: int
+    confirmations: int
 
 
 def purge_expired() -> Purged:
@@ -53,6 +57,7 @@ def purge_expired() -> Purged:
         deliveries=_delete_in_batches(_old_deliveries(cutoff)),
         events=_delete_in_batches(_orphaned_events(cutoff)),
         mail=_delete_in_batches(_old_mail(cutoff)),
+        confirmations=_delete_in_batches(_expired_confirmations(clock.now())),
     )
 
 
@@ -68,6 +73,11 @@ def _orphaned_events(cutoff: datetime) -> Delete:
 
 def _old_mail(cutoff: datetime) -> Delete:
     return _finished_before(OutboundMail, _FINISHED_MAIL, OutboundMail.queued_at, cutoff)
+
+
+def _expired_confirmations(now: datetime) -> Delete:
+    batch = select(ConfirmedToken.token_id).where(ConfirmedToken.expires_at < now).limit(BATCH)
+    return delete(ConfirmedToken).where(ConfirmedToken.token_id.in_(batch.scalar_subquery()))
 
 
 def _finished_before(

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -103,6 +103,15 @@ class Gunicorn(Served):
         """The PIDs of gunicorn's worker processes (children of the arbiter we started)."""
         children = Path(f"/proc/{self.popen.pid}/task/{self.popen.pid}/children")
         return [int(pid) for pid in children.read_text().split()]
+
+
+@contextlib.contextmanager
+def running(started: Started) -> Iterator[Started]:
+    """``started`` for the length of a ``with`` block, then stopped (a module's own service or worker)."""
+    try:
+        yield started
+    finally:
+        started.stop()
 
 
 def _wait_exited(popen: subprocess.Popen[bytes], seconds: float) -> bool:

@@ -17,7 +17,7 @@ from redis.exceptions import RedisError
 
 from services import auth as auth_service
 from services.audit import Origin
-from services.auth import AuthContext
+from services.auth import PUBLISHABLE_ONLY, AuthContext, KeyKinds
 from services.errors import InvalidApiKey, IpNotAllowed, MissingApiKey, QueryApiKeyRefused
 from services.usage import rate_limits
 from web.client_ip import client_ip
@@ -30,6 +30,7 @@ PUBLIC = "verimail_public"
 RATE_LIMITED = "verimail_rate_limited"
 SCOPE = "verimail_scope"
 PUBLISHABLE_OK = "verimail_publishable_ok"
+SECRET_OK = "verimail_secret_ok"  # noqa: S105 - a view attribute's name
 ALTERNATIVE_SCOPES = "verimail_alternative_scopes"
 QUERY_KEY_PARAM = "api_key"
 REFUSALS = (MissingApiKey, InvalidApiKey, IpNotAllowed, QueryApiKeyRefused)
@@ -43,24 +44,29 @@ def public(view: Callable[P, R]) -> Callable[P, R]:
 
 
 def require_scope(
-    scope: str, *, publishable_ok: bool = False, alternatives: tuple[str, ...] = ()
+    scope: str,
+    *,
+    publishable_ok: bool = False,
+    publishable_only: bool = False,
+    alternatives: tuple[str, ...] = (),
 ) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Let the view run only for a key holding ``scope`` or one of ``alternatives`` (for a view that then
-    checks the exact scope of what it found); ``publishable_ok`` only for read-only GETs."""
+    checks the exact scope of what it found); ``publishable_ok`` only for read-only GETs,
+    ``publishable_only`` for the endpoint web pages call (secret keys are refused there)."""
+    kinds = PUBLISHABLE_ONLY if publishable_only else KeyKinds(publishable=publishable_ok)
 
     def decorate(view: Callable[P, R]) -> Callable[P, R]:
         @wraps(view)
         def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
             g.auth = guarding(
-                lambda: auth_service.authorize(
-                    current_auth(), scope, publishable_ok=publishable_ok, alternatives=alternatives
-                )
+                lambda: auth_service.authorize(current_auth(), scope, kinds=kinds, alternatives=alternatives)
             )
             return view(*args, **kwargs)
 
         setattr(guarded, SCOPE, scope)
         setattr(guarded, ALTERNATIVE_SCOPES, alternatives)
-        setattr(guarded, PUBLISHABLE_OK, publishable_ok)
+        setattr(guarded, PUBLISHABLE_OK, kinds.publishable)
+        setattr(guarded, SECRET_OK, kinds.secret)
         return guarded
 
     return decorate

@@ -22,6 +22,7 @@ from werkzeug.exceptions import HTTPException
 
 from models import session as database
 from services import errors as service
+from services.browser.errors import OriginNotAllowed, TokenAlreadyConfirmed, TokenRefused
 from services.errors import CodedError, ServiceError
 from services.keys.errors import KeyInactive, KeyLimitReached
 from services.resellers.errors import (
@@ -70,6 +71,9 @@ STATUS: dict[type[ServiceError], int] = {
     EmailTaken: 409,
     DomainTaken: 409,
     DomainNotVerified: 422,  # the request was understood; the DNS record is not there (yet)
+    OriginNotAllowed: 403,
+    TokenAlreadyConfirmed: 409,  # a replay: the token is genuine, its one confirmation is spent
+    TokenRefused: 422,  # the request was understood; the token confirms nothing (forged, expired, foreign)
 }
 # Spec 7.2 names the flat 429 "Rate Limit Exceeded" rather than the HTTP phrase "Too Many Requests".
 PHRASES: dict[int, str] = {429: "Rate Limit Exceeded"}

@@ -56,6 +56,12 @@ def rate_limited(view: Callable[P, R]) -> Callable[P, R]:
     return admitted
 
 
+def admit() -> None:
+    """Count this request against the caller's rate limits now, for a view that decides itself what a
+    refusal means (``POST /validate/browser`` answers it as ``unknown``); ``RateLimited`` when refused."""
+    g.auth, g.rate_status = guarding(lambda: rate_limits.admit_request(current_auth()))
+
+
 def rate_limited_as(actor: Callable[[], Actor]) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """``rate_limited`` for a dashboard page that validates: the request counted against ``actor()``'s
     account, the same windows, refusal and audit entry as a key's, before the page reads its form (put it

@@ -46,6 +46,7 @@ class Operation:
     raw_body: Mapping[str, Any] | None = None  # media type -> schema, for bodies no model reads
     coded_400: bool = False  # some 400s carry a spec 7.1 code (BATCH_EMPTY, BATCH_TOO_LARGE)
     raw_responses: Mapping[int, Mapping[str, Any]] | None = None  # status -> media type -> schema (streams)
+    raw_description: str = "The results, streamed"  # what the raw responses hold
 
     def models(self) -> list[tuple[type[BaseModel], Mode]]:
         pairs: list[tuple[type[BaseModel], Mode]] = [
@@ -65,12 +66,21 @@ def document(
     raw_body: Mapping[str, Any] | None = None,
     coded_400: bool = False,
     raw_responses: Mapping[int, Mapping[str, Any]] | None = None,
+    raw_description: str = Operation.raw_description,
 ) -> Callable[[F], F]:
     """Describe a view for /openapi.json (put it under the route decorator, above ``@require_scope``)."""
 
     def decorate(view: F) -> F:
         operation = Operation(
-            summary, responses, request, query, description, raw_body, coded_400, raw_responses
+            summary,
+            responses,
+            request,
+            query,
+            description,
+            raw_body,
+            coded_400,
+            raw_responses,
+            raw_description,
         )
         setattr(view, OPERATION, operation)
         return view
@@ -212,6 +222,7 @@ def operation(
     if scope:
         body["x-required-scope"] = scope
         body["x-publishable-key-allowed"] = bool(getattr(view, auth.PUBLISHABLE_OK, False))
+        body["x-secret-key-allowed"] = bool(getattr(view, auth.SECRET_OK, True))
     if op.request:
         body["requestBody"] = {"required": True, "content": json_content(refs[(op.request, "validation")])}
     if op.raw_body:
@@ -262,7 +273,7 @@ def responses(
     out = {str(status): response(model, refs) for status, model in op.responses.items()}
     for status, media in (op.raw_responses or {}).items():
         out[str(status)] = {
-            "description": "The results, streamed",
+            "description": op.raw_description,
             "content": {name: {"schema": schema} for name, schema in media.items()},
         }
     errors: dict[int, type[BaseModel]] = {500: FlatError, 503: FlatError}

@@ -1,9 +1,11 @@
 """The request pipeline, in the order it runs, so one read shows everything a request goes through.
 
-before: request id -> body limit -> authentication (rate limit and quota: ``web.limits``, per validating view)
+before: request id -> body limit -> CORS preflight (browser endpoint only: ``web.cors``) -> authentication
+        (rate limit and quota: ``web.limits``, per validating view)
 on first use: the request's link host and brand (``web.branding``: a verified custom domain, white-label)
-after:  X-Request-Id -> X-API-Key-Warning/-Expires (grace keys) -> X-RateLimit-*/X-Quota-* headers
-        -> error counts for /api/usage -> one JSON access line
+after:  X-Request-Id -> Access-Control-Allow-Origin (browser endpoint, allowed pages) -> X-API-Key-Warning/
+        -Expires (grace keys) -> X-RateLimit-*/X-Quota-* headers -> error counts for /api/usage -> one JSON
+        access line
 
 Flask runs ``after_request`` functions in reverse registration order; ``install`` registers them so they
 run in the order written above.
@@ -22,7 +24,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from core.times import iso
 from models.keys import KeyStatus
 from services.keys import rotation_policy
-from web import body_limits, limits, logs
+from web import body_limits, cors, limits, logs
 from web.auth import authenticate_request
 from web.client_ip import client_ip
 
@@ -97,8 +99,15 @@ def logged_path() -> str:
 
 
 def install(app: Flask) -> None:
-    for hook in (assign_request_id, enforce_body_limit, authenticate_request):
+    for hook in (assign_request_id, enforce_body_limit, cors.answer_preflight, authenticate_request):
         app.before_request(hook)
-    afters = (add_request_id, add_key_warning, limits.add_limit_headers, limits.count_error, log_request)
+    afters = (
+        add_request_id,
+        cors.allow_origin,
+        add_key_warning,
+        limits.add_limit_headers,
+        limits.count_error,
+        log_request,
+    )
     for after in reversed(afters):
         app.after_request(after)

@@ -5,10 +5,15 @@ submitted (or, with quickMode, judged and recorded at once), the request waits u
 address to have an answer (``settling.readiness``: some answers may be interim while ``retryTemporary``
 retries them), then it is answered with the results, or accepted with where they will be. Views only shape
 the answer and set the headers (the quota this request's charge left among them).
+
+A single validation may instead be given a time budget (``validate_within``): its answer then always comes
+within it, the checks not finished by then ``unknown`` with the reason ``timeout`` (``budget``), while the
+job goes on to its settled result (results URL, ``validation.completed``), charged once.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -18,7 +23,7 @@ from services.auth import Actor
 from services.jobs.options import JobOptions
 from services.probing import settling
 from services.usage.quota import QuotaStatus
-from services.validation import quick, submit
+from services.validation import budget, quick, submit
 from services.validation.submit import ResultsPage
 from settings import get_settings
 from verifier.results import JsonValue
@@ -26,11 +31,13 @@ from verifier.results import JsonValue
 
 @dataclass(frozen=True)
 class Single:
-    """One address answered; ``retrying`` when the answer is interim (retried in the background)."""
+    """One address answered; ``retrying`` when the answer is interim (retried in the background),
+    ``timed_out`` when it was drawn as the time budget ran out (the validation goes on)."""
 
     public_id: str
     result: dict[str, JsonValue]
     retrying: bool = False
+    timed_out: bool = False
 
 
 @dataclass(frozen=True)
@@ -66,6 +73,24 @@ def validate_one(actor: Actor, email: str, options: JobOptions) -> Answer[Single
     submitted = submit.submit(actor, JobKind.SINGLE, [email], options)
     job = submit.wait(submitted.job, get_settings().jobs.single_wait)
     return Answer(_single(job), submitted.quota)
+
+
+def validate_within(
+    actor: Actor, email: str, options: JobOptions, seconds: float
+) -> tuple[Single, QuotaStatus | None]:
+    """``email`` answered within ``seconds``: settled if the workers answered in time, else as far as the
+    web process can tell (``budget.partial_result``) while the job goes on; and the quota its charge left.
+    quickMode has no workers to wait for: it answers as ``validate_one`` does."""
+    if options.quick_mode:
+        done = quick.validate_quick(actor, email, options)
+        return Single(done.public_id, done.result), done.quota
+    started = time.monotonic()
+    submitted = submit.submit(actor, JobKind.SINGLE, [email], options)
+    left = budget.waiting_time(seconds) - (time.monotonic() - started)
+    single = _single(submit.wait(submitted.job, max(left, 0.0)))
+    if isinstance(single, Accepted):
+        single = Single(submitted.job.public_id, budget.partial_result(email, options), timed_out=True)
+    return single, submitted.quota
 
 
 def single_of(actor: Actor, public_id: str) -> Answer[Single]:

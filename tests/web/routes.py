@@ -26,6 +26,8 @@ ROUTES: tuple[tuple[str, str, str], ...] = (
     ("GET", "/api/usage", "analytics:read"),
     ("POST", "/validate", "validate:write"),
     ("POST", "/validate/batch", "validate:write"),
+    ("POST", "/validate/browser", "validate:write"),
+    ("POST", "/validate/confirm", "validate:read"),
     ("GET", f"/batches/{MISSING_BATCH}/results", "validate:read"),
     ("POST", "/bulk/jobs", "bulk:*"),
     ("GET", f"/bulk/jobs/{MISSING_JOB}", "bulk:*"),
@@ -71,6 +73,8 @@ PERMITTED: dict[tuple[str, str], int] = {
     ("GET", "/api/usage"): 200,
     ("POST", "/validate"): 400,  # email is required
     ("POST", "/validate/batch"): 400,  # emails is required
+    ("POST", "/validate/browser"): 403,  # for web pages: the publishable key only, never a secret one
+    ("POST", "/validate/confirm"): 400,  # token is required
     ("GET", f"/batches/{MISSING_BATCH}/results"): 404,
     ("POST", "/bulk/jobs"): 400,  # an object is not a list of addresses
     ("GET", f"/bulk/jobs/{MISSING_JOB}"): 404,

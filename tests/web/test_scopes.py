@@ -52,12 +52,16 @@ def test_area_wildcard_covers_every_action_of_its_area_only() -> None:
 
 
 @pytest.mark.parametrize(("method", "path", "required"), ROUTES)
-def test_a_publishable_key_reads_usage_and_nothing_else(client, method, path, required) -> None:
+def test_a_publishable_key_reads_usage_and_validates_from_pages_and_nothing_else(
+    client, method, path, required
+) -> None:
     # Its publishable twin sits on a *:* key row: scopes alone would let it pass.
     admin = open_persona(Tier.ENTERPRISE_PLUS)
     response = client.open(path, method=method, headers={"X-API-Key": admin.publishable}, json={"bogus": 1})
     if path == "/api/usage":
         assert response.status_code == 200
+    elif path == "/validate/browser":
+        assert response.status_code == 400  # past the key checks, at the body
     else:
         assert response.status_code == 403
         assert response.json["error"]["code"] == "INSUFFICIENT_PERMISSIONS"

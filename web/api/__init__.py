@@ -7,6 +7,7 @@ from flask import Blueprint, Flask
 from web.api import (
     audit,
     batches,
+    browser,
     bulk,
     commissions,
     custom_domains,
@@ -27,6 +28,7 @@ BLUEPRINTS: tuple[Blueprint, ...] = (
     usage.bp,
     validate.bp,
     batches.bp,
+    browser.bp,
     bulk.bp,
     sub_users.bp,
     commissions.bp,

@@ -1,0 +1,64 @@
+"""``POST /validate/confirm``: a form's server checks the verdict token its page passed on, once.
+
+The server sends the token and the address the form submitted, with its secret key. It gets the verdict
+back only when the token is genuine, unexpired, issued to a key of the same account (and mode), about that
+very address, and confirmed for the first time; each refusal names its reason (``services.browser.errors``).
+
+The first confirmation is remembered in Postgres (``confirmed_verdict_tokens``, one row per token until it
+would have expired anyway): a Redis restart or failover must not let a token be confirmed twice, and the
+rows are few (one per form submitted) and purged by the retention sweep (``services.retention``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy.dialects.postgresql import insert
+
+from core import clock
+from models.browser import ConfirmedToken
+from models.session import transaction
+from services.auth import AuthContext
+from services.browser import tokens
+from services.browser.errors import TokenAlreadyConfirmed, TokenEmailMismatch, TokenOfAnotherAccount
+from services.browser.tokens import Claims
+from verifier.syntax import result_email
+
+
+@dataclass(frozen=True)
+class Confirmed:
+    claims: Claims
+    confirmed_at: datetime
+
+
+def confirm(auth: AuthContext, token: str, email: str) -> Confirmed:
+    """The token's claims, confirmed now for the first and only time."""
+    claims = tokens.read(token)
+    # Every key is live today; test-mode keys will confirm test tokens only.
+    if claims.account_id != auth.account.id or claims.mode != tokens.LIVE:
+        raise TokenOfAnotherAccount(
+            "This verdict token was issued to another account's key: confirm tokens with a secret key of the "
+            "account whose publishable key the page used."
+        )
+    if result_email(email) != claims.verdict.email:
+        raise TokenEmailMismatch(
+            f"This verdict token is about {claims.verdict.email}, not the address the form submitted: the "
+            "visitor changed the address after it was checked, or the token belongs to another form."
+        )
+    return Confirmed(claims, _remember(auth, claims))
+
+
+def _remember(auth: AuthContext, claims: Claims) -> datetime:
+    """Record the confirmation; ``TokenAlreadyConfirmed`` when this token was confirmed before."""
+    now = clock.now()
+    row = {"token_id": claims.token_id, "account_id": auth.account.id, "confirmed_at": now}
+    stmt = insert(ConfirmedToken).values(**row, expires_at=claims.expires_at)
+    with transaction() as session:
+        first = session.execute(stmt.on_conflict_do_nothing().returning(ConfirmedToken.token_id)).first()
+    if first is None:
+        raise TokenAlreadyConfirmed(
+            "This verdict token was confirmed before: a token confirms one form submission. A second one "
+            "is a replay (the same token sent with another submission); validate the address again."
+        )
+    return now

@@ -1,0 +1,128 @@
+"""Verdict tokens: the answer a web page was given, sealed so that the page's server can trust it.
+
+A browser can be made to say anything, so a form's server never takes the page's word for a verdict: the
+page passes on the token that came with the answer, and the server confirms it with its secret key
+(``services.browser.confirmations``). A token binds the account and key that asked, the address
+(normalised as results write it), the verdict summary, the validation's id, the issue time and a unique id.
+
+It is a Fernet token (``cryptography``: AES-128-CBC and HMAC-SHA256, with its issue time in it) under a key
+derived from ``SECRET_KEY`` by HKDF for this one use, so it is opaque as well as tamper-proof: a page or a
+visitor reading it learns nothing (not even the account's id) that the answer beside it did not say, and no
+other value signed with ``SECRET_KEY`` (a session cookie, a CSRF token) can pass for one. Fernet's own
+``ttl`` check cannot tell an expired token from a forged one, so the age is checked here, after the
+library has verified the token and given its issue time. Changing ``SECRET_KEY`` voids every token in
+flight (they live minutes).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import secrets
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
+from typing import Any
+
+from cryptography.fernet import Fernet, InvalidToken
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from core import clock
+from services.browser.errors import TokenExpired, TokenInvalid
+from services.browser.verdicts import Verdict
+from settings import get_settings
+
+_PURPOSE = b"verimail verdict tokens v1"
+# A token stamped a little ahead of this process's clock (another web host's clock runs fast) is still fine.
+CLOCK_SKEW = timedelta(seconds=30)
+# Test keys will have their own tokens: a token confirms only with a key of its own mode.
+LIVE = "live"
+
+
+@dataclass(frozen=True)
+class Claims:
+    """What a token says, once read back."""
+
+    token_id: str
+    account_id: int
+    key_id: int
+    mode: str
+    validation_id: str | None
+    verdict: Verdict
+    issued_at: datetime
+
+    @property
+    def expires_at(self) -> datetime:
+        return self.issued_at + lifetime()
+
+
+@dataclass(frozen=True)
+class Issued:
+    token: str
+    expires_at: datetime
+
+
+def lifetime() -> timedelta:
+    return timedelta(seconds=get_settings().browser.token_lifetime)
+
+
+def issue(account_id: int, key_id: int, verdict: Verdict, validation_id: str | None) -> Issued:
+    """A new token for ``verdict``, given to the page with the answer."""
+    now = clock.now()
+    body = {
+        "i": secrets.token_urlsafe(16),
+        "a": account_id,
+        "k": key_id,
+        "m": LIVE,
+        "j": validation_id,
+        "v": asdict(verdict),
+    }
+    token = _fernet().encrypt_at_time(json.dumps(body, separators=(",", ":")).encode(), int(now.timestamp()))
+    return Issued(token.decode("ascii"), now + lifetime())
+
+
+def read(token: str) -> Claims:
+    """The claims of a genuine, unexpired token; ``TokenInvalid`` or ``TokenExpired`` otherwise."""
+    fernet = _fernet()
+    try:
+        raw = token.encode("ascii")
+        issued_at = datetime.fromtimestamp(fernet.extract_timestamp(raw), UTC)
+        body = json.loads(fernet.decrypt(raw))
+    except (InvalidToken, UnicodeEncodeError, ValueError):
+        raise TokenInvalid(
+            "This is not a verdict token issued by this service, or it was altered: do not trust the "
+            "verdict the page reported; validate the address from your server instead."
+        ) from None
+    now = clock.now()
+    if issued_at > now + CLOCK_SKEW:
+        raise TokenInvalid("This verdict token claims to be issued in the future; it cannot be trusted.")
+    if now - issued_at > lifetime():
+        raise TokenExpired(
+            f"This verdict token expired {int(lifetime().total_seconds())} s after it was issued (at "
+            f"{issued_at:%Y-%m-%dT%H:%M:%SZ}); validate the address from your server instead."
+        )
+    return _claims(body, issued_at)
+
+
+def _claims(body: dict[str, Any], issued_at: datetime) -> Claims:
+    """The body as ``issue`` wrote it (only this service can have written it)."""
+    return Claims(
+        token_id=body["i"],
+        account_id=body["a"],
+        key_id=body["k"],
+        mode=body["m"],
+        validation_id=body["j"],
+        verdict=Verdict.from_json(body["v"]),
+        issued_at=issued_at,
+    )
+
+
+@lru_cache(maxsize=4)
+def _fernet_for(secret_key: str) -> Fernet:
+    derived = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=_PURPOSE).derive(secret_key.encode())
+    return Fernet(base64.urlsafe_b64encode(derived))
+
+
+def _fernet() -> Fernet:
+    return _fernet_for(get_settings().secret_key)

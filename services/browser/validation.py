@@ -1,0 +1,82 @@
+"""``POST /validate/browser``: a web page validates the address a visitor typed, with a publishable key.
+
+In order: the page's origin must be one the key allows (else 403, before anything is counted); then the
+visitor's and the key's windows (``throttle``), then the account's rate limits and quota, exactly as for any
+validation (one request, one validation charged under the job's id). Any of those being full is not an
+error: the form is answered ``unknown`` (reason ``throttled``) and goes on; a form must never be blocked by
+our limits. Then the validation runs within the page's time budget (``answers.validate_within``); each
+answer carries a verdict token for the page's server to confirm.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from models.audit import AuditEvent
+from services import audit_folding
+from services.auth import AuthContext
+from services.browser import throttle, tokens
+from services.browser.errors import OriginNotAllowed
+from services.browser.verdicts import Verdict, summarise, throttled
+from services.jobs.options import JobOptions
+from services.keys import origins
+from services.usage.errors import QuotaExhausted, RateLimited
+from services.usage.quota import QuotaStatus
+from services.validation import answers
+from verifier.syntax import result_email
+
+ORIGIN_SHOWN_MAX = 300  # an Origin header is the caller's text: the audit entry keeps this much of it
+# Counts one request against the account's rate limits (``web.limits.admit``); raises ``RateLimited``.
+Admit = Callable[[], object]
+
+
+@dataclass(frozen=True)
+class BrowserAnswer:
+    verdict: Verdict
+    token: str
+    expires_at: datetime
+    quota: QuotaStatus | None = None  # what its charge left (None: nothing was charged)
+
+
+def answer(
+    auth: AuthContext, email: str, *, origin: str | None, visitor_ip: str | None, seconds: float, admit: Admit
+) -> BrowserAnswer:
+    """The form's answer for ``email`` within ``seconds``, with its token."""
+    ensure_origin(auth, origin)
+    if not throttle.admit(auth.account, auth.key.id, visitor_ip):
+        return _answered(auth, throttled(result_email(email)), None)
+    options = JobOptions.for_account(auth.account, quick_mode=False, skip_catch_all=False)
+    try:
+        admit()
+        single, quota = answers.validate_within(auth, email, options, seconds)
+    except (RateLimited, QuotaExhausted):
+        return _answered(auth, throttled(result_email(email)), None)
+    return _answered(auth, summarise(single.result), single.public_id, quota)
+
+
+def ensure_origin(auth: AuthContext, origin: str | None) -> None:
+    """Refuse a page not on the key's allowed origins (audited, folded per key, visitor and minute)."""
+    if origins.permits(auth.key.allowed_origins, origin):
+        return
+    shown = (origin or "")[:ORIGIN_SHOWN_MAX] or None
+    audit_folding.record_folded(
+        AuditEvent.ORIGIN_DENIED,
+        account_id=auth.account.id,
+        key_id=auth.key.id,
+        origin=auth.origin,
+        details={"origin": shown},
+    )
+    page = f"the page at {shown}" if shown else "a request without an Origin header"
+    raise OriginNotAllowed(
+        f"This publishable key may be used only from the web pages its owner allowed, and {page} is not "
+        "one of them. The owner lists them as allowedOrigins on the key (dashboard: API keys)."
+    )
+
+
+def _answered(
+    auth: AuthContext, verdict: Verdict, validation_id: str | None, quota: QuotaStatus | None = None
+) -> BrowserAnswer:
+    issued = tokens.issue(auth.account.id, auth.key.id, verdict, validation_id)
+    return BrowserAnswer(verdict, issued.token, issued.expires_at, quota)

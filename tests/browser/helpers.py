@@ -1,0 +1,29 @@
+"""What the browser tests share: a form's key, and a page's request as a browser sends it."""
+
+from __future__ import annotations
+
+import secrets
+
+from models.accounts import Tier
+from tests.fixtures.db import Persona, add_key, open_persona
+
+PAGE = "http://127.0.0.2:8040"  # the site whose sign-up form uses the key
+OTHER_PAGE = "https://copycat.example"
+NOT_AN_ADDRESS = "not-an-address"  # syntax alone decides: answered in the web process, no worker needed
+
+
+def form_key(owner: Persona | None = None, *origins: str, tier: Tier = Tier.BUSINESS) -> Persona:
+    """A key for a sign-up form (validate scopes) allowing ``origins`` (``PAGE`` by default)."""
+    account_id = (owner or open_persona(tier)).account_id
+    scopes = ("validate:read", "validate:write")
+    return add_key(account_id, "Sign-up form", scopes, allowed_origins=origins or (PAGE,))
+
+
+def from_page(form: Persona, origin: str | None = PAGE) -> dict[str, str]:
+    """The headers a page's script sends: its origin (the browser adds it) and the publishable key."""
+    return {"X-API-Key": form.publishable} | ({"Origin": origin} if origin else {})
+
+
+def visitor() -> dict[str, str]:
+    """A visitor of its own (``REMOTE_ADDR``), so the per-visitor window is this test's alone."""
+    return {"REMOTE_ADDR": f"198.51.100.{secrets.randbelow(250) + 1}"}

@@ -1,0 +1,92 @@
+"""Validation from web pages: ``POST /validate/browser`` (publishable key, CORS for the key's origins),
+``POST /validate/confirm`` (the page's server, secret key) and the widget script, ``GET /widget.js``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Blueprint, Response, request, send_file
+
+from services.browser import confirmations, validation
+from web.auth import current_auth, public, require_scope
+from web.branding import link_host
+from web.client_ip import client_ip
+from web.cors import browser_endpoint
+from web.limits import admit, charged
+from web.openapi import document
+from web.parsing import parse_body
+from web.schemas.base import respond
+from web.schemas.browser import (
+    BrowserAnswerOut,
+    BrowserValidateBody,
+    ConfirmBody,
+    ConfirmedOut,
+    TokenRefusedOut,
+    TokenReplayedOut,
+)
+
+bp = Blueprint("browser", __name__)
+WIDGET = Path(__file__).resolve().parents[1] / "static" / "widget.js"
+WIDGET_MAX_AGE = 3600  # an hour: a fixed widget reaches pages soon, and browsers revalidate by ETag after
+
+
+@bp.post("/validate/browser")
+@document(
+    "Validate an address from a web page (publishable key)",
+    request=BrowserValidateBody,
+    responses={200: BrowserAnswerOut},
+    description="Called by the widget (GET /widget.js) or a page's own script with the publishable key in "
+    "`X-API-Key`, from a page on one of the key's `allowedOrigins` (CORS: other pages cannot read the "
+    "answer, and the service refuses them with 403 ORIGIN_NOT_ALLOWED); secret keys are refused. The "
+    "answer comes within `timeout` seconds; it counts against the account's rate limits and quota like "
+    "any validation. Throttling (per visitor, per key) and the account's limits answer 200 with verdict "
+    "`unknown` and reason `throttled`, never an error, so a form is never blocked. Give `token` to the "
+    "form's server, which confirms it with POST /validate/confirm.",
+)
+@browser_endpoint
+@require_scope("validate:write", publishable_only=True)
+def validate_browser() -> Response:
+    body = parse_body(BrowserValidateBody)
+    answer = validation.answer(
+        current_auth(),
+        body.email,
+        origin=request.headers.get("Origin"),
+        visitor_ip=client_ip(),
+        seconds=body.timeout,
+        admit=admit,
+    )
+    charged(answer.quota)
+    return respond(BrowserAnswerOut.of(answer))
+
+
+@bp.post("/validate/confirm")
+@document(
+    "Confirm a verdict token a web page passed on (secret key)",
+    request=ConfirmBody,
+    responses={200: ConfirmedOut, 409: TokenReplayedOut, 422: TokenRefusedOut},
+    description="The form's server sends the token its page got from POST /validate/browser and the "
+    "address the form submitted. A token confirms once: refused with 422 TOKEN_INVALID (forged or "
+    "altered), TOKEN_EXPIRED, TOKEN_OF_ANOTHER_ACCOUNT or TOKEN_EMAIL_MISMATCH, and with 409 "
+    "TOKEN_ALREADY_CONFIRMED the second time (a replay). Not charged.",
+)
+@require_scope("validate:read")
+def confirm() -> Response:
+    body = parse_body(ConfirmBody)
+    confirmed = confirmations.confirm(current_auth(), body.token, body.email)
+    return respond(ConfirmedOut.of(confirmed, link_host()))
+
+
+@bp.get("/widget.js")
+@document(
+    "The form widget script",
+    responses={},
+    raw_responses={200: {"text/javascript": {"type": "string"}}},
+    raw_description="The script; cached for an hour, then revalidated by its ETag",
+    description="One plain script, no build step and nothing else to load: it attaches to email inputs "
+    "marked `data-verimail-key` (see the README's Sign-up forms section).",
+)
+@public
+def widget() -> Response:
+    response = send_file(WIDGET, mimetype="text/javascript", max_age=WIDGET_MAX_AGE, conditional=True)
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
