@@ -195,6 +195,9 @@ class JobSettings:
 # The time budget a web page may ask of ``POST /validate/browser``, in seconds (``BrowserSettings.timeout``
 # is the default within it). A form waits on the answer; past a few seconds it should go on without one.
 BROWSER_TIMEOUT_RANGE = (1.0, 10.0)
+# ``options.timeout`` of ``POST /validate``: a budget a server may set for its answer; without one the
+# request waits up to VALIDATE_WAIT_SECONDS and is accepted (202) past it.
+VALIDATE_TIMEOUT_RANGE = (1.0, 60.0)
 VERDICT_TOKEN_RANGE = (10, 3600)
 
 

@@ -39,6 +39,13 @@ def assign_request_id() -> None:
     g.started = time.perf_counter()
 
 
+def time_left(budget: float) -> float:
+    """What remains of ``budget`` seconds counted from the request's arrival (a time budget covers the
+    authentication and limits before the view too)."""
+    started: float = g.get("started", time.perf_counter())
+    return budget - (time.perf_counter() - started)
+
+
 def enforce_body_limit() -> None:
     """Refuse oversized bodies up front, even on views that never read them (Werkzeug also guards reads)."""
     limit = body_limits.limit_for_request()

@@ -78,18 +78,20 @@ def validate_one(actor: Actor, email: str, options: JobOptions) -> Answer[Single
 def validate_within(
     actor: Actor, email: str, options: JobOptions, seconds: float
 ) -> tuple[Single, QuotaStatus | None]:
-    """``email`` answered within ``seconds``: settled if the workers answered in time, else as far as the
-    web process can tell (``budget.partial_result``) while the job goes on; and the quota its charge left.
-    quickMode has no workers to wait for: it answers as ``validate_one`` does."""
+    """``email`` answered within ``seconds`` (what is left of the request's budget): settled if the workers
+    answered in time, else as far as the web process can tell in the budget's last moments
+    (``budget.partial_result``) while the job goes on; and the quota its charge left. quickMode has no
+    workers to wait for: it answers as ``validate_one`` does."""
     if options.quick_mode:
         done = quick.validate_quick(actor, email, options)
         return Single(done.public_id, done.result), done.quota
-    started = time.monotonic()
+    deadline = time.monotonic() + seconds
     submitted = submit.submit(actor, JobKind.SINGLE, [email], options)
-    left = budget.waiting_time(seconds) - (time.monotonic() - started)
-    single = _single(submit.wait(submitted.job, max(left, 0.0)))
+    waited = submit.wait(submitted.job, max(deadline - budget.MARGIN_SECONDS - time.monotonic(), 0.0))
+    single = _single(waited)
     if isinstance(single, Accepted):
-        single = Single(submitted.job.public_id, budget.partial_result(email, options), timed_out=True)
+        left = max(deadline - time.monotonic(), 0.0)
+        single = Single(submitted.job.public_id, budget.partial_result(email, options, left), timed_out=True)
     return single, submitted.quota
 
 

@@ -22,20 +22,17 @@ from verifier.results import JsonValue
 from verifier.syntax import ParsedAddress, SyntaxFailure
 from verifier.unfinished import unfinished
 
-# Kept back from a budget for drawing the partial answer (mostly the DNS read from the shared cache).
+# Kept back from a budget for drawing the partial answer (mostly the DNS read from the shared cache): the
+# workers are waited for until this long before the end.
 MARGIN_SECONDS = 0.5
 # Lookups that outlast their answer's budget run on here; a few threads, since each waits on the network.
 _LOOKUPS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="budget-dns")
 
 
-def waiting_time(budget: float) -> float:
-    """How long to wait for the workers' answer out of ``budget`` seconds."""
-    return max(budget - MARGIN_SECONDS, 0.0)
-
-
-def partial_result(email: str, options: JobOptions, seconds: float = MARGIN_SECONDS) -> dict[str, JsonValue]:
-    """``email``'s result as far as it can be drawn in ``seconds``, the checks not finished ``unknown``
-    with the reason ``timeout``; the stored form (``ValidationResult.to_dict``)."""
+def partial_result(email: str, options: JobOptions, seconds: float) -> dict[str, JsonValue]:
+    """``email``'s result as far as it can be drawn in ``seconds`` (DNS gets them; the rest is local and
+    takes milliseconds), the checks not finished ``unknown`` with the reason ``timeout``; the stored form
+    (``ValidationResult.to_dict``)."""
     engine = shared_engine()
     parsed = engine.parse(email)
     if isinstance(parsed, SyntaxFailure):
@@ -44,7 +41,7 @@ def partial_result(email: str, options: JobOptions, seconds: float = MARGIN_SECO
 
 
 def _resolved_within(parsed: ParsedAddress, options: JobOptions, seconds: float) -> MailDomain | None:
-    if not options.engine.resolves_domain:
+    if not options.engine.resolves_domain or seconds <= 0:
         return None
     lookup = _LOOKUPS.submit(resolve_domain, parsed, shared_engine().resolver)
     try:

@@ -22,7 +22,7 @@ from tests.browser.site import Site, free_port, running_site
 from tests.dashboard.browser import DESKTOP, accessibility_violations
 from tests.fixtures.db import Persona, add_key, open_persona
 from tests.processes import running
-from tests.workers.harness import Gunicorn, Worker, start_worker
+from tests.workers.harness import PATIENT_SMTP, Gunicorn, Worker, start_worker
 
 pytestmark = pytest.mark.timeout(300)
 SHORT_BUDGET = 2  # seconds: the slow lab server (1.5 s a reply) needs far more for a whole session
@@ -36,7 +36,7 @@ SERVICE_SETTINGS = {"BROWSER_VISITOR_PER_MINUTE": "1000"}
 @pytest.fixture(scope="module")
 def worker(job_env: dict[str, str], beat: Worker) -> Iterator[Worker]:
     """A worker that waits out slow.test's 1.5 s replies (the suite's timings give up on its banner)."""
-    patient = job_env | {"SMTP_BANNER_TIMEOUT": "5", "SMTP_TIMEOUT": "5", "SMTP_DEADLINE": "40"}
+    patient = job_env | PATIENT_SMTP
     with running(start_worker(patient, f"widget{os.getpid()}")) as started:
         yield started
 

@@ -31,6 +31,7 @@ Worker = Process
 # tests/faults imports its launchers from here too.
 __all__ = [
     "JOB_ENV",
+    "PATIENT_SMTP",
     "Api",
     "Gunicorn",
     "Worker",
@@ -63,6 +64,8 @@ JOB_ENV = {
     "BATCH_SYNC_WAIT_SECONDS": "20",
     "VALIDATE_WAIT_SECONDS": "20",
 }
+# On top of JOB_ENV, for a worker that waits out slow.test's 1.5 s replies (JOB_ENV gives up on its banner).
+PATIENT_SMTP = {"SMTP_BANNER_TIMEOUT": "5", "SMTP_TIMEOUT": "5", "SMTP_DEADLINE": "40"}
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,7 @@ from web.cors import browser_endpoint
 from web.limits import admit, charged
 from web.openapi import document
 from web.parsing import parse_body
+from web.pipeline import time_left
 from web.schemas.base import respond
 from web.schemas.browser import (
     BrowserAnswerOut,
@@ -52,7 +53,7 @@ def validate_browser() -> Response:
         body.email,
         origin=request.headers.get("Origin"),
         visitor_ip=client_ip(),
-        seconds=body.timeout,
+        seconds=time_left(body.timeout),
         admit=admit,
     )
     charged(answer.quota)

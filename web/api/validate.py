@@ -19,6 +19,7 @@ from web.geo import country_of
 from web.limits import charged, rate_limited
 from web.openapi import document
 from web.parsing import parse_body
+from web.pipeline import time_left
 from web.schemas.base import json_response, respond
 from web.schemas.results import AcceptedOut, SingleResultOut
 from web.schemas.single_result import single_result_json
@@ -36,7 +37,9 @@ bp = Blueprint("validate", __name__)
     "if it has not finished within VALIDATE_WAIT_SECONDS the answer is 202 with a resultsUrl. A temporary "
     "failure (greylisting, 421, timeout) is answered at once, `smtp` unknown with `retryAfter`; with "
     "`options.retryTemporary` that answer is interim (`retrying`, `resultsUrl`) and the service retries it "
-    "in the background (`validation.completed` fires once, when the retries end).",
+    "in the background (`validation.completed` fires once, when the retries end). With `options.timeout` "
+    "the answer is 200 within that many seconds: checks not finished by then are unknown with the reason "
+    "`timeout` (`timedOut`, `resultsUrl`) and the validation goes on, charged once.",
 )
 @require_scope("validate:write")
 @rate_limited
@@ -44,7 +47,12 @@ def validate() -> Response:
     started = time.perf_counter()
     body = parse_body(ValidateBody)
     auth = current_auth()
-    answer = answers.validate_one(auth, body.email, job_options(auth.account, body.options))
+    options, timeout = job_options(auth.account, body.options), body.options.timeout
+    if timeout is not None:
+        single, quota = answers.validate_within(auth, body.email, options, time_left(timeout))
+        charged(quota)
+        return json_response(single_result_json(shown(single), metadata(started)))
+    answer = answers.validate_one(auth, body.email, options)
     charged(answer.quota)
     if isinstance(answer.outcome, answers.Accepted):
         return respond(AcceptedOut.of(answer.outcome.job, link_host()), 202)
@@ -52,10 +60,11 @@ def validate() -> Response:
 
 
 def shown(single: answers.Single) -> dict[str, JsonValue]:
-    """An interim answer says so, with the results URL where the settled one will be."""
-    if not single.retrying:
+    """An interim or timed-out answer says so, with the results URL where the settled one will be."""
+    if not (single.retrying or single.timed_out):
         return single.result
-    return single.result | {"retrying": True, "resultsUrl": links.results_url(single.public_id, link_host())}
+    flag: dict[str, JsonValue] = {"retrying": True} if single.retrying else {"timedOut": True}
+    return single.result | flag | {"resultsUrl": links.results_url(single.public_id, link_host())}
 
 
 def metadata(started: float) -> dict[str, JsonValue]:

@@ -96,7 +96,14 @@ class SingleResultOut(ResultOut):
     retrying: bool = Field(
         False, description="answered for now (smtp unknown, retryAfter); retried in the background"
     )
-    results_url: str | None = Field(None, description="while retrying: where the settled result will be")
+    timed_out: bool = Field(
+        False,
+        description="drawn when `options.timeout` ran out: the checks not finished are unknown with the "
+        "reason timeout; the validation goes on",
+    )
+    results_url: str | None = Field(
+        None, description="while retrying or timed out: where the settled result will be"
+    )
 
 
 class BatchResultOut(Out):

@@ -10,6 +10,7 @@ from pydantic import Field, WithJsonSchema
 from models.accounts import Account
 from services.jobs.options import JobOptions
 from services.validation.errors import BATCH_MAXIMUM
+from settings import VALIDATE_TIMEOUT_RANGE
 from web.schemas.base import Body
 from web.schemas.inputs import NUL_FREE
 
@@ -28,9 +29,23 @@ class ValidateOptions(Body):
     retry_temporary: bool = Field(default=False, description=RETRY_TEMPORARY)
 
 
+TIMEOUT = (
+    "seconds the answer may take: it is 200 within them, the checks not finished by then unknown with the "
+    "reason `timeout` (`timedOut`, `resultsUrl`), and the validation goes on to its settled result "
+    "(results URL, `validation.completed`), charged once. Without it the request waits up to "
+    "VALIDATE_WAIT_SECONDS (70) and is answered 202 past it"
+)
+
+
+class SingleOptions(ValidateOptions):
+    timeout: float | None = Field(
+        default=None, ge=VALIDATE_TIMEOUT_RANGE[0], le=VALIDATE_TIMEOUT_RANGE[1], description=TIMEOUT
+    )
+
+
 class ValidateBody(Body):
     email: Email
-    options: ValidateOptions = ValidateOptions()
+    options: SingleOptions = SingleOptions()
 
 
 class BatchBody(Body):
