@@ -67,11 +67,10 @@ REDIS_PUSH_PER_REF = 1
 REDIS_POP = 2
 REDIS_POP_PER_REF = 4
 # lanes._TAKE at a turn's start: GET, SET, DEL wakeup + EVALSHA. lanes._LET_GO at its end: GET, EXISTS
-# turns, SET or DEL + EVALSHA. lanes._RENEW (keep): GET, SET + EVALSHA, once the ownership is a third of
-# JOB_LEASE_SECONDS old (lane_runs._turn), so not at all within a turn shorter than that.
+# turns, SET or DEL + EVALSHA. The owners' holds are renewed by one script per process every few seconds
+# for all its lanes (services/probing/holds.py), not per turn: not charged here.
 REDIS_TAKE = 4
 REDIS_LET_GO = 4
-REDIS_KEEP = 3
 # lanes.wait_for_push: one BLPOP on the lane's wake-up list, answered by a wake-up or its timeout.
 REDIS_WAKEUP_WAIT = 1
 # Per round probed, the DNS answer and the catch-all verdict (services/probing/fleet_engine.RedisTtlCache and

@@ -173,12 +173,9 @@ class Fleet:
             return
         lane.owners += 1
         lane.wakeups = 0  # _TAKE deletes the wake-up list: pushes from before the turn are in the queues
-        started = renewed = self.env.now
+        started = self.env.now
         saves: list[simpy.Event] = []
         while self.env.now < started + self.policy.lane_turn:
-            if self.env.now - renewed > self.policy.lease / 3:
-                wait += self.redis.ask(self.env.now, cost.REDIS_KEEP, "lanes: turn")
-                renewed = self.env.now
             groups = yield from self._next_round(lane, wait)
             if not groups:
                 break

@@ -30,7 +30,6 @@ class Policy:
     deadline: float  # SMTP_DEADLINE
     politeness: Politeness  # the service's own rules per MX address (services/probing/policy.py)
     lane_turn: float  # LANE_TURN_SECONDS
-    lease: float  # JOB_LEASE_SECONDS: a lane's ownership is renewed once a third of it old
     window: int  # JOB_WINDOW
     lane_slots: int = 1  # owners of one lane at once: 1 in services/probing/lanes.take
 
@@ -45,7 +44,6 @@ class Policy:
             deadline=engine.smtp_deadline,
             politeness=Politeness.read(jobs, engine.smtp_deadline),
             lane_turn=jobs.lane_turn,
-            lease=jobs.lease,
             window=jobs.window,
         )
 

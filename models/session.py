@@ -7,11 +7,12 @@ transaction ended (they are detached snapshots; nothing lazy-loads from them lat
 from __future__ import annotations
 
 import functools
+import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg2
 from sqlalchemy import URL, Dialect, Engine, create_engine, event, make_url
@@ -21,6 +22,9 @@ from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
 
 from core.fail_fast import FailFast
 from settings import get_settings
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def database_url(raw: str | None = None) -> URL:
@@ -124,6 +128,29 @@ def unreachable(error: BaseException) -> bool:
         return False
     refused = isinstance(error.orig, psycopg2.OperationalError) and error.orig.pgcode is None
     return error.connection_invalidated or refused
+
+
+def patiently(action: Callable[[], T], seconds: float, *, pause: float = 1.0) -> T:
+    """``action`` (whole transactions, safe to run again), run again every ``pause`` seconds while Postgres
+    is unreachable (a restart, a failover, an outage) for up to ``seconds``, then its error. A worker holding
+    work goes on the moment the database is back, instead of dropping the work for a sweeper to find."""
+    give_up, failing_since = time.monotonic() + seconds, 0.0
+    while True:
+        try:
+            result = action()
+        except DBAPIError as error:
+            if not unreachable(error) or time.monotonic() + pause > give_up:
+                raise
+            if not failing_since:
+                failing_since = time.monotonic()
+                log.warning(
+                    "Postgres unreachable, trying again every %g s for %g s: %s", pause, seconds, error
+                )
+            time.sleep(pause)
+            continue
+        if failing_since:
+            log.warning("Postgres answers again, after %.1f s", time.monotonic() - failing_since)
+        return result
 
 
 def reset() -> None:

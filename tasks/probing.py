@@ -18,7 +18,7 @@ from tasks.beat import Every
 
 @shared_task(name=PLAN_JOB_TASK, ignore_result=True)  # type: ignore[untyped-decorator]
 def plan_job(job_id: int) -> None:
-    plan.plan(job_id)
+    plan.plan_patiently(job_id)
 
 
 @shared_task(name=DRAIN_LANE_TASK, ignore_result=True)  # type: ignore[untyped-decorator]

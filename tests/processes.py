@@ -226,17 +226,26 @@ def start_flower(env: Mapping[str, str], folder: Path) -> Served:
 
 class OwnRedis:
     """A ``redis-server`` of a test's own on a free port, keeping nothing on disk (like production's):
-    stopped and started again as often as the test likes, it comes back empty."""
+    stopped and started again as often as the test likes, it comes back empty; or, ``persistent``, with an
+    append-only file that brings every key back."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, persistent: bool = False) -> None:
         self.port = free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.folder = Path(tempfile.mkdtemp(prefix="vm-own-redis-"))
+        self.persistent = persistent
         self.process: Process | None = None
 
     def start(self) -> None:
         command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
-        command += ["--save", "", "--appendonly", "no", "--dir", str(self.folder)]
+        command += [
+            "--save",
+            "",
+            "--appendonly",
+            "yes" if self.persistent else "no",
+            "--dir",
+            str(self.folder),
+        ]
         log = self.folder / "redis.log"
         self.process = launch(Process, "redis-server", command, None, log, ready=self._pings, stop_seconds=10)
 

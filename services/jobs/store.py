@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import psycopg2
-from sqlalchemy import Table, and_, delete, exists, func, insert, or_, select, text, update
+from sqlalchemy import Table, and_, case, delete, exists, func, insert, or_, select, text, tuple_, update
 from sqlalchemy.orm import Session
 
 from core import clock
@@ -546,19 +546,21 @@ class Claim:
 
 
 def claim_groups(
-    session: Session, group_ids: Sequence[int], now: datetime, lease_until: datetime
+    session: Session, owned_by: Mapping[int, str], now: datetime, lease_until: datetime
 ) -> list[Claim]:
-    """Claim every group of ``group_ids`` that is free to run (queued, or its lease expired) and whose job
-    runs, in one statement, leased until ``lease_until``; ordered by group id."""
+    """Claim every group of ``owned_by`` that is free to run (queued, or its lease expired) and whose job
+    runs, in one statement, leased until ``lease_until`` and held by the lane owner's token ``owned_by``
+    names for it (the sweeper takes back a claim whose owner is gone: ``take_back``); ordered by group id."""
     claimable = or_(
         JobGroup.state == GroupState.QUEUED.value,
         and_(JobGroup.state == GroupState.RUNNING.value, JobGroup.lease_until < now),
     )
     rows = session.execute(
         update(JobGroup)
-        .where(JobGroup.id.in_(group_ids), claimable)
+        .where(JobGroup.id.in_(list(owned_by)), claimable)
         .where(JobGroup.job_id == ValidationJob.id, ValidationJob.status == JobStatus.RUNNING.value)
         .values(state=GroupState.RUNNING.value, lease_until=lease_until, attempts=JobGroup.attempts + 1)
+        .values(held_by=case(dict(owned_by), value=JobGroup.id))
         .returning(
             JobGroup.id,
             JobGroup.attempts,
@@ -626,6 +628,18 @@ def queue_due_groups(
         .returning(JobGroup.id, JobGroup.domain, func.cardinality(JobGroup.emails), account)
     ).all()
     return sorted((group_id, domain, size, account_id) for group_id, domain, size, account_id in rows)
+
+
+def take_back(session: Session, claims: Sequence[tuple[int, str]]) -> None:
+    """Running groups, each still held by the token given with it, pending again: the lane owner that
+    claimed them is gone. A claim made since (another token) or saved since (not running) stays."""
+    if claims:
+        running = JobGroup.state == GroupState.RUNNING.value
+        session.execute(
+            update(JobGroup)
+            .where(running, tuple_(JobGroup.id, JobGroup.held_by).in_(claims))
+            .values(state=GroupState.PENDING.value, lease_until=None, held_by=None, enqueued_at=None)
+        )
 
 
 def requeue_abandoned(session: Session, now: datetime, stale: datetime) -> None:

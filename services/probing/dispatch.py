@@ -13,7 +13,6 @@ after commit too. Both are best effort: the record is in Postgres, and the beat 
 from __future__ import annotations
 
 import logging
-import time
 
 from redis.exceptions import RedisError
 from sqlalchemy import func, select
@@ -90,19 +89,12 @@ def signal_done(session: Session, public_id: str) -> None:
 
 def wait_done(public_id: str, seconds: float) -> bool:
     """Block up to ``seconds``, at most ``BLOCKING_SLICE``, for the job's completion signal (a waiting web
-    thread costs no CPU). Callers loop and read Postgres between slices: the signal wakes one waiter only."""
+    thread costs no CPU). Callers loop and read Postgres between slices: the signal wakes one waiter only.
+    Redis unreachable raises (the caller stops waiting: ``services.validation.submit.wait``)."""
     timeout = min(seconds, BLOCKING_SLICE)
     if timeout <= 0:
         return False
-    try:
-        return get_redis().blpop([_done_key(public_id)], timeout=timeout) is not None
-    except RedisError:
-        # Redis gone for a moment (a restart): the job was charged and runs on from Postgres, so the
-        # waiter sits out the slice and reads Postgres as usual instead of answering 503 to a client
-        # who would retry and pay twice. Its signal may be lost with Redis: the Postgres read catches it.
-        log.warning("no completion signal for %s: Redis unreachable; reading Postgres", public_id)
-        time.sleep(timeout)
-        return False
+    return get_redis().blpop([_done_key(public_id)], timeout=timeout) is not None
 
 
 def _done_key(public_id: str) -> str:

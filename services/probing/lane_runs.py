@@ -23,6 +23,12 @@ Trade-offs accepted:
   so a lane with a steady stream cannot keep a worker slot from every other lane.
 - Rounds of many lanes share a save: one failing save lets go of every claim in it (the sweeper sends
   them again), as a failing round did alone.
+
+Faults: the process keeps the lane's hold alive while the turn runs (``services.probing.holds``), and each
+claim records it, so a turn that dies (its worker killed) is noticed by the sweeper within a hold's life.
+A claim or a save meeting an unreachable Postgres waits for it (``models.session.patiently``, up to half a
+lease) and goes on the moment it answers; refs whose claim failed go back to their lane; a turn that
+failed has its worker sweep as soon as both stores answer (``services.probing.recovery``).
 """
 
 from __future__ import annotations
@@ -31,11 +37,13 @@ import json
 import logging
 import time
 from collections.abc import Iterable, Sequence
-from concurrent.futures import Future
+from concurrent.futures import Future, wait
 from datetime import timedelta
 
+from redis.exceptions import RedisError
+
 from core import clock
-from models.session import transaction
+from models.session import patiently, transaction
 from services.jobs import store
 from services.jobs.options import JobOptions
 from services.jobs.store import Claim
@@ -43,7 +51,9 @@ from services.probing import lanes, saving, settling
 from services.probing.coalescer import Coalescer
 from services.probing.dispatch import wake
 from services.probing.fleet_engine import shared_engine
+from services.probing.holds import HOLDS
 from services.probing.probe import MAX_CLAIMS, GroupVerdicts, given_up, probe_group
+from services.probing.recovery import RECOVERY
 from settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -55,43 +65,69 @@ def drain(domain: str) -> int:
     token = lanes.take(domain)
     if token is None:
         return 0  # its owner waits for the lane's wake-ups and takes the new groups itself
+    HOLDS.keep(lanes.owner_key(domain), token)
     try:
         return _turn(domain, token)
+    except Exception:
+        RECOVERY.sweep_when_back()  # work was cut short: sent again once both stores answer
+        raise
     finally:
+        HOLDS.drop(lanes.owner_key(domain))
+        _hand_on(domain, token)
+
+
+def _hand_on(domain: str, token: str) -> None:
+    """Let the lane go (a drain message when refs still wait); with Redis unreachable, once it is back."""
+    try:
         if lanes.let_go(domain, token):
             wake(domain)  # pushed while we were finishing, or the turn ran out
+    except RedisError:
+        log.warning("lane %s not let go: Redis unreachable; letting go once it is back", domain)
+        RECOVERY.sweep_when_back((domain, token))
 
 
 def _turn(domain: str, token: str) -> int:
     config, settings = shared_engine().config, get_settings().jobs
-    started = renewed = time.monotonic()
+    started = time.monotonic()
     done, saves = 0, list[Future[None]]()
-    while time.monotonic() < started + settings.lane_turn:
-        if time.monotonic() - renewed > settings.lease / 3:
-            if not lanes.keep(domain, token):
+    try:
+        while time.monotonic() < started + settings.lane_turn and not HOLDS.lost(lanes.owner_key(domain)):
+            popped = _next_round(domain, config.smtp_max_rcpt_per_session, config.smtp_session_idle)
+            if not popped.taken:
                 break
-            renewed = time.monotonic()
-        group_ids = _next_round(domain, config.smtp_max_rcpt_per_session, config.smtp_session_idle)
-        if not group_ids:
-            break
-        claims = CLAIMS.submit(group_ids).result()
-        if claims:
-            saves.append(SAVES.submit(probe_round(claims)))
-            done += len(claims)
+            claims = _claim(popped, token)
+            if claims:
+                saves.append(SAVES.submit(probe_round(claims)))
+                done += len(claims)
+    finally:
+        wait(saves)  # the hold stays ours until the turn's saves are in, even when the turn failed
     for save in saves:
         save.result()  # a failed save fails the task, where Flower shows it; its claims were let go
     return done
 
 
-def _next_round(domain: str, round_size: int, linger: float) -> list[int]:
-    """The next round's groups, waiting up to ``linger`` seconds for a push on an empty lane."""
+def _next_round(domain: str, round_size: int, linger: float) -> lanes.Popped:
+    """The next round's refs, waiting up to ``linger`` seconds for a push on an empty lane."""
     until = time.monotonic() + linger
     while True:
-        if group_ids := lanes.pop_round(domain, round_size):
-            return group_ids
-        if (left := until - time.monotonic()) <= 0:
-            return []
+        popped = lanes.pop_round(domain, round_size)
+        if popped.taken or (left := until - time.monotonic()) <= 0:
+            return popped
         lanes.wait_for_push(domain, left)
+
+
+def _claim(popped: lanes.Popped, token: str) -> list[Claim]:
+    """The round's claims under our hold; if claiming fails, the refs go back to the lane first."""
+    try:
+        return CLAIMS.submit((token, popped.group_ids)).result()
+    except Exception:
+        try:
+            lanes.put_back(popped)
+        except RedisError:
+            log.warning(
+                "%d refs of %s not put back; the sweeper queues them again", len(popped.taken), popped.domain
+            )
+        raise
 
 
 def probe_round(claims: list[Claim]) -> Round:
@@ -112,13 +148,24 @@ def save_rounds(rounds: Sequence[Round]) -> list[None]:
     claims = [claim for round_claims, _ in rounds for claim in round_claims]
     verdicts = {group: v for _, round_verdicts in rounds for group, v in round_verdicts.items()}
     try:
-        with transaction() as session:
-            saving.save_round(session, [(claim, verdicts[claim.group_id]) for claim in claims])
+        patiently(lambda: _save(claims, verdicts), _patience())
     except Exception:
         _let_go(claims)  # nothing was saved: the next sweep sends them again
         raise
     _wake_interim(claims)
     return [None] * len(rounds)
+
+
+def _save(claims: list[Claim], verdicts: dict[int, GroupVerdicts]) -> None:
+    """One transaction, safe to run again (the store's guards): a commit whose answer was lost saves
+    nothing twice."""
+    with transaction() as session:
+        saving.save_round(session, [(claim, verdicts[claim.group_id]) for claim in claims])
+
+
+def _patience() -> float:
+    """How long a claim or a save waits for Postgres to come back: well within the claims' lease."""
+    return get_settings().jobs.lease / 2
 
 
 def _wake_interim(claims: Iterable[Claim]) -> None:
@@ -133,20 +180,26 @@ def _addresses(round_: Round) -> int:
     return sum(len(claim.emails) for claim in round_[0])
 
 
-def claim_rounds(rounds: Sequence[list[int]]) -> list[list[Claim]]:
-    """The claims of many lanes' rounds in one statement (each leased for ``JOB_LEASE_SECONDS``), handed
-    back to each round."""
+def claim_rounds(rounds: Sequence[tuple[str, list[int]]]) -> list[list[Claim]]:
+    """The claims of many lanes' rounds (each its owner's token and group ids) in one statement, each
+    leased for ``JOB_LEASE_SECONDS`` under its lane's token, handed back to each round; while Postgres is
+    unreachable the rounds wait for it (``patiently``)."""
+    owned_by = {group: token for token, ids in rounds for group in ids}
+    claimed = patiently(lambda: _claim_groups(owned_by), _patience())
+    claims = {claim.group_id: claim for claim in claimed}
+    return [[claims[group] for group in dict.fromkeys(ids) if group in claims] for _, ids in rounds]
+
+
+def _claim_groups(owned_by: dict[int, str]) -> list[Claim]:
     now = clock.now()
     lease_until = now + timedelta(seconds=get_settings().jobs.lease)
     with transaction() as session:
-        claimed = store.claim_groups(session, [g for ids in rounds for g in ids], now, lease_until)
-    claims = {claim.group_id: claim for claim in claimed}
-    return [[claims[group] for group in ids if group in claims] for ids in rounds]
+        return store.claim_groups(session, owned_by, now, lease_until)
 
 
 # A save run holds its results in memory a few times over (rows, JSON, the statement): 1,000 addresses
 # are a few MB, where the 10,000 of a list's lanes finishing together were most of a worker's peak RSS.
-CLAIMS = Coalescer("lane-claims", claim_rounds, gather=0.005, most=1000, weight=len)
+CLAIMS = Coalescer("lane-claims", claim_rounds, gather=0.005, most=1000, weight=lambda round_: len(round_[1]))
 SAVES = Coalescer("lane-saves", save_rounds, gather=0.02, most=3000, weight=_addresses)
 
 
@@ -181,6 +234,7 @@ def _by_options(claims: list[Claim]) -> list[list[Claim]]:
 
 
 def _let_go(claims: list[Claim]) -> None:
-    """On an error, the claims go back to pending at once so the next sweep retries them."""
+    """On an error, the claims go back to pending at once so the next sweep retries them (if Postgres is
+    unreachable, the sweeper takes them back once it answers: their hold is gone by then)."""
     with transaction() as session:
         store.let_go(session, claims)

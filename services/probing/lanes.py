@@ -7,49 +7,61 @@ under the service's Redis prefix:
 - ``lane:<domain>:q:<account>`` a list of refs ``<group id>:<addresses>``, oldest first;
 - ``lane:<domain>:turns`` the accounts with refs waiting, in turn order: a round takes one ref per account
   in turn, so one account's million-address list never starves another's batch of 10;
-- ``lane:<domain>:owner`` ``sent`` while a drain message is on its way, else the token of the worker
-  draining the lane; it lasts ``JOB_LEASE_SECONDS`` like a group's claim, so a worker that dies owning a
-  lane delays it by that long (then the sweeper's re-sent groups wake it). A busy lane costs one broker
-  message per turn, not one per group;
+- ``lane:<domain>:owner`` ``sent`` while a drain message is on its way (for ``SENT_SECONDS``: a message
+  lost after that is sent again by the sweeper), else the token of the worker draining the lane, a hold
+  its process renews (``services.probing.holds``): a worker that dies owning a lane frees it within
+  ``HOLD_SECONDS``. A busy lane costs one broker message per turn, not one per group;
 - ``lane:<domain>:wakeup`` a wake-up pushed by a push while a worker owns the lane: the owner waits on it
   (a blocking pop) between rounds instead of polling, so groups of batches in flight join the lane's warm
   session.
 
-Every key expires (``LANE_TTL``, the lease, a minute for wake-ups): a lane nobody drains any more, or a
+Every key expires (``LANE_TTL``, the hold, a minute for wake-ups): a lane nobody drains any more, or a
 key name no code reads any more, leaves nothing behind for good.
 
 One push (``push``) queues every ref of a job in one script call, whatever the number of lanes.
 
 Postgres stays the record: a ref is only a hint (the claim in ``services.jobs.store`` decides), so a ref
-lost with Redis costs a delay (the sweeper re-sends groups left ``queued``), and a ref pushed twice costs
-one failed claim.
+lost with Redis costs a delay (the sweeper pushes again, at once, the ``queued`` groups missing from their
+lane: ``revive``), and a ref pushed twice costs one failed claim. Refs popped for a claim that failed go
+back to the head of their queue (``put_back``).
 """
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 
+from services.probing.holds import HOLD_SECONDS
 from services.redis_client import get_redis, key, script
 from settings import BLOCKING_SLICE, get_settings
 
 LANE_TTL = 86_400  # a lane nobody drains for a day is dropped; its groups come back through the sweeper
+# A drain message is taken by a worker within milliseconds unless the probes queue is backed up; one
+# still not taken after this long may be lost (a Redis restarted empty, a worker killed holding it), so
+# the sweeper may send another: a duplicate finds the lane owned and costs one empty task.
+SENT_SECONDS = 30
 
-# KEYS: none (one script for many lanes). ARGV: key prefix, ttl, lease, then per lane: domain, account,
-# number of refs, refs... Returns the domains that need a drain message (nobody owns them, none sent).
+# KEYS: none (one script for many lanes). ARGV: key prefix, ttl, sent, "missing" (1: push only refs not
+# already queued), then per lane: domain, account, number of refs, refs... Returns the domains that need
+# a drain message (nobody owns them, none sent).
 _PUSH = """
-local prefix, ttl, lease, i, woken = ARGV[1], ARGV[2], ARGV[3], 4, {}
+local prefix, ttl, sent, missing, i, woken = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1', 5, {}
 while i <= #ARGV do
   local lane = prefix .. 'lane:' .. ARGV[i] .. ':'
   local account, n = ARGV[i + 1], tonumber(ARGV[i + 2])
   local queue = lane .. 'q:' .. account
-  for j = i + 3, i + 2 + n do redis.call('RPUSH', queue, ARGV[j]) end
-  redis.call('EXPIRE', queue, ttl)
-  if not redis.call('LPOS', lane .. 'turns', account) then redis.call('RPUSH', lane .. 'turns', account) end
-  redis.call('EXPIRE', lane .. 'turns', ttl)
+  for j = i + 3, i + 2 + n do
+    if not (missing and redis.call('LPOS', queue, ARGV[j])) then redis.call('RPUSH', queue, ARGV[j]) end
+  end
+  if redis.call('EXISTS', queue) == 1 then
+    redis.call('EXPIRE', queue, ttl)
+    if not redis.call('LPOS', lane .. 'turns', account) then redis.call('RPUSH', lane .. 'turns', account) end
+    redis.call('EXPIRE', lane .. 'turns', ttl)
+  end
   local owner = redis.call('GET', lane .. 'owner')
   if not owner then
-    redis.call('SET', lane .. 'owner', 'sent', 'EX', lease)
+    redis.call('SET', lane .. 'owner', 'sent', 'EX', sent)
     table.insert(woken, ARGV[i])
   elseif owner ~= 'sent' then
     redis.call('RPUSH', lane .. 'wakeup', '1')
@@ -59,9 +71,9 @@ while i <= #ARGV do
 end
 return woken
 """
-# KEYS: turns. ARGV: queue key prefix, max addresses. Returns refs, one account's turn at a time: the
-# account goes to the back of the turns (a rotation, so the key keeps its expiry), or leaves them once its
-# queue is empty.
+# KEYS: turns. ARGV: queue key prefix, max addresses. Returns account, ref, account, ref...: one account's
+# turn at a time: the account goes to the back of the turns (a rotation, so the key keeps its expiry), or
+# leaves them once its queue is empty.
 _POP = """
 local taken, total = {}, 0
 while total < tonumber(ARGV[2]) do
@@ -71,13 +83,27 @@ while total < tonumber(ARGV[2]) do
   local ref = redis.call('LPOP', queue)
   if redis.call('LLEN', queue) == 0 then redis.call('RPOP', KEYS[1]) end
   if ref then
+    table.insert(taken, account)
     table.insert(taken, ref)
     total = total + tonumber(string.match(ref, ':(%d+)$'))
   end
 end
 return taken
 """
-# KEYS: owner, wakeup. ARGV: token, lease. 1 when the lane is now ours (nobody else drains it).
+# KEYS: turns. ARGV: queue key prefix, ttl, then account, ref... as popped. Puts them back at the heads,
+# their accounts first in turn.
+_PUT_BACK = """
+for i = #ARGV - 1, 3, -2 do
+  local account, queue = ARGV[i], ARGV[1] .. ARGV[i]
+  redis.call('LPUSH', queue, ARGV[i + 1])
+  redis.call('EXPIRE', queue, ARGV[2])
+  redis.call('LREM', KEYS[1], 0, account)
+  redis.call('LPUSH', KEYS[1], account)
+end
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+return 1
+"""
+# KEYS: owner, wakeup. ARGV: token, hold seconds. 1 when the lane is now ours (nobody else drains it).
 _TAKE = """
 local owner = redis.call('GET', KEYS[1])
 if owner and owner ~= 'sent' then return 0 end
@@ -85,13 +111,7 @@ redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
 redis.call('DEL', KEYS[2])
 return 1
 """
-# KEYS: owner. ARGV: token, lease. 1 while the lane is still ours (the lease is extended).
-_RENEW = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
-return 1
-"""
-# KEYS: owner, turns. ARGV: token, lease. 1 when refs still wait and a drain message must be sent: the
+# KEYS: owner, turns. ARGV: token, sent seconds. 1 when refs still wait and a drain message must be sent: the
 # check and the hand-over are one step, so a push landing while we let go is never left without a drain.
 _LET_GO = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
@@ -124,32 +144,58 @@ class LaneRef:
 
 def push(refs: list[LaneRef]) -> list[str]:
     """Queue ``refs`` in their lanes, in one script call; the lanes that need a drain message."""
+    return _push(refs, missing_only=False)
+
+
+def revive(refs: list[LaneRef]) -> list[str]:
+    """Queue those of ``refs`` missing from their lanes (lost with Redis, or popped by a worker that died)
+    and mark every lane of them that nobody owns; the lanes that need a drain message."""
+    return _push(refs, missing_only=True)
+
+
+def _push(refs: list[LaneRef], *, missing_only: bool) -> list[str]:
     by_lane: dict[tuple[str, int], list[str]] = {}
     for ref in refs:
         by_lane.setdefault((ref.domain, ref.account_id), []).append(ref.encoded())
-    args: list[str | int] = [get_settings().redis_key_prefix, LANE_TTL, get_settings().jobs.lease]
+    args: list[str | int] = [get_settings().redis_key_prefix, LANE_TTL, SENT_SECONDS, int(missing_only)]
     for (domain, account), encoded in by_lane.items():
         args += [domain, account, len(encoded), *encoded]
     woken = script(_PUSH)(keys=[], args=args)
     return [str(domain) for domain in woken]
 
 
-def pop_round(domain: str, max_addresses: int) -> list[int]:
-    """Group ids for one round of ``domain``: accounts in turn, up to ``max_addresses`` (one ref over)."""
-    taken = script(_POP)(keys=[_key(domain, "turns")], args=[_key(domain, "q:"), max_addresses])
-    return [int(str(ref).split(":", 1)[0]) for ref in taken]
+@dataclass(frozen=True)
+class Popped:
+    """A round's refs as popped: ``(account, ref)`` pairs in turn order, so they can be put back."""
+
+    domain: str
+    taken: list[tuple[str, str]]
+
+    @property
+    def group_ids(self) -> list[int]:
+        return [int(ref.split(":", 1)[0]) for _, ref in self.taken]
+
+
+def pop_round(domain: str, max_addresses: int) -> Popped:
+    """One round of ``domain``: accounts in turn, up to ``max_addresses`` (one ref over)."""
+    found = script(_POP)(keys=[_key(domain, "turns")], args=[_key(domain, "q:"), max_addresses])
+    flat = [str(item) for item in found]
+    return Popped(domain, list(zip(flat[::2], flat[1::2], strict=True)))
+
+
+def put_back(popped: Popped) -> None:
+    """Refs popped for a claim that failed, back at the heads of their queues in the same order."""
+    if popped.taken:
+        args = [_key(popped.domain, "q:"), LANE_TTL, *(item for pair in popped.taken for item in pair)]
+        script(_PUT_BACK)(keys=[_key(popped.domain, "turns")], args=args)
 
 
 def take(domain: str) -> str | None:
-    """A token owning the lane if nobody drains it now (a drain message may be on its way: it is ours)."""
+    """A token owning the lane if nobody drains it now (a drain message may be on its way: it is ours).
+    The caller keeps the hold alive (``holds.HOLDS.keep(owner_key(domain), token)``) while it drains."""
     token = secrets.token_hex(8)
-    owning = script(_TAKE)(keys=[_key(domain, "owner"), _key(domain, "wakeup")], args=[token, _lease()])
+    owning = script(_TAKE)(keys=[owner_key(domain), _key(domain, "wakeup")], args=[token, HOLD_SECONDS])
     return token if owning else None
-
-
-def keep(domain: str, token: str) -> bool:
-    """Extend our ownership; False if it was lost (expired: another worker may drain the lane now)."""
-    return bool(script(_RENEW)(keys=[_key(domain, "owner")], args=[token, _lease()]))
 
 
 def wait_for_push(domain: str, seconds: float) -> bool:
@@ -163,17 +209,26 @@ def wait_for_push(domain: str, seconds: float) -> bool:
 def let_go(domain: str, token: str) -> bool:
     """Give the lane up; True when refs still wait, the lane is marked sent and the caller sends one drain
     message."""
-    turns, owner = _key(domain, "turns"), _key(domain, "owner")
-    return bool(script(_LET_GO)(keys=[owner, turns], args=[token, _lease()]))
+    turns, owner = _key(domain, "turns"), owner_key(domain)
+    return bool(script(_LET_GO)(keys=[owner, turns], args=[token, SENT_SECONDS]))
 
 
 def drain_not_sent(domain: str) -> None:
     """The drain message could not be sent: drop its mark so the next push tries again."""
-    script(_NOT_SENT)(keys=[_key(domain, "owner")], args=[])
+    script(_NOT_SENT)(keys=[owner_key(domain)], args=[])
 
 
-def _lease() -> int:
-    return get_settings().jobs.lease
+def owners(domains: Iterable[str]) -> dict[str, str | None]:
+    """Who owns each lane now: a drain's token, ``sent``, or None (nobody, no message on its way)."""
+    names = sorted(set(domains))
+    if not names:
+        return {}
+    found = get_redis().mget([owner_key(domain) for domain in names])
+    return {domain: None if owner is None else str(owner) for domain, owner in zip(names, found, strict=True)}
+
+
+def owner_key(domain: str) -> str:
+    return _key(domain, "owner")
 
 
 def _key(domain: str, part: str) -> str:

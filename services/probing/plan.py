@@ -22,11 +22,12 @@ from sqlalchemy.orm import Session
 
 from core import clock
 from models.jobs import ItemState, JobItem
-from models.session import transaction
+from models.session import patiently, transaction
 from services.jobs import store
 from services.jobs.options import result_row
 from services.probing import completion, dispatch
 from services.probing.fleet_engine import shared_engine
+from settings import get_settings
 from verifier.engine import syntax_failure_result
 from verifier.syntax import SyntaxFailure
 
@@ -39,6 +40,12 @@ def plan(job_id: int) -> None:
         pass
     with transaction() as session:
         make_groups(session, job_id)
+
+
+def plan_patiently(job_id: int) -> None:
+    """``plan`` in a worker: while Postgres is unreachable it waits for it (up to half a lease) instead of
+    failing, since a failed plan message is sent again only after the sweeper's requeue time."""
+    patiently(lambda: plan(job_id), get_settings().jobs.lease / 2)
 
 
 def parse_chunk(job_id: int, limit: int = PARSE_CHUNK) -> int:

@@ -1,8 +1,16 @@
-"""The job sweeper, run by beat every ``JOB_SWEEP_SECONDS``: Postgres says what is owed, this re-sends it.
+"""The job sweeper, run by beat every ``JOB_SWEEP_SECONDS`` (and by a worker the moment the stores answer
+again after a fault cut its work short, ``services.probing.recovery``): Postgres says what is owed, this
+re-sends it.
 
-- A group whose worker died (``running`` past its lease) or whose message got lost (``queued`` for longer
-  than ``JOB_REQUEUE_SECONDS``) goes back to ``pending``. A killed worker therefore delays its groups by
-  one lease plus one sweep, and loses nothing: its results were never written, or were written once.
+- A group claimed under a lane hold that is gone (its worker was killed, or its drain ended on an error
+  before letting go: ``services.probing.holds``) goes back to ``pending`` at once, without waiting for its
+  lease; and a ``queued`` group missing from its lane (a Redis restarted empty, refs popped by a worker that
+  died), or whose lane nobody owns and no drain message is on its way to, is queued again and its lane
+  woken (``revive``). A killed worker therefore delays its groups by a hold (``HOLD_SECONDS``) plus one
+  sweep, and loses nothing: its results were never written, or were written once.
+- The timers stay as the last resort, for whatever Redis could not tell (it was unreachable): a group
+  whose worker died (``running`` past its lease) or whose message got lost (``queued`` for longer than
+  ``JOB_REQUEUE_SECONDS``) goes back to ``pending``.
 - Every job with due pending groups (those just reset, greylisted ones whose retry time came) gets its
   window refilled.
 - A job submitted but never planned (its plan message lost) gets its plan message again.
@@ -17,24 +25,34 @@ time too; the duplicate message finds the group claimed or done and costs one UP
 
 from __future__ import annotations
 
-from datetime import timedelta
+import logging
+from datetime import datetime, timedelta
 
-from sqlalchemy import select
+from redis.exceptions import RedisError
+from sqlalchemy import func, select
 
 from core import clock
 from models.jobs import GroupState, JobGroup, JobStatus, ValidationJob
 from models.session import transaction
 from services.broker import PLAN_JOB_TASK, send_after_commit
 from services.jobs import store
-from services.probing import dispatch
+from services.probing import dispatch, lanes
+from services.probing.lanes import LaneRef
 from settings import get_settings
 
+log = logging.getLogger(__name__)
 ABANDONED_UPLOAD = timedelta(minutes=10)
+# A group marked queued has its ref pushed right after its transaction commits: younger than this, it is
+# left to that push (were it pushed here too, the duplicate would cost one failed claim).
+QUEUED_GRACE = timedelta(seconds=2)
 
 
-def sweep() -> int:
-    """Reset abandoned groups, refill windows, re-plan lost jobs; the number of jobs touched."""
+def sweep(grace: timedelta = QUEUED_GRACE) -> int:
+    """Reset abandoned groups, refill windows, re-plan lost jobs; the number of jobs touched. A ``queued``
+    group is looked for in its lane once ``grace`` old (none, right after a fault: every push may have
+    been lost)."""
     now, jobs = clock.now(), get_settings().jobs
+    revive(now, grace)
     stale = now - timedelta(seconds=jobs.requeue_after)
     with transaction() as session:
         store.requeue_abandoned(session, now, stale)
@@ -53,3 +71,53 @@ def sweep() -> int:
         for job_id in unplanned:
             send_after_commit(session, PLAN_JOB_TASK, job_id)
     return len(job_ids) + len(unplanned)
+
+
+def revive(now: datetime, grace: timedelta = QUEUED_GRACE) -> None:
+    """Claims whose hold is gone back to ``pending``, and ``queued`` groups missing from their lane queued
+    again, at once rather than after their lease or requeue time; skipped while Redis is unreachable."""
+    try:
+        take_back_orphans(now)
+        requeue_lost(now - grace)
+    except RedisError as error:
+        log.warning("lanes not checked, Redis unreachable (the timers remain): %s", error)
+
+
+def take_back_orphans(now: datetime) -> int:
+    """Running groups whose claim's lane owner is not in Redis any more, back to ``pending``; how many."""
+    running = select(JobGroup.id, JobGroup.domain, JobGroup.held_by).where(
+        JobGroup.state == GroupState.RUNNING.value, JobGroup.held_by.is_not(None), JobGroup.lease_until >= now
+    )
+    with transaction() as session:
+        rows = session.execute(running).all()
+        owners = lanes.owners(row.domain for row in rows)
+        gone = [(row.id, row.held_by) for row in rows if owners[row.domain] != row.held_by]
+        store.take_back(session, gone)
+    if gone:
+        log.warning("%d groups taken back from lane owners that are gone", len(gone))
+    return len(gone)
+
+
+def requeue_lost(before: datetime) -> int:
+    """``queued`` (since ``before``) groups missing from their lanes pushed again, lanes nobody owns woken;
+    how many lanes were woken. A group popped by a live worker a moment ago is pushed again too: its
+    second claim finds it taken and costs one UPDATE."""
+    refs = [
+        LaneRef(group_id, domain, account_id, size)
+        for group_id, domain, size, account_id in _queued_since(before)
+    ]
+    woken = lanes.revive(refs) if refs else []
+    for domain in woken:
+        dispatch.wake(domain)
+    return len(woken)
+
+
+def _queued_since(before: datetime) -> list[tuple[int, str, int, int]]:
+    stmt = (
+        select(JobGroup.id, JobGroup.domain, func.cardinality(JobGroup.emails), ValidationJob.account_id)
+        .join(ValidationJob, ValidationJob.id == JobGroup.job_id)
+        .where(JobGroup.state == GroupState.QUEUED.value, JobGroup.enqueued_at < before)
+        .order_by(JobGroup.id)
+    )
+    with transaction() as session:
+        return [(row[0], row[1], row[2], row[3]) for row in session.execute(stmt)]

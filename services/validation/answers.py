@@ -3,8 +3,9 @@
 ``POST /validate``, ``POST /validate/batch`` and the dashboard's Validate page end alike: the addresses are
 submitted (or, with quickMode, judged and recorded at once), the request waits up to its wait for every
 address to have an answer (``settling.readiness``: some answers may be interim while ``retryTemporary``
-retries them), then it is answered with the results, or accepted with where they will be. Views only shape
-the answer and set the headers (the quota this request's charge left among them).
+retries them), then it is answered with the results, or accepted with where they will be (at once when a
+store stops answering during the wait: the job is charged and runs on). Views only shape the answer and
+set the headers (the quota this request's charge left among them).
 
 A single validation may instead be given a time budget (``validate_within``): its answer then always comes
 within it, the checks not finished by then ``unknown`` with the reason ``timeout`` (``budget``), while the
@@ -71,8 +72,8 @@ def validate_one(actor: Actor, email: str, options: JobOptions) -> Answer[Single
         done = quick.validate_quick(actor, email, options)
         return Answer(Single(done.public_id, done.result), done.quota)
     submitted = submit.submit(actor, JobKind.SINGLE, [email], options)
-    job = submit.wait(submitted.job, get_settings().jobs.single_wait)
-    return Answer(_single(job), submitted.quota)
+    waited = submit.wait(submitted.job, get_settings().jobs.single_wait)
+    return Answer(_single(waited.job, waited.readiness), submitted.quota)
 
 
 def validate_within(
@@ -88,7 +89,7 @@ def validate_within(
     deadline = time.monotonic() + seconds
     submitted = submit.submit(actor, JobKind.SINGLE, [email], options)
     waited = submit.wait(submitted.job, max(deadline - budget.MARGIN_SECONDS - time.monotonic(), 0.0))
-    single = _single(waited)
+    single = _single(waited.job, waited.readiness)
     if isinstance(single, Accepted):
         left = max(deadline - time.monotonic(), 0.0)
         single = Single(submitted.job.public_id, budget.partial_result(email, options, left), timed_out=True)
@@ -97,7 +98,8 @@ def validate_within(
 
 def single_of(actor: Actor, public_id: str) -> Answer[Single]:
     """An accepted single validation's answer as it stands now (no wait, nothing charged)."""
-    return Answer(_single(submit.find(actor, public_id, [JobKind.SINGLE])))
+    job = submit.find(actor, public_id, [JobKind.SINGLE])
+    return Answer(_single(job, settling.readiness(job)))
 
 
 def validate_batch(
@@ -106,19 +108,22 @@ def validate_batch(
     """``emails`` validated by the workers, waited for up to ``BATCH_SYNC_WAIT_SECONDS`` unless not to
     ``wait`` (the client prefers an accepted answer at once)."""
     submitted = submit.submit(actor, JobKind.BATCH, emails, options, idempotency_key=idempotency_key)
-    job = submit.wait(submitted.job, get_settings().jobs.batch_wait) if wait else submitted.job
-    return Answer(_batch(job), submitted.quota, submitted.replayed)
+    if wait:
+        waited = submit.wait(submitted.job, get_settings().jobs.batch_wait)
+        batch = _batch(waited.job, waited.readiness)
+    else:
+        batch = _batch(submitted.job, settling.readiness(submitted.job))
+    return Answer(batch, submitted.quota, submitted.replayed)
 
 
-def _single(job: ValidationJob) -> Single | Accepted:
-    readiness = settling.readiness(job)
-    if not readiness.answered:
+def _single(job: ValidationJob, readiness: settling.Readiness | None) -> Single | Accepted:
+    """Answered, or accepted (also when a store stopped answering during the wait: ``readiness`` None)."""
+    if readiness is None or not readiness.answered:
         return Accepted(job)
     return Single(job.public_id, submit.results(job).results[0], retrying=readiness.retrying > 0)
 
 
-def _batch(job: ValidationJob) -> Batch | Accepted:
-    readiness = settling.readiness(job)
-    if not readiness.answered:
+def _batch(job: ValidationJob, readiness: settling.Readiness | None) -> Batch | Accepted:
+    if readiness is None or not readiness.answered:
         return Accepted(job)
     return Batch(submit.results(job), readiness.retrying)

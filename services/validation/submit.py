@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from redis.exceptions import RedisError
 from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
@@ -158,41 +159,36 @@ def check_batch_size(count: int) -> None:
         raise BatchTooLarge(count)
 
 
-def wait(job: ValidationJob, seconds: float) -> ValidationJob:
+@dataclass(frozen=True)
+class Waited:
+    """A job as the wait left it; ``readiness`` is None when a store stopped answering meanwhile."""
+
+    job: ValidationJob
+    readiness: settling.Readiness | None
+
+
+def wait(job: ValidationJob, seconds: float) -> Waited:
     """The job once finished or answered (every address has an answer, some of them interim while they
     are retried: ``settling.readiness`` tells), or as it stands after ``seconds``. Postgres is read after
     every signal slice, so a second waiter (a replayed request) is not left waiting for a signal the
-    first consumed."""
+    first consumed.
+
+    A store that stops answering (a restart, an outage) ends the wait at once: the job is charged and the
+    workers carry it on, so the caller answers with its results URL (never a 503 to a client who would
+    retry and pay twice), and requests waiting through an outage do not hold every web thread."""
     give_up = time.monotonic() + seconds
-    while not _answered(job) and (left := give_up - time.monotonic()) > 0:
-        dispatch.wait_done(job.public_id, left)
-        job = reload_if_reachable(job)
-    return job
-
-
-def reload_if_reachable(job: ValidationJob) -> ValidationJob:
-    """The job as Postgres has it now, or as last seen while Postgres is unreachable (a restart): the job
-    is charged and the workers carry it on, so the waiter keeps waiting rather than answering 503 to a
-    client who would retry and pay twice."""
     try:
-        return reload(job.id)
-    except DBAPIError as error:
-        if not database.unreachable(error):
+        ready = settling.readiness(job)
+        while not ready.answered and (left := give_up - time.monotonic()) > 0:
+            dispatch.wait_done(job.public_id, left)
+            job = reload(job.id)
+            ready = settling.readiness(job)
+    except (RedisError, DBAPIError) as error:
+        if isinstance(error, DBAPIError) and not database.unreachable(error):
             raise
-        log.warning("%s not re-read: Postgres unreachable; still waiting", job.public_id)
-        return job
-
-
-def _answered(job: ValidationJob) -> bool:
-    """Finished, or every address answered; while Postgres is unreachable, not yet (keep waiting)."""
-    if JobStatus(job.status).finished:
-        return True
-    try:
-        return settling.readiness(job).answered
-    except DBAPIError as error:
-        if not database.unreachable(error):
-            raise
-        return False
+        log.warning("%s: a store is unreachable; answering with its results URL: %s", job.public_id, error)
+        return Waited(job, None)
+    return Waited(job, ready)
 
 
 def reload(job_id: int) -> ValidationJob:

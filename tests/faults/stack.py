@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 import requests
 
+from tests.processes import ALL_QUEUES
 from tests.webhooks.receiver import Receiver
 from tests.workers.harness import Gunicorn, Worker, free_port, start_beat, start_gunicorn, start_worker
 
@@ -101,6 +102,7 @@ class Stack:
     worker: Worker
     beat: Worker
     session: requests.Session
+    env: dict[str, str]
     marks: dict[Path, int] = field(default_factory=dict)
 
     def call(self, method: str, path: str, persona: Any = None, **kwargs: Any) -> requests.Response:
@@ -134,6 +136,12 @@ class Stack:
             log.seek(self.marks.get(path, 0))
             return log.read().decode(errors="replace")
 
+    def kill_worker(self) -> None:
+        """SIGKILL the worker, as the OOM killer or a lost host would, and start another in its place (as a
+        supervisor would): its lanes' holds and its claims are left behind, its leases unexpired."""
+        self.worker.kill()
+        self.worker = start_worker(self.env, f"rescuer{os.getpid()}", queues=ALL_QUEUES)
+
     def stop(self) -> None:
         for process in (self.web, self.worker, self.beat):
             process.stop()
@@ -145,7 +153,7 @@ def start_stack(env: dict[str, str], folder: Path, name: str) -> Stack:
     on a failure the ones that did start are stopped."""
     starters: list[Callable[[], Any]] = [
         lambda: start_gunicorn(env, folder),
-        lambda: start_worker(env, f"{name}-w{os.getpid()}", queues="default,probes,webhooks"),
+        lambda: start_worker(env, f"{name}-w{os.getpid()}", queues=ALL_QUEUES),
         lambda: start_beat(env, f"{name}-b{os.getpid()}"),
     ]
     with ThreadPoolExecutor(len(starters)) as pool:
@@ -156,7 +164,7 @@ def start_stack(env: dict[str, str], folder: Path, name: str) -> Stack:
             process.stop()
         raise next(error for future in futures if (error := future.exception()) is not None)
     web, worker, beat = started
-    return Stack(web, worker, beat, requests.Session())
+    return Stack(web, worker, beat, requests.Session(), env)
 
 
 def running_stack(env: dict[str, str], folders: Any, name: str) -> Iterator[Stack]:

@@ -1,5 +1,6 @@
 """A lane's owner in Redis: one drain at a time, pushes wake the owner instead of sending messages, and
-letting go while refs wait hands the lane to a new drain message (never a lane left without one). Every
+letting go while refs wait hands the lane to a new drain message (never a lane left without one), refs of
+a claim that failed go back where they were, and the sweeper's ``revive`` queues only what is missing. Every
 key of a lane expires."""
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ def test_the_first_push_asks_for_a_drain_and_later_pushes_do_not(database_url) -
     token = lanes.take(domain)
     assert token is not None
     assert lanes.take(domain) is None  # one owner at a time
-    assert lanes.pop_round(domain, 100) == [1, 2]  # accounts in turn
+    assert lanes.pop_round(domain, 100).group_ids == [1, 2]  # accounts in turn
 
 
 def test_a_push_to_an_owned_lane_wakes_its_owner(database_url) -> None:
@@ -30,12 +31,12 @@ def test_a_push_to_an_owned_lane_wakes_its_owner(database_url) -> None:
     lanes.push([LaneRef(1, domain, 7, 1)])
     token = lanes.take(domain)
     assert token is not None
-    assert lanes.pop_round(domain, 100) == [1]
+    assert lanes.pop_round(domain, 100).group_ids == [1]
     assert lanes.wait_for_push(domain, 0.1) is False
 
     assert lanes.push([LaneRef(2, domain, 7, 1)]) == []  # no message: the owner takes it
     assert lanes.wait_for_push(domain, 1.0) is True
-    assert lanes.pop_round(domain, 100) == [2]
+    assert lanes.pop_round(domain, 100).group_ids == [2]
 
 
 def test_letting_go_with_refs_waiting_hands_the_lane_to_a_new_message(database_url) -> None:
@@ -43,23 +44,22 @@ def test_letting_go_with_refs_waiting_hands_the_lane_to_a_new_message(database_u
     lanes.push([LaneRef(1, domain, 7, 1), LaneRef(2, domain, 7, 1)])
     token = lanes.take(domain)
     assert token is not None
-    assert lanes.pop_round(domain, 1) == [1]
+    assert lanes.pop_round(domain, 1).group_ids == [1]
 
     assert lanes.let_go(domain, token) is True  # ref 2 still waits: the caller sends a drain message
     assert lanes.push([LaneRef(3, domain, 7, 1)]) == []  # and pushes meanwhile need none of their own
     second = lanes.take(domain)
     assert second is not None
-    assert lanes.pop_round(domain, 100) == [2, 3]
+    assert lanes.pop_round(domain, 100).group_ids == [2, 3]
     assert lanes.let_go(domain, second) is False  # empty: nobody needs to drain it
     assert lanes.push([LaneRef(4, domain, 7, 1)]) == [domain]
 
 
-def test_an_owner_whose_lease_was_lost_cannot_let_go_of_the_new_owners_lane(database_url) -> None:
+def test_an_owner_whose_hold_was_lost_cannot_let_go_of_the_new_owners_lane(database_url) -> None:
     domain = _domain()
     lanes.push([LaneRef(1, domain, 7, 1)])
     assert lanes.take(domain) is not None
     assert lanes.let_go(domain, "someone-else") is False
-    assert lanes.keep(domain, "someone-else") is False
 
 
 def test_every_key_of_a_lane_expires_while_its_refs_are_taken_in_turns(database_url) -> None:
@@ -69,9 +69,40 @@ def test_every_key_of_a_lane_expires_while_its_refs_are_taken_in_turns(database_
     assert token is not None
     lanes.push([LaneRef(3, domain, 7, 1)])  # a wake-up for the owner
 
-    assert lanes.pop_round(domain, 1) == [1]  # the one account's turn comes round again
+    assert lanes.pop_round(domain, 1).group_ids == [1]  # the one account's turn comes round again
 
     names = list(get_redis().scan_iter(match=key("lane", domain, "*")))
     assert len(names) == 4  # the turns, account 7's queue, the owner and the wake-up
     assert all(get_redis().ttl(name) > 0 for name in names)
-    assert lanes.pop_round(domain, 100) == [2, 3]
+    assert lanes.pop_round(domain, 100).group_ids == [2, 3]
+
+
+def test_refs_put_back_after_a_failed_claim_come_out_again_in_the_same_turn_order(database_url) -> None:
+    domain = _domain()
+    lanes.push([LaneRef(1, domain, 7, 1), LaneRef(2, domain, 7, 1), LaneRef(3, domain, 8, 1)])
+    assert lanes.take(domain) is not None
+    popped = lanes.pop_round(domain, 2)
+    assert popped.group_ids == [1, 3]  # accounts in turn
+
+    lanes.put_back(popped)
+
+    assert lanes.pop_round(domain, 100).group_ids == [1, 3, 2]
+
+
+def test_revive_queues_only_missing_refs_and_wakes_a_lane_nobody_owns(database_url) -> None:
+    domain = _domain()
+    refs = [LaneRef(1, domain, 7, 1), LaneRef(2, domain, 7, 1)]
+    lanes.push(refs)
+    token = lanes.take(domain)
+    assert token is not None
+    assert lanes.pop_round(domain, 1).group_ids == [1]  # then the drain dies with ref 1
+    assert lanes.revive(refs) == []  # owned: the owner drains what was missing
+    assert lanes.owners([domain]) == {domain: token}
+
+    assert lanes.let_go(domain, token) is True  # ref 2 still waits, a drain message is on its way
+    assert lanes.owners([domain]) == {domain: "sent"}
+    lanes.drain_not_sent(domain)  # ... and was never sent
+    assert lanes.revive(refs) == [domain]  # nobody owns it: a drain message is needed
+
+    assert lanes.take(domain) is not None
+    assert lanes.pop_round(domain, 100).group_ids == [2, 1]  # each once

@@ -61,8 +61,8 @@ def test_a_round_whose_limiter_loses_redis_lets_its_claim_go_with_no_verdict_the
 
 
 def _claim(group_id: int) -> list[Claim]:
-    """The group claimed for a round of its own, as a lane's drain claims it."""
-    (claims,) = lane_runs.claim_rounds([[group_id]])
+    """The group claimed for a round of its own, as a lane's drain claims it (under a token no lane has)."""
+    (claims,) = lane_runs.claim_rounds([("a-lane-owner", [group_id])])
     assert [claim.group_id for claim in claims] == [group_id]
     return claims
 

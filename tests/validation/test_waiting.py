@@ -24,7 +24,7 @@ def test_a_job_finishing_after_six_seconds_is_seen_by_its_waiter(owner: Persona)
     finisher = threading.Timer(LONGER_THAN_THE_SOCKET_TIMEOUT, _complete, args=(job,))
     finisher.start()
     try:
-        seen = submit.wait(job, 30)
+        seen = submit.wait(job, 30).job
     finally:
         finisher.join()
 
