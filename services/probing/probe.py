@@ -11,7 +11,7 @@ replaces it. Otherwise the unknown verdict is final, which is what "settle as un
 
 A group the engine could not probe because our side failed (``GroupOutcome.fault``: Redis down under the
 session limiter, a bug) has no verdict at all: ``ProbeNotMade`` is raised, the caller lets the claim go,
-and the sweeper sends the group again; past ``MAX_CLAIMS`` it settles through ``given_up``, unknown.
+and the sweeper sends the group again; past ``MAX_CLAIMS`` it settles through ``given_up``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from typing import Any
 from core import clock
 from services.jobs.options import JobOptions
 from services.probing.fleet_engine import CatchAllCache, shared_engine
-from verifier.checks import UNKNOWN
 from verifier.dns import MailDomain
 from verifier.engine import Engine, GroupOutcome, Options, assemble, syntax_failure_result
 from verifier.results import CheckName, CheckResult, Severity, ValidationResult
@@ -38,8 +37,7 @@ class ProbeNotMade(RuntimeError):
 
 
 DEFER_CLAIMS = 5  # claims of a group that may still defer greylisted addresses
-MAX_CLAIMS = DEFER_CLAIMS + 3  # past this, the group keeps failing: its addresses settle as unknown
-NOTHING_KNOWN_SCORE = 50  # an address whose check could not be made: no evidence either way
+MAX_CLAIMS = DEFER_CLAIMS + 3  # past this, the group keeps failing: its addresses settle as not validated
 CATCH_ALL = CatchAllCache()
 
 
@@ -109,17 +107,17 @@ def degraded_results(
 
 def given_up(emails: list[str], failures: int) -> GroupVerdicts:
     """Addresses whose check could not be made: their group's claims failed ``failures`` times (a fault of
-    ours that did not pass, a bug, a poisoned row). Still answered (spec 4.2), but ``unknown``, never a
-    verdict about the address: not valid, a warning in the middle of the scale, and the ``domain`` check
-    (every job, quickMode too, reaches it) unknown with a reason saying the check could not be made."""
+    ours that did not pass, a bug, a poisoned row). Spec 4.2 for an address that cannot be validated: still
+    answered, invalid, score 0, with a failed check whose reason says the check could not be made (never
+    a reason about the mailbox). ``domain`` is the check named: every job, quickMode too, reaches it."""
     reason = (
         f"The check could not be made: our checker failed on this address {failures} times. "
         "Nothing is known about the mailbox; validate it again later."
     )
-    check = CheckResult(CheckName.DOMAIN, False, "Not checked.", {"checked": False}, UNKNOWN, reason)
+    check = CheckResult(CheckName.DOMAIN, False, "Not validated.", {}, status="fail", reason=reason)
     settled = {
         email: ValidationResult(
-            email, False, NOTHING_KNOWN_SCORE, Severity.WARNING, {check.check: check}, (reason,), input=email
+            email, False, 0, Severity.INVALID, {check.check: check}, (reason,), input=email
         )
         for email in emails
     }

@@ -1,7 +1,7 @@
 """A group whose task fails every time it runs: after ``MAX_CLAIMS`` claims its addresses settle as
-``unknown``, the check could not be made (still answered, as spec 4.2 asks, with a reason saying so; never
-a verdict about the address: not valid, a warning, not "invalid") and the job finishes, instead of the
-sweeper handing the group out forever.
+addresses that cannot be validated (spec 4.2: still answered, invalid, score 0, a failed check whose reason
+says the check could not be made) and the job finishes, instead of the sweeper handing the group out
+forever.
 
 The failure is real: the job's stored options lack keys the worker needs (as a row written by another
 version would), so every lane round that claims the group raises inside the worker process.
@@ -22,7 +22,7 @@ __all__ = ["worker"]
 EMAILS = ["alice@mailbox.test", "bob@mailbox.test"]
 
 
-def test_a_group_that_keeps_failing_settles_as_unknown_because_the_check_could_not_be_made(
+def test_a_group_that_keeps_failing_settles_as_not_validated_because_the_check_could_not_be_made(
     live_api: Api, worker: Worker, owner: Persona
 ) -> None:
     public_id, job_id = _poisoned_batch(owner)
@@ -32,9 +32,9 @@ def test_a_group_that_keeps_failing_settles_as_unknown_because_the_check_could_n
     assert body["status"] == "completed"
     assert [result["email"] for result in body["results"]] == EMAILS
     for result in body["results"]:
-        assert (result["isValid"], result["severity"]) == (False, "warning")
+        assert (result["isValid"], result["score"], result["severity"]) == (False, 0, "invalid")
         [check] = result["checks"].values()
-        assert (check["passed"], check["status"]) == (False, "unknown")
+        assert (check["passed"], check["status"]) == (False, "fail")
         assert check["reason"].startswith("The check could not be made")
         assert result["recommendations"] == [check["reason"]]
     with transaction() as session:
