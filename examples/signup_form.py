@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 from urllib.parse import parse_qs
 
 PAGE = Template((Path(__file__).with_name("signup_form.html")).read_text(encoding="utf-8"))
-REFUSED = {"invalid"}  # what this site refuses, matching the page's data-verimail-block
+REFUSED = {"invalid"}  # what this site refuses, matching the page's data-email-check-block
 REFUSED_FLAGS = ("disposable",)
 
 
@@ -81,7 +81,7 @@ class SignUpHandler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length", "0"))
         form = parse_qs(self.rfile.read(length).decode())
         email = form.get("email", [""])[0]
-        source, verdict = judge(email, form.get("verimail_token", [""])[0])
+        source, verdict = judge(email, form.get("email_check_token", [""])[0])
         outcome = "Welcome" if accepted(verdict) else "Sign-up refused"
         line = f"{email}: {verdict['verdict']} ({source})"
         print(json.dumps({"email": email, "source": source, "verdict": verdict["verdict"]}), flush=True)
@@ -107,7 +107,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8040)
-    parser.add_argument("--block", default=SignUpHandler.block, help="the page's data-verimail-block")
+    parser.add_argument("--block", default=SignUpHandler.block, help="the page's data-email-check-block")
     parser.add_argument("--timeout", default=SignUpHandler.budget, help="the widget's time budget, seconds")
     arguments = parser.parse_args()
     SignUpHandler.block, SignUpHandler.budget = arguments.block, arguments.timeout

@@ -85,7 +85,7 @@ def test_a_typo_is_announced_and_one_click_applies_the_suggestion(page: Page, si
 
     message = page.get_by_role("status")
     expect(message).to_have_text("Did you mean alice@gmail.com?")
-    expect(page.get_by_label("Email")).to_have_attribute("aria-describedby", "email-verimail")
+    expect(page.get_by_label("Email")).to_have_attribute("aria-describedby", "email-email-check")
     expect(page.get_by_label("Email")).to_have_attribute("aria-invalid", "true")
     assert accessibility_violations(page) == []
     message.get_by_role("button", name="alice@gmail.com").click()
@@ -104,7 +104,7 @@ def test_a_blocked_address_stops_the_form_until_it_is_fixed_and_the_site_confirm
     expect(page.get_by_role("heading", name="Create your account")).to_be_visible()  # still on the form
 
     leave_field(page, "bob@mailbox.test")
-    expect(page.locator('input[name="verimail_token"]')).not_to_have_value("")  # its answer has come
+    expect(page.locator('input[name="email_check_token"]')).not_to_have_value("")  # its answer has come
     expect(page.get_by_role("status")).to_have_text("")
     expect(page.get_by_label("Email")).not_to_have_attribute("aria-invalid", "true")
     page.get_by_role("button", name="Sign up").click()
@@ -143,7 +143,7 @@ def test_a_slow_mail_server_is_answered_within_the_pages_budget(
 ) -> None:
     with running_site(origins["hurried"], service.base_url, form_key, "--timeout", str(SHORT_BUDGET)) as site:
         page.goto(site.origin)
-        token = page.locator('input[name="verimail_token"]')
+        token = page.locator('input[name="email_check_token"]')
 
         started = time.monotonic()
         leave_field(page, "alice@slow.test")

@@ -84,7 +84,7 @@ def confirm() -> Response:
     raw_responses={200: {"text/javascript": {"type": "string"}}},
     raw_description="The script; cached for an hour, then revalidated by its ETag",
     description="One plain script, no build step and nothing else to load: it attaches to email inputs "
-    "marked `data-verimail-key` (the publishable key) and `data-verimail-block` (what stops the form: "
+    "marked `data-email-check-key` (the publishable key) and `data-email-check-block` (what stops the form: "
     "`invalid`, `disposable`, `role`), checks them on blur and puts the verdict token in the form.",
 )
 @public

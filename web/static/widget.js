@@ -1,16 +1,16 @@
 /*
- * verimail form widget: checks an email field when the visitor leaves it, offers "Did you mean ...?",
+ * Form widget: checks an email field when the visitor leaves it, offers "Did you mean ...?",
  * and blocks what the page asks it to block. One file, no dependencies, served by the service itself.
  *
  *   <script src="https://VERIMAIL_HOST/widget.js" defer></script>
- *   <input type="email" name="email" data-verimail-key="pk_live_..." data-verimail-block="invalid disposable">
+ *   <input type="email" name="email" data-email-check-key="pk_live_..." data-email-check-block="invalid disposable">
  *
  * Attributes of the input:
- *   data-verimail-key      the publishable key (required); its allowed origins must list this page's origin
- *   data-verimail-block    what stops the form: any of "invalid", "disposable", "role" (default "invalid")
- *   data-verimail-timeout  seconds the check may take (1-10, default 3); past it the form goes on
- *   data-verimail-token    name of the hidden field that carries the verdict token (default "verimail_token")
- *   data-verimail-message  id of an element to show messages in (default: one added after the input)
+ *   data-email-check-key      the publishable key (required); its allowed origins must list this page's origin
+ *   data-email-check-block    what stops the form: any of "invalid", "disposable", "role" (default "invalid")
+ *   data-email-check-timeout  seconds the check may take (1-10, default 3); past it the form goes on
+ *   data-email-check-token    name of the hidden field that carries the verdict token (default "email_check_token")
+ *   data-email-check-message  id of an element to show messages in (default: one added after the input)
  *
  * It fails open: a network error, a timeout, a refusal or a throttled answer never stops the form. The
  * form's server confirms the token (POST /validate/confirm, secret key) before trusting any verdict.
@@ -46,12 +46,12 @@
   }
 
   function messageArea(input) {
-    var named = input.getAttribute("data-verimail-message");
+    var named = input.getAttribute("data-email-check-message");
     var area = named && document.getElementById(named);
     if (!area) {
       area = document.createElement("div");
-      area.id = (input.id || input.name || "email") + "-verimail";
-      area.className = "verimail-message";
+      area.id = (input.id || input.name || "email") + "-email-check";
+      area.className = "email-check-message";
       area.style.fontSize = "0.875em";
       area.style.marginTop = "0.25em";
       input.insertAdjacentElement("afterend", area);
@@ -66,7 +66,7 @@
   }
 
   function tokenField(input) {
-    var name = input.getAttribute("data-verimail-token") || "verimail_token";
+    var name = input.getAttribute("data-email-check-token") || "email_check_token";
     var form = input.form;
     if (!form) return null;
     var field = form.querySelector('input[type="hidden"][name="' + name + '"]');
@@ -81,9 +81,9 @@
 
   function Widget(input) {
     this.input = input;
-    this.key = input.getAttribute("data-verimail-key");
-    this.block = words(input.getAttribute("data-verimail-block") || "invalid");
-    var timeout = parseFloat(input.getAttribute("data-verimail-timeout"));
+    this.key = input.getAttribute("data-email-check-key");
+    this.block = words(input.getAttribute("data-email-check-block") || "invalid");
+    var timeout = parseFloat(input.getAttribute("data-email-check-timeout"));
     this.timeout = timeout >= 1 && timeout <= 10 ? timeout : 3;
     this.area = messageArea(input);
     this.token = tokenField(input);
@@ -112,7 +112,7 @@
       var self = this;
       var offer = document.createElement("button");
       offer.type = "button";
-      offer.className = "verimail-suggestion";
+      offer.className = "email-check-suggestion";
       offer.textContent = suggestion;
       offer.addEventListener("click", function () { self.apply(suggestion); });
       area.appendChild(document.createTextNode(TEXT.didYouMean));
@@ -181,16 +181,16 @@
   };
 
   function attach(input) {
-    if (input.verimail || !input.getAttribute("data-verimail-key")) return;
-    input.verimail = new Widget(input);
+    if (input.emailCheck || !input.getAttribute("data-email-check-key")) return;
+    input.emailCheck = new Widget(input);
   }
 
   function attachAll() {
-    var inputs = document.querySelectorAll('input[type="email"][data-verimail-key]');
+    var inputs = document.querySelectorAll('input[type="email"][data-email-check-key]');
     for (var i = 0; i < inputs.length; i++) attach(inputs[i]);
   }
 
-  window.verimail = { attach: attach };
+  window.emailCheck = { attach: attach };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", attachAll);
   else attachAll();
 })();
