@@ -18,6 +18,7 @@ from scheduler.schedule import TASK_MODULES, beat_schedule
 from services.broker import message_config
 from settings import Settings, get_settings
 from web import logs
+from workers.reconnect import SweepOnReconnect
 
 
 def celery_config(settings: Settings) -> dict[str, object]:
@@ -60,6 +61,7 @@ def scrub_secrets(logger: logging.Logger, **_: object) -> None:
 def create_celery(settings: Settings | None = None) -> Celery:
     celery = Celery("verimail", include=[module.__name__ for module in TASK_MODULES])
     celery.conf.update(celery_config(settings or get_settings()))
+    celery.steps["consumer"].add(SweepOnReconnect)
     return celery
 
 

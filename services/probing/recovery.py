@@ -1,11 +1,14 @@
-"""After a fault cut a drain short: its lane handed on, and a sweep made, the moment both stores answer.
+"""After a fault cut work short: lanes handed on, and a sweep made, the moment both stores answer.
 
 A drain that failed (Redis or Postgres gone, a probe our side could not make) leaves work in flight:
-claims it could not let go of, a lane it could not hand on, refs a Redis restart took with it. The beat
-sweeper finds all of it too, but on its own clock. The worker that saw the failure instead tries every
-``PAUSE`` seconds: it lets go of the lanes it still holds in Redis (deleted, or handed to a new drain
-message), then sweeps once (``services.probing.sweep``: claims whose hold is gone taken back, groups
-missing from their lane queued again, windows refilled). The first try that reaches both stores ends it.
+claims it could not let go of, a lane it could not hand on, refs a Redis restart took with it; a broker
+that restarted empty took the messages it held, plan messages of jobs nobody has planned yet among them.
+The beat sweeper finds all of it too, but on its own clock. The worker that saw the failure (a drain
+that failed, or its broker connection made again: ``workers.reconnect``) instead tries every ``PAUSE``
+seconds: it lets go of the lanes it still holds in Redis (deleted, or handed to a new drain message),
+then sweeps once (``services.probing.sweep`` after a fault: claims whose hold is gone taken back, groups
+missing from their lane queued again, unplanned jobs planned, windows refilled). The first try that
+reaches both stores ends it.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from datetime import timedelta
 
 from redis.exceptions import RedisError
 from sqlalchemy.exc import DBAPIError
@@ -63,7 +65,7 @@ def recover(owed: list[tuple[str, str]]) -> bool:
         for domain, token in owed:
             if lanes.let_go(domain, token):
                 wake(domain)
-        touched = sweep.sweep(grace=timedelta(0))  # any push of the moments before may have been lost
+        touched = sweep.sweep(after_fault=True)
     except (RedisError, DBAPIError) as error:
         log.info("not recovered yet, a store is unreachable: %s", error)
         return False

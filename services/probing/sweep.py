@@ -13,7 +13,8 @@ re-sends it.
   ``JOB_REQUEUE_SECONDS``) goes back to ``pending``.
 - Every job with due pending groups (those just reset, greylisted ones whose retry time came) gets its
   window refilled.
-- A job submitted but never planned (its plan message lost) gets its plan message again.
+- A job submitted but never planned (its plan message lost) gets its plan message again: after the
+  requeue time on the beat's clock, at once when a worker notices a fault end (``sweep(after_fault=True)``).
 - A job left ``uploading`` for ``ABANDONED_UPLOAD`` (its web process died between storing and opening it)
   is opened if its charge went through (the client paid; a retry with its Idempotency-Key finds it) and
   deleted otherwise. Trade-off: a web process stalled that long between store and charge would find its
@@ -47,12 +48,17 @@ ABANDONED_UPLOAD = timedelta(minutes=10)
 QUEUED_GRACE = timedelta(seconds=2)
 
 
-def sweep(grace: timedelta = QUEUED_GRACE) -> int:
-    """Reset abandoned groups, refill windows, re-plan lost jobs; the number of jobs touched. A ``queued``
-    group is looked for in its lane once ``grace`` old (none, right after a fault: every push may have
-    been lost)."""
+def sweep(after_fault: bool = False) -> int:
+    """Reset abandoned groups, refill windows, re-plan lost jobs; the number of jobs touched.
+
+    On its own clock a ``queued`` group is looked for in its lane once ``QUEUED_GRACE`` old, and an
+    unplanned job's plan is sent again after the requeue time (it may only be waiting behind others).
+    ``after_fault`` (a store came back, a broker connection was made again) trusts nothing in flight:
+    every push and every plan message of the moments before may have been lost, so both are re-sent at
+    once (a duplicate plan finds its rows taken or the job planned and changes nothing).
+    """
     now, jobs = clock.now(), get_settings().jobs
-    revive(now, grace)
+    revive(now, timedelta(0) if after_fault else QUEUED_GRACE)
     stale = now - timedelta(seconds=jobs.requeue_after)
     with transaction() as session:
         store.requeue_abandoned(session, now, stale)
@@ -65,7 +71,7 @@ def sweep(grace: timedelta = QUEUED_GRACE) -> int:
         lost = select(ValidationJob.id).where(
             ValidationJob.status == JobStatus.QUEUED.value,
             ValidationJob.planned_at.is_(None),
-            ValidationJob.created_at < stale,
+            ValidationJob.created_at < (now if after_fault else stale),
         )
         unplanned = list(session.scalars(lost)) + store.expire_uploads(session, now, now - ABANDONED_UPLOAD)
         for job_id in unplanned:

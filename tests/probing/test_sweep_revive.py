@@ -81,7 +81,7 @@ def test_the_sweep_right_after_a_fault_queues_again_a_group_lost_a_moment_ago(
     group_id, domain = _queued_group(owner)
     _lose_its_ref(domain, group_id)
 
-    sweep.sweep(grace=timedelta(0))  # as a worker's recovery sweeps, once the stores answer again
+    sweep.sweep(after_fault=True)  # as a worker's recovery sweeps, once the stores answer again
 
     _assert_queued_again(group_id, domain)
 
