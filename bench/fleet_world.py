@@ -32,6 +32,9 @@ class Policy:
     lane_turn: float  # LANE_TURN_SECONDS
     window: int  # JOB_WINDOW
     lane_slots: int = 1  # owners of one lane at once: 1 in services/probing/lanes.take
+    # Lanes per MX address (``services/probing/routes``: SMTP_SESSIONS_PER_MX_HOST lanes per address,
+    # a group's by its id, every domain behind the address in them); False: one lane per domain, as before
+    lanes_by_mx: bool = True
 
     @classmethod
     def read(cls, settings: Settings, engine: EngineConfig) -> Policy:

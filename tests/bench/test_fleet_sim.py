@@ -122,3 +122,15 @@ def _first_saturated(world: World, policy: Policy, resource: str) -> int:
         if simulate(replace(world, workers=workers), policy)[1].saturated == resource:
             return workers
     return 64
+
+
+def test_lanes_are_keyed_by_mx_address_so_the_domains_behind_one_share_its_few_lanes(policy: Policy) -> None:
+    fleet, _ = simulate(TINY, policy)
+    keys = list(fleet.lanes)
+    assert all(isinstance(key, tuple) for key in keys)  # (MX address, lane number), never a domain
+    ips = {key[0] for key in keys if isinstance(key, tuple)}
+    assert len(keys) <= len(ips) * policy.per_host  # SMTP_SESSIONS_PER_MX_HOST lanes per address at most
+    domains_per_lane = [
+        {group.domain for queue in lane.queues.values() for group in queue} for lane in fleet.lanes.values()
+    ]
+    assert max(len(domains) for domains in domains_per_lane) > 1  # hosted domains wait in their MX's lanes
