@@ -106,6 +106,11 @@ SCENARIOS = (
         "A hosted-provider-heavy list of 10 million addresses, one prober IP",
         lambda w, p: (hosted_heavy(w), p),
     ),
+    Scenario(
+        "hosted-heavy-domain-lanes",
+        "The same list with lanes per domain (before issue 26)",
+        lambda w, p: (hosted_heavy(w), replace(p, lanes_by_mx=False)),
+    ),
     Scenario("hosted-heavy-window", "The same list, JOB_WINDOW=1000", prober_ips(1, window=1000)),
     Scenario("hosted-heavy-ips-4", "The same list from 4 prober IPs (not built)", prober_ips(4)),
     Scenario(
