@@ -17,7 +17,9 @@ The service (``lanes``), on a database and Redis prefix of its own:
 
 - (a) the list as 100 batches of 100 sent by 10 clients at once (``POST /validate/batch``, synchronous);
 - (b) the list as one ``POST /bulk/jobs``, upload to ``completed`` (its download, after the clock, is
-  checked).
+  checked);
+- (c) with ``--beside N``: a list of N addresses (the lab grows to hold them) with batches of 10 of another
+  account beside it, against the same batches alone (``bench/beside.py``).
 
 Each row (``bench/lab_measure.py``): addresses per second, SMTP sessions the lab servers saw, the most one
 MX address saw in any 60 s window, verdicts that came out wrong (a ``userNN`` judged invalid or a
@@ -36,6 +38,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import math
 import signal
 import sys
 import time
@@ -46,6 +49,7 @@ from dataclasses import dataclass, replace
 
 import requests
 
+from bench.beside import beside
 from bench.lab_measure import Check, Row, measure, peak_rss, wrong_verdicts
 from bench.references import impolite_rows, per_group_rows, polite_rows
 from bench.validation_workers import (
@@ -87,7 +91,7 @@ WORLDS = {
     "shared-32": BenchWorld(200, 32, 50),
     "provider-4": BenchWorld(1000, 4, 10, lambda domains, _: provider_world(domains)),
 }
-PEAK_RSS: list[str] = []  # one line per configuration, printed after the table
+NOTES: list[str] = []  # peak RSS, the batches beside a list: printed after the table
 
 
 def the_list(domains: int, per_domain: int = 50) -> list[str]:
@@ -110,12 +114,16 @@ def main() -> None:
     parser.add_argument(
         "--reference", type=int, default=10_000, help="addresses the per-group reference probes"
     )
+    parser.add_argument(
+        "--beside", type=int, default=0, help="then a list this long with batches of 10 beside it (0: none)"
+    )
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so every process and database is cleaned up
     world = WORLDS[args.world]
     world = replace(world, domains=args.domains or world.domains)
     emails = the_list(world.domains, world.per_domain)
-    with MailLab(world.build(), latency=args.latency) as lab:
+    lab_world = replace(world, domains=max(world.domains, math.ceil(args.beside / world.per_domain)))
+    with MailLab(lab_world.build(), latency=args.latency) as lab:
         print(
             f"lab ({args.world}): {world.describe()}, {args.latency * 1000:.0f} ms per reply; "
             f"{len(emails):,} addresses\n"
@@ -125,14 +133,17 @@ def main() -> None:
             "| wrong verdicts | CPU per address: web + worker (worker) |"
         )
         print("|---|---:|---:|---:|---:|---:|---:|")
-        service = service_rows(lab, emails, args.probe_workers) if args.only in (None, "lanes") else []
+        service = []
+        if args.only in (None, "lanes"):
+            beside_list = the_list(lab_world.domains, world.per_domain)[: args.beside]
+            service = service_rows(lab, emails, args.probe_workers, beside_list)
         _print(service)
         polite = polite_rows(lab, emails)
         _print(polite)
         if args.only in (None, "per-group"):
             _print(per_group_rows(lab, emails[: args.reference]))
         _print(impolite_rows(lab, emails))
-        print("", *PEAK_RSS, sep="\n")
+        print("", *NOTES, sep="\n")
         _fractions(service, polite[0])
 
 
@@ -150,7 +161,9 @@ def _fractions(service: list[Row], polite: Row) -> None:
         )
 
 
-def service_rows(lab: MailLab, emails: list[str], probe_workers: int, name: str = "lanes") -> list[Row]:
+def service_rows(
+    lab: MailLab, emails: list[str], probe_workers: int, beside_list: list[str], name: str = "lanes"
+) -> list[Row]:
     rows = []
     with ExitStack() as stack:
         env = stack.enter_context(bench_environment(lab)) | {"WEB_CONCURRENCY": "2"}
@@ -168,9 +181,10 @@ def service_rows(lab: MailLab, emails: list[str], probe_workers: int, name: str 
             measure(lab, f"{name}: POST /bulk/jobs", pids, len(emails), lambda: bulk(base, key, emails))
         )
         peaks = ", ".join(peak_rss(worker.pid) for worker in workers)
-        PEAK_RSS.append(
-            f"- {name}: workers' peak RSS (VmHWM, after both paths; threads worker first) {peaks}"
-        )
+        NOTES.append(f"- {name}: workers' peak RSS (VmHWM, after both paths; threads worker first) {peaks}")
+        if beside_list:
+            domains = list(dict.fromkeys(email.rpartition("@")[2] for email in beside_list))
+            NOTES.append(beside(base, key, _account(env), beside_list, domains))
     return rows
 
 
