@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import zlib
 from collections.abc import Callable, Generator
 from typing import Any
 
@@ -58,7 +59,7 @@ class Fleet:
         self.memo: dict[tuple[int, int], float] = {}  # (worker, domain) -> end of its memoized cache reads
         self.broker: simpy.Store = simpy.Store(self.env)
         self.lanes: dict[LaneKey, Lane] = {}
-        self.group_ids = itertools.count()  # a group's id picks one of its MX address's lanes
+        self.group_ids = itertools.count()  # with Policy.split_by_group, a group's id picks its lane
         self.jobs: list[Job] = []
         self.counts = Counts()
         self.ledger = Ledger(self.env, world.warmup)
@@ -154,11 +155,13 @@ class Fleet:
         return wait
 
     def _lane_of(self, group: Group) -> LaneKey:
-        """``routes.lane_for``: one of the ``SMTP_SESSIONS_PER_MX_HOST`` lanes of the group's MX address,
-        by group id (``Policy.lanes_by_mx``), else the group's domain."""
+        """``routes.lane_for``: one of the ``SMTP_SESSIONS_PER_MX_HOST`` lanes of the group's MX address
+        (``Policy.lanes_by_mx``), by the CRC-32 of its domain (so one domain keeps one lane) or, with
+        ``Policy.split_by_group``, by group id; else the group's domain."""
         if not self.policy.lanes_by_mx:
             return group.domain
-        return (self.catalog.ip_of(group.domain), next(self.group_ids) % self.policy.per_host)
+        split = next(self.group_ids) if self.policy.split_by_group else zlib.crc32(str(group.domain).encode())
+        return (self.catalog.ip_of(group.domain), split % self.policy.per_host)
 
     def _wake(self, lane: Lane) -> float:
         lane.messages += 1

@@ -111,6 +111,11 @@ SCENARIOS = (
         "The same list with lanes per domain (before issue 26)",
         lambda w, p: (hosted_heavy(w), replace(p, lanes_by_mx=False)),
     ),
+    Scenario(
+        "hosted-heavy-by-group",
+        "The same list, an address's lanes split by group id instead of domain",
+        lambda w, p: (hosted_heavy(w), replace(p, split_by_group=True)),
+    ),
     Scenario("hosted-heavy-window", "The same list, JOB_WINDOW=1000", prober_ips(1, window=1000)),
     Scenario("hosted-heavy-ips-4", "The same list from 4 prober IPs (not built)", prober_ips(4)),
     Scenario(

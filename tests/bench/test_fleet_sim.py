@@ -57,7 +57,7 @@ def test_sessions_per_provider_ip_never_exceed_the_configured_limit(policy: Poli
 
 
 def test_a_limit_above_the_providers_earns_421s_and_a_backoff(policy: Policy) -> None:
-    fleet, row = simulate(replace(TINY, workers=8), replace(policy.with_per_host(8), lane_slots=8))
+    fleet, row = simulate(replace(TINY, workers=16), replace(policy.with_per_host(8), lane_slots=8))
     assert row.refusals_421 > 0
     assert _provider_peak(fleet) == TINY.provider_session_limit + 1  # the one that was refused
     assert any(mx.backoff_until > 0 for mx in fleet.ips.values())
