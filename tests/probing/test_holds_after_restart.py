@@ -7,17 +7,12 @@ process's hold renewal, the dead one this test letting go.
 
 from __future__ import annotations
 
-from datetime import timedelta
-
-from core import clock
 from models.jobs import GroupState
-from models.session import transaction
-from services.jobs import store
 from services.probing import holds, lanes, sweep
 from tests.faults.stack import poll
 from tests.fixtures.db import Persona
 from tests.limits.test_redis_restart import OwnRedis, own_redis
-from tests.probing.groups import group_state, queued_group
+from tests.probing.groups import claimed_group, group_state
 
 __all__ = ["own_redis"]
 
@@ -25,13 +20,7 @@ __all__ = ["own_redis"]
 def test_a_claim_whose_hold_an_empty_redis_lost_is_taken_back_only_if_its_holder_does_not_renew(
     long_timers: None, own_redis: OwnRedis, owner: Persona
 ) -> None:
-    group_id, domain = queued_group(owner)
-    token = lanes.take(domain)
-    assert token is not None
-    assert lanes.pop_round(domain, 10).group_ids == [group_id]
-    with transaction() as session:
-        now = clock.now()
-        store.claim_groups(session, {group_id: token}, now, now + timedelta(minutes=10))
+    group_id, domain, token, _ = claimed_group(owner)
     own_redis.stop()
     own_redis.start()  # empty: the lane's hold is gone, its holder alive
 

@@ -12,23 +12,15 @@ from datetime import timedelta
 
 from core import clock
 from models.jobs import GroupState
-from models.session import transaction
-from services.jobs import store
 from services.probing import lanes, sweep
 from tests.fixtures.db import Persona
-from tests.probing.groups import group_state, queued_group
+from tests.probing.groups import claimed_group, group_state, queued_group
 
 
 def test_a_group_claimed_under_a_hold_that_is_gone_goes_back_to_its_lane_at_the_next_sweep(
     long_timers: None, owner: Persona
 ) -> None:
-    group_id, domain = queued_group(owner)
-    token = lanes.take(domain)
-    assert token is not None
-    assert lanes.pop_round(domain, 10).group_ids == [group_id]
-    with transaction() as session:
-        now = clock.now()
-        [claim] = store.claim_groups(session, {group_id: token}, now, now + timedelta(minutes=10))
+    group_id, domain, token, claim = claimed_group(owner)
 
     sweep.sweep()
     assert group_state(group_id) == (GroupState.RUNNING.value, 1)  # its hold lives: left alone
