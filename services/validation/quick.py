@@ -17,18 +17,21 @@ exchange the period's row lock is never held across a DNS lookup.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 
+from core import clock
 from models.jobs import JobKind
+from models.session import transaction
 from services.auth import Actor
-from services.jobs import store
-from services.jobs.options import JobOptions
+from services.jobs import list_rows, recent, store
+from services.jobs.options import JobOptions, stamped
 from services.probing import completion
 from services.probing.fleet_engine import shared_engine
 from services.usage import charging
 from services.usage.quota import QuotaStatus
 from verifier.engine import Options, assemble, syntax_failure_result
 from verifier.results import JsonValue, ValidationResult
-from verifier.syntax import SyntaxFailure
+from verifier.syntax import ParsedAddress, SyntaxFailure
 
 
 @dataclass(frozen=True)
@@ -39,15 +42,34 @@ class QuickAnswer:
 
 
 def validate_quick(actor: Actor, email: str, options: JobOptions) -> QuickAnswer:
-    """Judge ``email`` without SMTP, then charge one validation and record it together."""
-    result = quick_result(email, options.engine)
+    """Judge ``email`` without SMTP (or take the account's recent verdict on it, when ``options.max_age``
+    allows one), then charge one validation and record it together."""
+    parsed = shared_engine().parse(email)
+    verdict_email = None if isinstance(parsed, SyntaxFailure) else parsed.email
+    stored = recent_answer(actor, email, verdict_email, options) or stamped(
+        _judged(email, parsed, options.engine).to_dict(), clock.now()
+    )
     public_id = store.new_public_id(JobKind.SINGLE)
     single = store.FinishedSingle(
-        public_id, actor.account.id, actor.key_id, options, email, result, result.to_dict()
+        public_id, actor.account.id, actor.key_id, options, email, stored, verdict_email
     )
     charge = charging.statement_charge(actor.account, 1, public_id)
     quota = store.charge_and_insert_finished_single(charge, single) or _charge_and_record(actor, single)
     return QuickAnswer(public_id, single.stored, quota)
+
+
+def recent_answer(
+    actor: Actor, raw: str, verdict_email: str | None, options: JobOptions
+) -> dict[str, JsonValue] | None:
+    """The account's recent verdict on ``verdict_email`` (the normalised address) within ``max_age``, as
+    the answer to ``raw``; None when there is none, or none was asked for."""
+    if not options.max_age or verdict_email is None:
+        return None
+    since = clock.now() - timedelta(seconds=options.max_age)
+    with transaction() as session:
+        found = recent.find(session, actor.account.id, options.to_json(), [verdict_email], since)
+    hit = found.get(verdict_email)
+    return None if hit is None else list_rows.answer(JobKind.SINGLE.value, 0, raw, None, hit)
 
 
 def _charge_and_record(actor: Actor, single: store.FinishedSingle) -> QuotaStatus:
@@ -63,9 +85,11 @@ def _charge_and_record(actor: Actor, single: store.FinishedSingle) -> QuotaStatu
 
 def quick_result(raw: str, options: Options) -> ValidationResult:
     """Stages 1, 2 and 4 of the engine; stage 3 (SMTP) is what quickMode skips."""
-    engine = shared_engine()
-    parsed = engine.parse(raw)
+    return _judged(raw, shared_engine().parse(raw), options)
+
+
+def _judged(raw: str, parsed: ParsedAddress | SyntaxFailure, options: Options) -> ValidationResult:
     if isinstance(parsed, SyntaxFailure):
         return syntax_failure_result(raw, parsed)
-    outcome = engine.run_group([parsed], options)
+    outcome = shared_engine().run_group([parsed], options)
     return assemble(parsed, outcome.mail_domain, None, options)
