@@ -27,9 +27,6 @@ from sqlalchemy.orm import Session
 
 from services.jobs.options import json_text
 
-# The longest ``options.maxAge`` (30 days): mailboxes close every month, and an older verdict says little.
-MAX_AGE_LIMIT = 30 * 86_400
-
 
 def variant_sql(options: str) -> str:
     """SQL of the variant of the job options ``options`` (a jsonb expression): one definition for the writes

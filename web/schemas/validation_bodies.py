@@ -10,7 +10,7 @@ from pydantic import Field, WithJsonSchema
 from models.accounts import Account
 from services.jobs.options import JobOptions
 from services.validation.errors import BATCH_MAXIMUM
-from settings import VALIDATE_TIMEOUT_RANGE
+from settings import MAX_AGE_RANGE, VALIDATE_TIMEOUT_RANGE, get_settings
 from web.schemas.base import Body
 from web.schemas.inputs import NUL_FREE
 
@@ -23,10 +23,20 @@ RETRY_TEMPORARY = (
 )
 
 
+MAX_AGE = (
+    "seconds, 0 to 2592000 (30 days): an address this account validated within them with the same options "
+    "(and plan) is answered from that verdict, with no new DNS or SMTP traffic, `metadata.cached` true and "
+    "`metadata.checkedAt` the time of the check; only final verdicts are reused (none with a check unknown). "
+    "Charged as any validation. 0 always checks live; left out, the service's default "
+    "(RECENT_VERDICT_MAX_AGE, 0 unless the operator set one)"
+)
+
+
 class ValidateOptions(Body):
     quick_mode: bool = Field(default=False, description="skip the SMTP and catch-all checks")
     skip_catch_all: bool = Field(default=False, description="skip catch-all detection")
     retry_temporary: bool = Field(default=False, description=RETRY_TEMPORARY)
+    max_age: int | None = Field(default=None, ge=MAX_AGE_RANGE[0], le=MAX_AGE_RANGE[1], description=MAX_AGE)
 
 
 TIMEOUT = (
@@ -73,6 +83,8 @@ class Switches(Protocol):
     def skip_catch_all(self) -> bool: ...
     @property
     def retry_temporary(self) -> bool: ...
+    @property
+    def max_age(self) -> int | None: ...
 
 
 def job_options(account: Account, options: Switches) -> JobOptions:
@@ -81,4 +93,10 @@ def job_options(account: Account, options: Switches) -> JobOptions:
         quick_mode=options.quick_mode,
         skip_catch_all=options.skip_catch_all,
         retry_temporary=options.retry_temporary,
+        max_age=default_max_age() if options.max_age is None else options.max_age,
     )
+
+
+def default_max_age() -> int:
+    """``options.maxAge`` of a request that names none (``RECENT_VERDICT_MAX_AGE``)."""
+    return get_settings().jobs.recent_max_age
