@@ -89,3 +89,10 @@ def find(
 def reused(result: dict[str, Any]) -> dict[str, Any]:
     """The copy of a stored verdict an answer is drawn from: its own ``checkedAt``, ``cached`` true."""
     return {**result, "metadata": {**result["metadata"], "cached": True}}
+
+
+def verdict_metadata(result: Mapping[str, Any]) -> dict[str, Any]:
+    """What an answer's ``metadata`` says of the stored ``result``: ``cached`` and ``checkedAt`` (None for
+    a result never stored, such as a timed-out answer's)."""
+    stored = result.get("metadata") or {}
+    return {"cached": bool(stored.get("cached", False)), "checkedAt": stored.get("checkedAt")}

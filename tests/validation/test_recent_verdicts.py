@@ -14,7 +14,7 @@ from maillab import MailLab
 from models.jobs import RecentVerdict
 from models.session import transaction
 from tests.fixtures.db import Persona, open_persona
-from tests.workers.harness import Api, Worker
+from tests.workers.harness import Api, Worker, poll_until_finished
 
 HOUR = 3600
 
@@ -194,6 +194,22 @@ def test_a_cached_answer_is_on_its_own_results_url(live_api: Api, worker: Worker
     assert page["results"][0]["metadata"]["checkedAt"] == batch["results"][0]["metadata"]["checkedAt"]
 
 
+def test_a_bulk_list_with_max_age_answers_known_addresses_from_verdicts(
+    live_api: Api, worker: Worker, lab: MailLab
+) -> None:
+    persona = open_persona()
+    known = validate(live_api, persona, "mallory@mailbox.test", maxAge=HOUR)
+    entries = ["mallory@mailbox.test", "niaj@mailbox.test"]
+
+    job = live_api.call("post", "/bulk/jobs", persona, json=entries, params={"maxAge": str(HOUR)}).json()
+    poll_until_finished(live_api, persona, f"/bulk/jobs/{job['id']}", 60)
+    rows = live_api.call("get", f"/bulk/jobs/{job['id']}/download?format=json", persona).json()
+
+    assert [row["metadata"]["cached"] for row in rows] == [True, False]
+    assert rows[0]["metadata"]["checkedAt"] == known["metadata"]["checkedAt"]
+    assert (rcpts(lab, "mailbox", "mallory"), rcpts(lab, "mailbox", "niaj")) == (1, 1)
+
+
 @pytest.mark.parametrize("max_age", [-1, 2_592_001, "60", 1.5, True])
 @pytest.mark.parametrize("path", ["/validate", "/validate/batch"])
 def test_a_bad_max_age_is_refused_naming_the_field(
@@ -209,9 +225,13 @@ def test_a_bad_max_age_is_refused_naming_the_field(
 
 
 def test_the_api_description_documents_max_age_and_cached(live_api: Api) -> None:
-    schemas = live_api.call("get", "/openapi.json").json()["components"]["schemas"]
+    document = live_api.call("get", "/openapi.json").json()
+    schemas = document["components"]["schemas"]
 
-    described = str(schemas)
+    bulk = document["paths"]["/bulk/jobs"]["post"]["parameters"]
 
-    assert "maxAge" in described
-    assert "cached" in described and "checkedAt" in described
+    for options in ("SingleOptions", "ValidateOptions"):
+        assert schemas[options]["properties"]["maxAge"]["maximum"] == 2_592_000
+    assert "maxAge" in [parameter["name"] for parameter in bulk]
+    for metadata in ("MetadataOut", "ResultMetadataOut"):
+        assert {"cached", "checkedAt"} <= set(schemas[metadata]["properties"])

@@ -12,6 +12,7 @@ from flask import Blueprint, Response
 from core.clock import now
 from core.times import iso
 from services import links
+from services.jobs.recent import verdict_metadata
 from services.validation import answers
 from verifier.results import JsonValue
 from web.auth import current_auth, require_scope
@@ -23,7 +24,7 @@ from web.openapi import document
 from web.parsing import parse_body
 from web.pipeline import time_left
 from web.schemas.base import json_response, respond
-from web.schemas.results import AcceptedOut, SingleResultOut, verdict_metadata
+from web.schemas.results import AcceptedOut, SingleResultOut
 from web.schemas.single_result import single_result_json
 from web.schemas.validation_bodies import ValidateBody, job_options
 

@@ -12,6 +12,7 @@ from pydantic import ConfigDict, Field
 from models.jobs import ValidationJob
 from services import links
 from services.branding import Brand
+from services.jobs.recent import verdict_metadata
 from services.probing.completion import processing_ms
 from services.validation.submit import ResultsPage
 from web.schemas.base import Out, Query, Timestamp
@@ -59,12 +60,6 @@ class ResultMetadataOut(BrandOut):
 
     cached: bool = Field(False, description=CACHED)
     checked_at: Timestamp | None = Field(None, description=CHECKED_AT)
-
-
-def verdict_metadata(result: Mapping[str, Any]) -> dict[str, Any]:
-    """``cached`` and ``checkedAt`` as the stored ``result`` carries them (``services.jobs.recent``)."""
-    stored = result.get("metadata") or {}
-    return {"cached": bool(stored.get("cached", False)), "checkedAt": stored.get("checkedAt")}
 
 
 class ResultOut(Out):
