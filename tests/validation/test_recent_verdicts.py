@@ -178,6 +178,15 @@ def test_quick_mode_answers_from_a_quick_verdict_only(live_api: Api, worker: Wor
     assert full["metadata"]["cached"] is False
 
 
+def test_a_quick_validation_without_max_age_keeps_no_verdict(live_api: Api, worker: Worker) -> None:
+    persona = open_persona()
+    validate(live_api, persona, "olivia@mailbox.test", quickMode=True)
+
+    later = validate(live_api, persona, "olivia@mailbox.test", quickMode=True, maxAge=HOUR)
+
+    assert later["metadata"]["cached"] is False
+
+
 def test_a_cached_answer_is_on_its_own_results_url(live_api: Api, worker: Worker) -> None:
     persona = open_persona()
     validate(live_api, persona, "judy@mailbox.test", maxAge=HOUR)
