@@ -8,11 +8,12 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from maillab import MailLab
 from models.jobs import RecentVerdict
 from models.session import transaction
+from services import retention
 from tests.fixtures.db import Persona, open_persona
 from tests.workers.harness import Api, Worker, poll_until_finished
 
@@ -217,6 +218,25 @@ def test_a_bulk_list_with_max_age_answers_known_addresses_from_verdicts(
     assert [row["metadata"]["cached"] for row in rows] == [True, False]
     assert rows[0]["metadata"]["checkedAt"] == known["metadata"]["checkedAt"]
     assert (rcpts(lab, "mailbox", "mallory"), rcpts(lab, "mailbox", "niaj")) == (1, 1)
+
+
+def test_verdicts_older_than_the_longest_max_age_are_purged(live_api: Api, worker: Worker) -> None:
+    persona = open_persona()
+    for email in ("peggy@mailbox.test", "rupert@mailbox.test"):
+        validate(live_api, persona, email, maxAge=HOUR)
+    mine = RecentVerdict.account_id == persona.account_id
+    with transaction() as session:
+        session.execute(
+            update(RecentVerdict)
+            .where(mine, RecentVerdict.email == "peggy@mailbox.test")
+            .values(checked_at=RecentVerdict.checked_at - timedelta(days=30, minutes=1))
+        )
+
+    retention.purge_expired()
+
+    with transaction() as session:
+        kept = session.scalars(select(RecentVerdict.email).where(mine)).all()
+    assert kept == ["rupert@mailbox.test"]
 
 
 @pytest.mark.parametrize("max_age", [-1, 2_592_001, "60", 1.5, True])
