@@ -27,6 +27,15 @@ def validate(live_api: Api, persona: Persona, email: str, **options: Any) -> dic
     return body
 
 
+def batch(live_api: Api, persona: Persona, emails: list[str]) -> dict[str, Any]:
+    """``emails`` validated as a batch with ``maxAge`` an hour; its 200 body."""
+    body = {"emails": emails, "options": {"maxAge": HOUR}}
+    response = live_api.call("post", "/validate/batch", persona, json=body)
+    assert response.status_code == 200, response.text
+    answer: dict[str, Any] = response.json()
+    return answer
+
+
 def rcpts(lab: MailLab, server: str, local: str) -> int:
     """RCPT commands the lab's ``server`` received for ``local`` (kept sessions included)."""
     return sum(
@@ -115,12 +124,7 @@ def test_a_batch_answers_known_addresses_from_verdicts_and_probes_the_rest(
     known = validate(live_api, persona, "erin@mailbox.test", maxAge=HOUR)
     emails = ["erin@mailbox.test", "frank@mailbox.test", "ERIN@mailbox.test", "not an address"]
 
-    response = live_api.call(
-        "post", "/validate/batch", persona, json={"emails": emails, "options": {"maxAge": HOUR}}
-    )
-
-    assert response.status_code == 200, response.text
-    results = response.json()["results"]
+    results = batch(live_api, persona, emails)["results"]
     assert [r["metadata"]["cached"] for r in results] == [True, False, True, False]
     assert results[0]["metadata"]["checkedAt"] == known["metadata"]["checkedAt"]
     assert results[0]["checks"] == known["checks"]
@@ -135,12 +139,7 @@ def test_a_batch_whose_every_address_is_known_completes_without_a_probe(
     validate(live_api, persona, "grace@mailbox.test", maxAge=HOUR)
     sessions = lab.servers["mailbox"].sessions_opened
 
-    body = live_api.call(
-        "post",
-        "/validate/batch",
-        persona,
-        json={"emails": ["grace@mailbox.test"], "options": {"maxAge": HOUR}},
-    ).json()
+    body = batch(live_api, persona, ["grace@mailbox.test"])
 
     result = body["results"][0]
     assert (body["status"], result["metadata"]["cached"]) == ("completed", True)
@@ -152,12 +151,7 @@ def test_answers_from_recent_verdicts_are_charged_as_validations(live_api: Api, 
     persona = open_persona()
     validate(live_api, persona, "heidi@mailbox.test", maxAge=HOUR)
     assert validate(live_api, persona, "heidi@mailbox.test", maxAge=HOUR)["metadata"]["cached"] is True
-    live_api.call(
-        "post",
-        "/validate/batch",
-        persona,
-        json={"emails": ["heidi@mailbox.test"], "options": {"maxAge": HOUR}},
-    )
+    batch(live_api, persona, ["heidi@mailbox.test"])
 
     usage = live_api.call("get", "/api/usage", persona).json()
 
@@ -191,17 +185,12 @@ def test_a_quick_validation_without_max_age_keeps_no_verdict(live_api: Api, work
 def test_a_cached_answer_is_on_its_own_results_url(live_api: Api, worker: Worker) -> None:
     persona = open_persona()
     validate(live_api, persona, "judy@mailbox.test", maxAge=HOUR)
-    batch = live_api.call(
-        "post",
-        "/validate/batch",
-        persona,
-        json={"emails": ["judy@mailbox.test"], "options": {"maxAge": HOUR}},
-    ).json()
+    answered = batch(live_api, persona, ["judy@mailbox.test"])
 
-    page = live_api.call("get", f"/batches/{batch['batchId']}/results", persona).json()
+    page = live_api.call("get", f"/batches/{answered['batchId']}/results", persona).json()
 
     assert page["results"][0]["metadata"]["cached"] is True
-    assert page["results"][0]["metadata"]["checkedAt"] == batch["results"][0]["metadata"]["checkedAt"]
+    assert page["results"][0]["metadata"]["checkedAt"] == answered["results"][0]["metadata"]["checkedAt"]
 
 
 def test_a_bulk_list_with_max_age_answers_known_addresses_from_verdicts(
@@ -251,6 +240,15 @@ def test_a_bad_max_age_is_refused_naming_the_field(
     assert response.status_code == 400, response.text
     assert (response.json()["error"], response.json()["field"]) == ("Bad Request", "options.maxAge")
     assert response.json()["message"]
+
+
+def test_a_whole_number_written_with_a_fraction_is_a_max_age(live_api: Api, worker: Worker) -> None:
+    persona = open_persona()
+    validate(live_api, persona, "sybil@mailbox.test", maxAge=HOUR)
+
+    again = validate(live_api, persona, "sybil@mailbox.test", maxAge=3600.0)
+
+    assert again["metadata"]["cached"] is True
 
 
 def test_the_api_description_documents_max_age_and_cached(live_api: Api) -> None:

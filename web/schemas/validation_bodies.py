@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Annotated, Protocol
 
-from pydantic import Field, WithJsonSchema
+from pydantic import BeforeValidator, Field, WithJsonSchema
 
 from models.accounts import Account
 from services.jobs.options import JobOptions
 from services.validation.errors import BATCH_MAXIMUM
 from settings import MAX_AGE_RANGE, VALIDATE_TIMEOUT_RANGE, get_settings
 from web.schemas.base import Body
-from web.schemas.inputs import NUL_FREE
+from web.schemas.inputs import NUL_FREE, integral
 
 Email = Annotated[str, Field(max_length=254, description="at most 254 characters")]
 
@@ -31,12 +31,15 @@ MAX_AGE = (
     "(RECENT_VERDICT_MAX_AGE, 0 unless the operator set one)"
 )
 
+# Whole seconds: 60.0 is 60 (JSON has one number type), 1.5 and "60" are refused.
+MaxAge = Annotated[int, Field(ge=MAX_AGE_RANGE[0], le=MAX_AGE_RANGE[1]), BeforeValidator(integral)]
+
 
 class ValidateOptions(Body):
     quick_mode: bool = Field(default=False, description="skip the SMTP and catch-all checks")
     skip_catch_all: bool = Field(default=False, description="skip catch-all detection")
     retry_temporary: bool = Field(default=False, description=RETRY_TEMPORARY)
-    max_age: int | None = Field(default=None, ge=MAX_AGE_RANGE[0], le=MAX_AGE_RANGE[1], description=MAX_AGE)
+    max_age: MaxAge | None = Field(default=None, description=MAX_AGE)
 
 
 TIMEOUT = (
