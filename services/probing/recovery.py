@@ -37,7 +37,7 @@ class Recovery:
         self._thread: threading.Thread | None = None
 
     def sweep_when_back(self, lane: tuple[str, str] | None = None) -> None:
-        """Sweep once both stores answer; first let go of ``lane`` (domain, token) if given."""
+        """Sweep once both stores answer; first let go of ``lane`` (name, token) if given."""
         with self._lock:
             self._owed += [lane] if lane else []
             self._wanted = True
@@ -62,9 +62,9 @@ class Recovery:
 def recover(owed: list[tuple[str, str]]) -> bool:
     """Let go of ``owed`` lanes, then sweep; False while a store is still unreachable."""
     try:
-        for domain, token in owed:
-            if lanes.let_go(domain, token):
-                wake(domain)
+        for lane, token in owed:
+            if lanes.let_go(lane, token):
+                wake(lane)
         touched = sweep.sweep(after_fault=True)
     except (RedisError, DBAPIError) as error:
         log.info("not recovered yet, a store is unreachable: %s", error)
