@@ -45,6 +45,8 @@ POLICY = "554 5.7.1 rejected: policy"
 SHARED_ORDINARY = tuple(f"shared-{i}.test" for i in range(8))
 SHARED_CATCH_ALL = ("shared-catchall-0.test", "shared-catchall-1.test")
 TENANT_DOMAINS = ("tenant-a.test", "tenant-b.test", "tenant-c.test")
+# Domains behind the shared "provider" server (a mailbox provider's MX: many customers, no error limit).
+PROVIDER_DOMAINS = tuple(f"provider-{i:02d}.test" for i in range(24))
 
 SERVERS: tuple[SmtpServerSpec, ...] = (
     SmtpServerSpec("mailbox", "127.0.0.11", Behaviour(mailboxes=MAILBOXES | ROLE_MAILBOXES)),
@@ -113,6 +115,7 @@ SERVERS: tuple[SmtpServerSpec, ...] = (
     SmtpServerSpec(
         "partial", "127.0.0.43", Behaviour(mailboxes=MAILBOXES, hosted=frozenset({"partial-home.test"}))
     ),
+    SmtpServerSpec("provider", "127.0.0.44", Behaviour(mailboxes=MAILBOXES)),
 )
 
 
@@ -132,6 +135,7 @@ def _simple_domains() -> tuple[DomainSpec, ...]:
     pairs = [mail_domain(f"{spec.name}.test", spec.ip) for spec in SERVERS if spec.name not in _PROVIDERS]
     pairs += [mail_domain(name, "127.0.0.41") for name in SHARED_ORDINARY + SHARED_CATCH_ALL]
     pairs += [mail_domain(name, "127.0.0.42") for name in TENANT_DOMAINS]
+    pairs += [mail_domain(name, "127.0.0.44") for name in PROVIDER_DOMAINS]
     pairs += [mail_domain(name, "127.0.0.43") for name in ("partial-home.test", "partial-away.test")]
     pairs.append(mail_domain("dead.test", DEAD_IP))
     # Two more dead domains: three unreachable domains in one job read as our outbound port 25 closed.

@@ -59,7 +59,7 @@ def lane_refs(groups: list[tuple[int, str, int, int]]) -> list[LaneRef]:
     """Refs of ``(group id, domain, addresses, account)`` rows, each routed to its lane."""
     addresses = routes.mx_addresses(domain for _, domain, _, _ in groups)
     return [
-        LaneRef(group_id, routes.lane_for(domain, addresses[domain], group_id), account_id, size)
+        LaneRef(group_id, routes.lane_for(domain, addresses[domain]), account_id, size)
         for group_id, domain, size, account_id in groups
     ]
 

@@ -10,9 +10,10 @@ At dispatch a group's domain is resolved through the engine's own resolver (its 
 Redis and memoized in the process, so this is mostly a memory read, and a miss warms the cache the probe
 reads next). The lane is named for the address the prober would connect to first (MX preference, IPv4
 first, public addresses only unless the lab's loopback is allowed) and split into ``sessions_per_mx_host``
-lanes by group id: one drain holds one session at a time, so an address's lanes together use the
-sessions the politeness cap allows it, no more. A domain with no MX address, or whose answer is not in
-within ``ROUTE_SECONDS``, keeps a lane of its own, named for the domain, as before.
+lanes by domain: one drain holds one session at a time, so an address's lanes together use the sessions
+the politeness cap allows it, no more, and one domain's groups stay in one lane (one session at a time
+per domain, its catch-all asked once, as with a lane per domain). A domain with no MX address, or whose
+answer is not in within ``ROUTE_SECONDS``, keeps a lane of its own, named for the domain, as before.
 
 Postgres stays the record: a lane name is never stored (a claim records its lane in the hold's token,
 ``lanes.take``), and a domain routed differently later (its MX changed, its answer came late) costs at
@@ -22,6 +23,7 @@ most a ref pushed to two lanes, whose second claim fails.
 from __future__ import annotations
 
 import logging
+import zlib
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor, wait
 
@@ -43,11 +45,12 @@ def mx_addresses(domains: Iterable[str]) -> dict[str, str | None]:
     return {domain: found.result() if found in done else None for domain, found in lookups.items()}
 
 
-def lane_for(domain: str, address: str | None, group_id: int) -> str:
-    """The lane of one group: one of its MX address's lanes, or its domain's own."""
+def lane_for(domain: str, address: str | None) -> str:
+    """The lane of a domain's groups: one of its MX address's lanes (the same in every process: CRC-32,
+    not Python's salted ``hash``), or its own."""
     if address is None:
         return domain
-    return f"mx/{address}/{group_id % max(get_settings().jobs.sessions_per_mx_host, 1)}"
+    return f"mx/{address}/{zlib.crc32(domain.encode()) % max(get_settings().jobs.sessions_per_mx_host, 1)}"
 
 
 def _first_address(domain: str) -> str | None:

@@ -337,7 +337,7 @@ class GroupRun:
             lease = self._limiter.acquire(target.ip, min(KEEPER_POLL, self.deadline.remaining()))
             if lease is not None or self.deadline.expired:
                 return lease
-            self._keeper.close_idle_to(target.ip)
+            self._keeper.close_idle_to(target.ip, idle_for=KEEPER_POLL)
 
     def _release(self, session: ProbeSession) -> None:
         session.close()

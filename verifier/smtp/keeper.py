@@ -108,11 +108,18 @@ class SessionKeeper:
         each([kept.release for kept in closing])
         return len(closing)
 
-    def close_idle_to(self, ip: str) -> int:
-        """Close the idle sessions to ``ip`` (any MX name): a group that needs a new session there and
-        finds the per-IP limit full would otherwise wait for them to time out."""
+    def close_idle_to(self, ip: str, idle_for: float = 0.0) -> int:
+        """Close the sessions to ``ip`` idle for ``idle_for`` seconds or more: a group that needs a new
+        session there and finds no slot would otherwise wait for them to time out. One kept a moment ago
+        stays: its lane's next group is about to take it, and the slot was not what we waited for (the
+        spacing between new sessions answers "not yet" too)."""
+        since = time.monotonic() - idle_for
         with self._lock:
-            closing = self._idle.pop(ip, [])
+            idle = self._idle.get(ip, [])
+            closing = [kept for kept in idle if kept.idle_since <= since]
+            self._idle[ip] = [kept for kept in idle if kept not in closing]
+            if not self._idle[ip]:
+                del self._idle[ip]
         each([kept.release for kept in closing])
         return len(closing)
 
