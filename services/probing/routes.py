@@ -23,26 +23,41 @@ most a ref pushed to two lanes, whose second claim fails.
 from __future__ import annotations
 
 import logging
+import threading
 import zlib
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 
+from services.probing.dns_memo import MEMO_ENTRIES, MEMO_SECONDS
 from services.probing.fleet_engine import shared_engine
 from settings import get_settings
+from verifier.dns.cache import MemoryCache
 from verifier.public_ip import text_refusal_reason
 
 log = logging.getLogger(__name__)
 ROUTE_SECONDS = 1.0  # DNS answers not in by then leave their domains in lanes of their own
-# Lookups run beside the caller so that one slow domain costs a batch its own wait, not one per domain.
-_LOOKUPS = ThreadPoolExecutor(max_workers=16, thread_name_prefix="lane-routes")
+NO_ADDRESS = ""  # memoized: the domain has no MX address to route by
+# Lookups run beside the caller so that one slow domain costs a batch its own wait, not one per domain;
+# batches in flight at once share the lookups of their common domains (``_pending``), and answers are
+# memoized as the DNS memo does (``dns_memo``), so a dispatch mostly reads memory.
+_LOOKUPS = ThreadPoolExecutor(max_workers=32, thread_name_prefix="lane-routes")
+_lock = threading.RLock()  # a lookup done before its callback is added runs the callback under it
+_pending: dict[str, Future[str | None]] = {}
+_memo = MemoryCache(max_entries=MEMO_ENTRIES)
 
 
 def mx_addresses(domains: Iterable[str]) -> dict[str, str | None]:
     """The MX address each domain's sessions would go to first, None when there is none (or no answer
     within ``ROUTE_SECONDS``)."""
-    lookups = {domain: _LOOKUPS.submit(_first_address, domain) for domain in sorted(set(domains))}
+    found: dict[str, str | None] = {}
+    lookups: dict[str, Future[str | None]] = {}
+    for domain in set(domains):
+        if (memoized := _memo.get(domain)) is not None:
+            found[domain] = memoized or None
+        else:
+            lookups[domain] = _lookup(domain)
     done, _ = wait(lookups.values(), timeout=ROUTE_SECONDS)
-    return {domain: found.result() if found in done else None for domain, found in lookups.items()}
+    return found | {domain: lookup.result() if lookup in done else None for domain, lookup in lookups.items()}
 
 
 def lane_for(domain: str, address: str | None) -> str:
@@ -51,6 +66,27 @@ def lane_for(domain: str, address: str | None) -> str:
     if address is None:
         return domain
     return f"mx/{address}/{zlib.crc32(domain.encode()) % max(get_settings().jobs.sessions_per_mx_host, 1)}"
+
+
+def _lookup(domain: str) -> Future[str | None]:
+    """The lookup of ``domain`` in flight, or a new one."""
+    with _lock:
+        lookup = _pending.get(domain)
+        if lookup is None:
+            lookup = _pending[domain] = _LOOKUPS.submit(_remembered, domain)
+            lookup.add_done_callback(lambda _: _forget(domain))
+        return lookup
+
+
+def _forget(domain: str) -> None:
+    with _lock:
+        _pending.pop(domain, None)
+
+
+def _remembered(domain: str) -> str | None:
+    address = _first_address(domain)
+    _memo.set(domain, address or NO_ADDRESS, MEMO_SECONDS)
+    return address
 
 
 def _first_address(domain: str) -> str | None:
