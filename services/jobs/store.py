@@ -576,6 +576,7 @@ class Claim:
     options: dict[str, Any]  # parsed inside the guarded part of a round: unreadable options fail it
     deadline: datetime
     kind: str = "batch"
+    domain: str = ""  # the group's (ASCII) domain: groups of several domains share a lane's round
 
 
 def claim_groups(
@@ -602,11 +603,12 @@ def claim_groups(
             ValidationJob.options,
             ValidationJob.deadline,
             ValidationJob.kind,
+            JobGroup.domain,
         )
     ).all()
     return [
-        Claim(group_id, attempt, job_id, list(emails), dict(options), deadline, kind)
-        for group_id, attempt, job_id, emails, options, deadline, kind in sorted(rows)
+        Claim(group_id, attempt, job_id, list(emails), dict(options), deadline, kind, domain)
+        for group_id, attempt, job_id, emails, options, deadline, kind, domain in sorted(rows)
     ]
 
 

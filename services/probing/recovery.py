@@ -37,7 +37,7 @@ class Recovery:
         self._thread: threading.Thread | None = None
 
     def sweep_when_back(self, lane: tuple[str, str] | None = None) -> None:
-        """Sweep once both stores answer; first let go of ``lane`` (domain, token) if given."""
+        """Sweep once both stores answer; first let go of ``lane`` (name, token) if given."""
         with self._lock:
             self._owed += [lane] if lane else []
             self._wanted = True
@@ -64,9 +64,9 @@ def recover(owed: list[tuple[str, str]]) -> bool:
     unreachable, or while a Redis that restarted has not yet had the live workers' holds put back."""
     try:
         while owed:
-            domain, token = owed[0]
-            if lanes.let_go(domain, token):
-                wake(domain)
+            lane, token = owed[0]
+            if lanes.let_go(lane, token):
+                wake(lane)
             owed.pop(0)
         if not holds.reasserted():
             log.info("Redis restarted a moment ago: sweeping once live workers renewed their holds")

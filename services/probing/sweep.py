@@ -38,7 +38,6 @@ from models.session import transaction
 from services.broker import PLAN_JOB_TASK, send_after_commit
 from services.jobs import store
 from services.probing import dispatch, holds, lanes
-from services.probing.lanes import LaneRef
 from settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -97,9 +96,12 @@ def take_back_orphans(now: datetime) -> int:
         JobGroup.state == GroupState.RUNNING.value, JobGroup.held_by.is_not(None), JobGroup.lease_until >= now
     )
     with transaction() as session:
-        rows = session.execute(running).all()
-        owners = lanes.owners(row.domain for row in rows)
-        gone = [(row.id, row.held_by) for row in rows if owners[row.domain] != row.held_by]
+        rows = [
+            (row.id, row.held_by, lanes.lane_of(row.held_by) or row.domain)
+            for row in session.execute(running)
+        ]
+        owners = lanes.owners(lane for _, _, lane in rows)
+        gone = [(group, held_by) for group, held_by, lane in rows if owners[lane] != held_by]
         store.take_back(session, gone)
     if gone:
         log.warning("%d groups taken back from lane owners that are gone", len(gone))
@@ -110,13 +112,10 @@ def requeue_lost(before: datetime) -> int:
     """``queued`` (since ``before``) groups missing from their lanes pushed again, lanes nobody owns woken;
     how many lanes were woken. A group popped by a live worker a moment ago is pushed again too: its
     second claim finds it taken and costs one UPDATE."""
-    refs = [
-        LaneRef(group_id, domain, account_id, size)
-        for group_id, domain, size, account_id in _queued_since(before)
-    ]
-    woken = lanes.revive(refs) if refs else []
-    for domain in woken:
-        dispatch.wake(domain)
+    queued = _queued_since(before)
+    woken = lanes.revive(dispatch.lane_refs(queued)) if queued else []
+    for lane in woken:
+        dispatch.wake(lane)
     return len(woken)
 
 
