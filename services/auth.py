@@ -41,7 +41,7 @@ class Presented:
 
     @property
     def is_publishable(self) -> bool:
-        return self.credential.startswith(secrets.PUBLISHABLE_PREFIX)
+        return secrets.is_publishable(self.credential)
 
     @property
     def cache_key(self) -> tuple[bool, str]:
@@ -62,6 +62,11 @@ class Actor(Protocol):
     def scopes(self) -> list[str]: ...
     @property
     def is_publishable(self) -> bool: ...
+    @property
+    def livemode(self) -> bool:
+        """False in test mode (a test key, the dashboard's test switch): the sandbox, nothing charged, and
+        only test-mode data seen or made."""
+
     @property
     def generation(self) -> str | None:
         """The key-state generation this actor was read under (``services.snapshots``); None when it was
@@ -94,6 +99,10 @@ class AuthContext:
     @property
     def key_id(self) -> int:
         return self.key.id
+
+    @property
+    def livemode(self) -> bool:
+        return self.key.livemode
 
     def confirmed(self, current: str | None) -> AuthContext:
         return confirm(self, current)
@@ -189,7 +198,7 @@ def _find_key(presented: Presented) -> ApiKey | None:
     stmt = select(ApiKey).options(joinedload(ApiKey.account))
     if presented.is_publishable:
         stmt = stmt.where(ApiKey.publishable_key == credential)
-    elif credential.startswith(secrets.SECRET_PREFIX):
+    elif secrets.is_secret(credential):
         stmt = stmt.where(ApiKey.secret_hash == secrets.hash_secret(credential))
     else:
         return None

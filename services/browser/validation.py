@@ -47,7 +47,9 @@ def answer(
     ensure_origin(auth, origin)
     if not throttle.admit(auth.account, auth.key.id, visitor_ip):
         return _answered(auth, throttled(result_email(email)), None)
-    options = JobOptions.for_account(auth.account, quick_mode=False, skip_catch_all=False)
+    options = JobOptions.for_account(
+        auth.account, quick_mode=False, skip_catch_all=False, livemode=auth.livemode
+    )
     try:
         admit()
         single, quota = answers.validate_within(auth, email, options, seconds)

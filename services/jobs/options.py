@@ -24,12 +24,20 @@ class JobOptions:
     # Temporary failures (greylisting, 421, timeouts) are answered unknown at once either way; with this
     # on they are also retried in the background until the job's deadline (``services.probing.settling``).
     retry_temporary: bool = False
+    # False: a test-mode job (``verifier.sandbox`` answers it; nothing charged, seen by test keys only).
+    livemode: bool = True
 
     @classmethod
     def for_account(
-        cls, account: Account, *, quick_mode: bool, skip_catch_all: bool, retry_temporary: bool = False
+        cls,
+        account: Account,
+        *,
+        quick_mode: bool,
+        skip_catch_all: bool,
+        retry_temporary: bool = False,
+        livemode: bool = True,
     ) -> JobOptions:
-        return cls(quick_mode, skip_catch_all, _feature_names(account.tier), retry_temporary)
+        return cls(quick_mode, skip_catch_all, _feature_names(account.tier), retry_temporary, livemode)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -37,13 +45,17 @@ class JobOptions:
             "skipCatchAll": self.skip_catch_all,
             "features": list(self.features),
             "retryTemporary": self.retry_temporary,
+            "livemode": self.livemode,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> JobOptions:
         # Jobs stored before the option existed kept retrying greylisted addresses: they still do.
         retry = bool(data.get("retryTemporary", True))
-        return cls(bool(data["quickMode"]), bool(data["skipCatchAll"]), tuple(data["features"]), retry)
+        livemode = bool(data.get("livemode", True))
+        return cls(
+            bool(data["quickMode"]), bool(data["skipCatchAll"]), tuple(data["features"]), retry, livemode
+        )
 
     def client_switches(self) -> tuple[bool, ...]:
         """What the client chose, in a fixed order: part of an idempotent request's meaning."""

@@ -7,7 +7,7 @@ from typing import Annotated, Protocol
 
 from pydantic import Field, WithJsonSchema
 
-from models.accounts import Account
+from services.auth import Actor
 from services.jobs.options import JobOptions
 from services.validation.errors import BATCH_MAXIMUM
 from settings import VALIDATE_TIMEOUT_RANGE
@@ -75,10 +75,12 @@ class Switches(Protocol):
     def retry_temporary(self) -> bool: ...
 
 
-def job_options(account: Account, options: Switches) -> JobOptions:
+def job_options(actor: Actor, options: Switches) -> JobOptions:
+    """The switches as the job's options, in the caller's mode (a test key's jobs are test-mode jobs)."""
     return JobOptions.for_account(
-        account,
+        actor.account,
         quick_mode=options.quick_mode,
         skip_catch_all=options.skip_catch_all,
         retry_temporary=options.retry_temporary,
+        livemode=actor.livemode,
     )
