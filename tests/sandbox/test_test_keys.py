@@ -15,13 +15,13 @@ def test_a_live_key_creates_a_test_key_that_only_test_mode_lists(
     created = client.post("/api/keys", json={"name": "CI sandbox", "livemode": False}, headers=live.headers)
 
     assert created.status_code == 201, created.json
-    assert created.json["secretKey"].startswith("sk_test_")
-    assert (created.json["publishableKey"][:8], created.json["livemode"]) == ("pk_test_", False)
-    test_ids = [key["id"] for key in client.get("/api/keys", headers=test.headers).json["data"]]
-    live_ids = [key["id"] for key in client.get("/api/keys", headers=live.headers).json["data"]]
-    assert created.json["id"] in test_ids
-    assert created.json["id"] not in live_ids
-    assert client.get(f"/api/keys/{created.json['id']}", headers=live.headers).status_code == 404
+    assert created.get_json()["secretKey"].startswith("sk_test_")
+    assert (created.get_json()["publishableKey"][:8], created.get_json()["livemode"]) == ("pk_test_", False)
+    test_ids = [key["id"] for key in client.get("/api/keys", headers=test.headers).get_json()["data"]]
+    live_ids = [key["id"] for key in client.get("/api/keys", headers=live.headers).get_json()["data"]]
+    assert created.get_json()["id"] in test_ids
+    assert created.get_json()["id"] not in live_ids
+    assert client.get(f"/api/keys/{created.get_json()['id']}", headers=live.headers).status_code == 404
 
 
 def test_a_test_key_makes_test_keys_and_is_refused_a_live_one(client: FlaskClient, database_url: str) -> None:
@@ -30,9 +30,9 @@ def test_a_test_key_makes_test_keys_and_is_refused_a_live_one(client: FlaskClien
     made = client.post("/api/keys", json={"name": "Another sandbox"}, headers=test.headers)
     refused = client.post("/api/keys", json={"name": "Sneaky live", "livemode": True}, headers=test.headers)
 
-    assert (made.status_code, made.json["livemode"]) == (201, False)
+    assert (made.status_code, made.get_json()["livemode"]) == (201, False)
     assert refused.status_code == 403
-    assert "test-mode key cannot create live keys" in refused.json["error"]["message"]
+    assert "test-mode key cannot create live keys" in refused.get_json()["error"]["message"]
 
 
 def test_revoke_all_with_a_test_key_leaves_the_live_keys_working(
@@ -42,6 +42,6 @@ def test_revoke_all_with_a_test_key_leaves_the_live_keys_working(
 
     revoked = client.post("/api/keys/revoke-all", headers=test.headers)
 
-    assert revoked.json["revokedCount"] == 1  # the test key itself
+    assert revoked.get_json()["revokedCount"] == 1  # the test key itself
     assert client.get("/api/keys", headers=test.headers).status_code == 401
     assert client.get("/api/keys", headers=live.headers).status_code == 200
