@@ -158,9 +158,16 @@ def _audit(
     actor_key_id: int | None,
     **details: object,
 ) -> None:
+    """A test key's entries belong to the test-mode trail."""
     details = {"keyId": key.id, **details}
     audit.record(
-        event, account_id=key.account_id, key_id=actor_key_id, origin=origin, details=details, session=session
+        event,
+        account_id=key.account_id,
+        key_id=actor_key_id,
+        origin=origin,
+        details=details,
+        session=session,
+        livemode=key.livemode,
     )
 
 
@@ -245,6 +252,7 @@ def revoke_all(actor: Actor) -> int:
             origin=actor.origin,
             details={"revokedCount": len(keys)},
             session=session,
+            livemode=actor.livemode,
         )
     return len(keys)
 

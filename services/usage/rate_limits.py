@@ -131,6 +131,7 @@ def admit_request(actor: A) -> tuple[A, RateStatus]:
             key_id=actor.key_id,
             origin=actor.origin,
             details={"window": refused.span, **refused.extra},
+            livemode=actor.livemode,
         )
     raise refused
 

@@ -45,3 +45,18 @@ def test_revoke_all_with_a_test_key_leaves_the_live_keys_working(
     assert revoked.get_json()["revokedCount"] == 1  # the test key itself
     assert client.get("/api/keys", headers=test.headers).status_code == 401
     assert client.get("/api/keys", headers=live.headers).status_code == 200
+
+
+def test_a_test_keys_audit_entries_are_in_the_test_mode_trail_only(
+    client: FlaskClient, database_url: str
+) -> None:
+    live, test = open_twins()
+    made = client.post("/api/keys", json={"name": "Sandbox two"}, headers=test.headers).get_json()
+
+    def created_ids(headers: dict[str, str]) -> list[int]:
+        entries = client.get("/api/audit-log?type=key.created", headers=headers).get_json()["data"]
+        return [entry["details"]["keyId"] for entry in entries]
+
+    assert made["id"] in created_ids(test.headers)
+    assert made["id"] not in created_ids(live.headers)
+    assert test.key_id not in created_ids(live.headers)

@@ -1,4 +1,4 @@
-"""Test mode: keys, jobs, webhook endpoints and events say whether they are live or test data.
+"""Test mode: keys, jobs, webhook endpoints, events and audit entries say whether they are live or test data.
 
 Every existing row is live (``true``); test-mode rows are made only by test keys (``sk_test_``/``pk_test_``)
 and the dashboard's test switch, and every read asks for one mode.
@@ -18,7 +18,7 @@ down_revision: str | None = '0020_group_held_by'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-TABLES = ('api_keys', 'validation_jobs', 'webhook_endpoints', 'events')
+TABLES = ('api_keys', 'validation_jobs', 'webhook_endpoints', 'events', 'audit_log')
 IDEMPOTENCY_INDEX = 'uq_validation_jobs_account_id_idempotency_key'
 
 
