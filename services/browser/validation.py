@@ -80,5 +80,5 @@ def ensure_origin(auth: AuthContext, origin: str | None) -> None:
 def _answered(
     auth: AuthContext, verdict: Verdict, validation_id: str | None, quota: QuotaStatus | None = None
 ) -> BrowserAnswer:
-    issued = tokens.issue(auth.account.id, auth.key.id, verdict, validation_id)
+    issued = tokens.issue(auth.account.id, auth.key.id, verdict, validation_id, livemode=auth.livemode)
     return BrowserAnswer(verdict, issued.token, issued.expires_at, quota)

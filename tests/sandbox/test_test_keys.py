@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask.testing import FlaskClient
 
-from tests.fixtures.db import open_twins
+from tests.fixtures.db import add_key, open_twins
 
 
 def test_a_live_key_creates_a_test_key_that_only_test_mode_lists(
@@ -60,3 +60,31 @@ def test_a_test_keys_audit_entries_are_in_the_test_mode_trail_only(
     assert made["id"] in created_ids(test.headers)
     assert made["id"] not in created_ids(live.headers)
     assert test.key_id not in created_ids(live.headers)
+
+
+def test_a_pk_test_pages_verdict_token_confirms_with_a_test_key_only(
+    client: FlaskClient, database_url: str
+) -> None:
+    live, test = open_twins()
+    page = "http://127.0.0.2:8040"
+    form = add_key(
+        live.account_id, "Sandbox form", ("validate:write",), allowed_origins=(page,), livemode=False
+    )
+    answer = client.post(
+        "/validate/browser",
+        json={"email": "not-an-address"},
+        headers={"X-API-Key": form.publishable, "Origin": page},
+    )
+    assert answer.status_code == 200, answer.get_json()
+    token = answer.get_json()["token"]
+
+    by_live = client.post(
+        "/validate/confirm", json={"token": token, "email": "not-an-address"}, headers=live.headers
+    )
+    by_test = client.post(
+        "/validate/confirm", json={"token": token, "email": "not-an-address"}, headers=test.headers
+    )
+
+    assert form.publishable.startswith("pk_test_")
+    assert by_live.get_json()["error"]["code"] == "TOKEN_OF_ANOTHER_ACCOUNT"
+    assert by_test.status_code == 200, by_test.get_json()
