@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from flask.testing import FlaskClient
 
+from core import clock
 from tests.fixtures.db import add_key, open_twins
 
 
@@ -88,3 +91,14 @@ def test_a_pk_test_pages_verdict_token_confirms_with_a_test_key_only(
     assert form.publishable.startswith("pk_test_")
     assert by_live.get_json()["error"]["code"] == "TOKEN_OF_ANOTHER_ACCOUNT"
     assert by_test.status_code == 200, by_test.get_json()
+
+
+def test_a_test_key_outlives_the_90_day_rotation_that_stops_a_live_key(
+    client: FlaskClient, database_url: str, frozen_clock: None
+) -> None:
+    live, test = open_twins()
+
+    clock.move(timedelta(days=100))
+
+    assert client.get("/api/keys", headers=live.headers).status_code == 401  # day 97 ended it
+    assert client.get("/api/keys", headers=test.headers).status_code == 200

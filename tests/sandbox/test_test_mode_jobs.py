@@ -137,6 +137,26 @@ def test_a_bulk_list_of_magic_addresses_downloads_their_outcomes_and_is_not_char
     assert lab.servers["mailbox"].sessions_opened == 0
 
 
+def test_a_test_mode_dry_run_costs_nothing(live_api: Api, twins: tuple[Persona, Persona]) -> None:
+    live, test = twins
+    text = "email\ndeliverable@example.net\nfull@example.net\n"
+
+    def cost(persona: Persona) -> int:
+        response = live_api.call(
+            "post",
+            "/bulk/jobs",
+            persona,
+            data=text.encode(),
+            headers={"Content-Type": "text/csv"},
+            params={"dryRun": "true"},
+        )
+        assert response.status_code == 200, response.text
+        validations: int = response.json()["cost"]["validations"]
+        return validations
+
+    assert (cost(test), cost(live)) == (0, 2)
+
+
 def test_greylisted_settles_deliverable_later_with_retry_temporary(
     live_api: Api, worker: Worker, twins: tuple[Persona, Persona]
 ) -> None:

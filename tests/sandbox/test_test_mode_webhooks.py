@@ -12,7 +12,7 @@ from sqlalchemy import delete, select
 
 from models import WebhookEndpoint
 from models.session import transaction
-from models.webhooks import WebhookDelivery
+from models.webhooks import Event, WebhookDelivery
 from tests.fixtures.db import Persona, open_twins
 from tests.sandbox.test_magic_table import OUTCOMES
 from tests.sandbox.test_test_mode_jobs import worker
@@ -30,8 +30,10 @@ def twins(database_url: str) -> Iterator[tuple[Persona, Persona]]:
         session.execute(delete(WebhookEndpoint).where(WebhookEndpoint.account_id == live.account_id))
 
 
-def subscribe(live_api: Api, persona: Persona, url: str) -> dict[str, Any]:
-    response = live_api.call("post", "/webhooks", persona, json={"url": url, "events": ["batch.completed"]})
+def subscribe(
+    live_api: Api, persona: Persona, url: str, events: tuple[str, ...] | list[str] = ("batch.completed",)
+) -> dict[str, Any]:
+    response = live_api.call("post", "/webhooks", persona, json={"url": url, "events": list(events)})
     assert response.status_code == 201, response.text
     body: dict[str, Any] = response.json()
     return body
@@ -80,3 +82,21 @@ def test_each_mode_lists_only_its_own_endpoints(
     assert [e["id"] for e in live_api.call("get", "/webhooks", test).json()["data"]] == [created["id"]]
     assert live_api.call("get", "/webhooks", live).json()["data"] == []
     assert live_api.call("get", f"/webhooks/{created['id']}", live).status_code == 404
+
+
+def test_a_quick_test_mode_validation_emits_validation_completed_to_the_test_endpoint_only(
+    live_api: Api, twins: tuple[Persona, Persona], webhook_env: None
+) -> None:
+    live, test = twins
+    test_endpoint = subscribe(live_api, test, "https://127.0.0.1:9/test", ["validation.completed"])
+    live_endpoint = subscribe(live_api, live, "https://127.0.0.1:9/live", ["validation.completed"])
+    email = {"email": "full@example.net", "options": {"quickMode": True}}
+
+    answer = live_api.call("post", "/validate", test, json=email).json()
+
+    assert answer["livemode"] is False
+    with transaction() as session:
+        stmt = select(Event.livemode, Event.data).join(WebhookDelivery, WebhookDelivery.event_id == Event.id)
+        sent = session.execute(stmt.where(WebhookDelivery.endpoint_id == test_endpoint["id"])).all()
+    assert [(livemode, data["email"]) for livemode, data in sent] == [(False, "full@example.net")]
+    assert deliveries_to(live_endpoint["id"]) == []
