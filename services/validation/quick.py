@@ -77,12 +77,12 @@ def _record_uncharged(single: store.FinishedSingle) -> None:
         )
 
 
-def sandbox_result(raw: str, options: Options, *, attempt: int = 1) -> ValidationResult:
+def sandbox_result(raw: str, options: Options) -> ValidationResult:
     """Test mode's answer (``verifier.sandbox``): the real parser, then the magic table; no DNS, no SMTP."""
     parsed = shared_engine().parse(raw)
     if isinstance(parsed, SyntaxFailure):
         return syntax_failure_result(raw, parsed)
-    return sandbox.result(parsed, options, attempt=attempt)
+    return sandbox.result(parsed, options)
 
 
 def quick_result(raw: str, options: Options) -> ValidationResult:
