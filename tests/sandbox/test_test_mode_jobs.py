@@ -94,6 +94,8 @@ def test_a_batch_of_magic_addresses_and_its_results_url_are_test_mode_and_the_li
     results = wait_for(live_api, test, batch["batchId"])
     assert (results["livemode"], len(results["results"])) == (False, len(emails))
     assert live_api.call("get", f"/batches/{batch['batchId']}/results", live).status_code == 404
+    _, outsider_test = open_twins()  # another account's test key
+    assert live_api.call("get", f"/batches/{batch['batchId']}/results", outsider_test).status_code == 404
     assert lab.servers["mailbox"].sessions_opened == 0
 
 
