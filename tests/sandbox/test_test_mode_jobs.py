@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +16,13 @@ import pytest
 from maillab import MailLab
 from models.accounts import Tier
 from tests.fixtures.db import Persona, open_twins
+from tests.limits.helpers import at_instant
 from tests.processes import start_worker
 from tests.sandbox.test_magic_table import OUTCOMES
 from tests.workers.harness import Api, Worker, poll_until_finished, wait_for
 
 MAGIC = sorted(OUTCOMES)
+__all__ = ["at_instant"]  # one frozen minute for the rate-limit test
 
 
 @pytest.fixture(scope="module")
@@ -175,11 +178,17 @@ def test_greylisted_settles_deliverable_later_with_retry_temporary(
 
 
 def test_the_test_mode_rate_limit_answers_429_and_leaves_the_live_one_alone(
-    live_api: Api, worker: Worker, database_url: str
+    live_api: Api, worker: Worker, database_url: str, at_instant: datetime
 ) -> None:
     live, test = open_twins(Tier.GROWTH)  # 10 requests a minute
     email = {"email": "deliverable@example.net", "options": {"quickMode": True}}
     answers = [live_api.call("post", "/validate", test, json=email) for _ in range(11)]
 
     assert [response.status_code for response in answers] == [200] * 10 + [429]
+    assert answers[-1].headers["X-RateLimit-Remaining"] == "0"
     assert live_api.call("post", "/validate", live, json=email).status_code == 200
+    windows = {
+        name: live_api.call("get", "/api/usage", persona).json()["rateLimit"]["usedThisMinute"]
+        for name, persona in (("test", test), ("live", live))
+    }
+    assert windows == {"test": 10, "live": 1}
