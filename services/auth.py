@@ -263,6 +263,7 @@ def deny(actor: Actor, required: str, message: str) -> NoReturn:
         key_id=actor.key_id,
         origin=actor.origin,
         details={"requiredScope": required},
+        livemode=actor.livemode,
     )
     granted = None if actor.is_publishable else actor.scopes
     raise InsufficientPermissions(message, required=required, granted=granted)
@@ -272,4 +273,7 @@ def _record(event: AuditEvent, key: ApiKey | None, origin: audit.Origin, **detai
     """A failure's entry in its own transaction (the request is about to fail, the trail must stay),
     folded with the others of its key, type and source IP this minute: a caller cannot flood the log."""
     account_id, key_id = (key.account_id, key.id) if key is not None else (None, None)
-    audit_folding.record_folded(event, account_id=account_id, key_id=key_id, origin=origin, details=details)
+    livemode = key.livemode if key is not None else True
+    audit_folding.record_folded(
+        event, account_id=account_id, key_id=key_id, origin=origin, details=details, livemode=livemode
+    )

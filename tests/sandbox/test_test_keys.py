@@ -102,3 +102,19 @@ def test_a_test_key_outlives_the_90_day_rotation_that_stops_a_live_key(
 
     assert client.get("/api/keys", headers=live.headers).status_code == 401  # day 97 ended it
     assert client.get("/api/keys", headers=test.headers).status_code == 200
+
+
+def test_a_test_keys_refusal_is_audited_in_the_test_mode_trail(
+    client: FlaskClient, database_url: str
+) -> None:
+    live, test = open_twins()
+    narrow = add_key(live.account_id, "Sandbox reader", ("validate:read",), livemode=False)
+
+    assert client.get("/api/keys", headers=narrow.headers).status_code == 403
+
+    def denied_keys(headers: dict[str, str]) -> list[int]:
+        entries = client.get("/api/audit-log?type=auth.scope_denied", headers=headers).get_json()["data"]
+        return [entry["keyId"] for entry in entries]
+
+    assert denied_keys(test.headers) == [narrow.key_id]
+    assert denied_keys(live.headers) == []
