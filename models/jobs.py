@@ -162,3 +162,24 @@ class JobGroup(Base):
     # (``outcome``) so its results can be re-assembled as "checker degraded" once the job looks degraded.
     unreachable: Mapped[bool | None]
     outcome: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+
+
+class RecentVerdict(Base):
+    """An account's latest final verdict on an address, for answering it again without probing
+    (``options.maxAge``): which item holds it and when it was made. One row per account, address and
+    ``variant`` (what shapes a result: quickMode, skipCatchAll and the plan's checks), replaced by each newer
+    final verdict; the result itself stays in its item, the record. Answers drawn from a verdict are never
+    written here, so a verdict's age is that of its check."""
+
+    __tablename__ = "recent_verdicts"
+
+    account_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    variant: Mapped[str] = mapped_column(String(32), primary_key=True)
+    email: Mapped[str] = mapped_column(Text, primary_key=True)  # normalised, as items hold it
+    checked_at: Mapped[datetime]
+    # The item holding the verdict. No foreign key: deleting a job would then search this table for its
+    # items (an index more to write on every verdict); a verdict whose item is gone is simply not found.
+    job_id: Mapped[int] = mapped_column(BigInteger)
+    position: Mapped[int] = mapped_column(Integer)

@@ -25,6 +25,7 @@ from services.keys import origins
 from services.usage.errors import QuotaExhausted, RateLimited
 from services.usage.quota import QuotaStatus
 from services.validation import answers
+from settings import get_settings
 from verifier.syntax import result_email
 
 ORIGIN_SHOWN_MAX = 300  # an Origin header is the caller's text: the audit entry keeps this much of it
@@ -47,8 +48,9 @@ def answer(
     ensure_origin(auth, origin)
     if not throttle.admit(auth.account, auth.key.id, visitor_ip):
         return _answered(auth, throttled(result_email(email)), None)
+    max_age = get_settings().jobs.recent_max_age
     options = JobOptions.for_account(
-        auth.account, quick_mode=False, skip_catch_all=False, livemode=auth.livemode
+        auth.account, quick_mode=False, skip_catch_all=False, max_age=max_age, livemode=auth.livemode
     )
     try:
         admit()

@@ -31,11 +31,11 @@ from models import prepared
 from models.base import Base
 from models.jobs import GroupState, ItemState, JobGroup, JobItem, JobKind, JobStatus, ValidationJob
 from models.usage import UsageCharge
-from services.jobs import list_rows
+from services.jobs import list_rows, recent
 from services.jobs.options import JobOptions, json_text, storable
 from services.usage import charging
 from services.usage.quota import QuotaStatus
-from verifier.results import JsonValue, Severity, ValidationResult
+from verifier.results import JsonValue, Severity
 
 # ---------------------------------------------------------------------------------------------------------
 # Jobs as clients submit them (validation_jobs, and a new job's items)
@@ -240,8 +240,14 @@ class FinishedSingle:
     key_id: int | None
     options: JobOptions
     email: str  # as submitted
-    result: ValidationResult
-    stored: dict[str, JsonValue]  # ``result.to_dict()``, built once for the record and the answer
+    # ``ValidationResult.to_dict()`` as stored (``options.stamped``, or a recent verdict's copy), built once
+    # for the record and the answer
+    stored: dict[str, JsonValue]
+    verdict_email: str | None = None  # the normalised address its verdict is remembered by (None: not kept)
+
+    @property
+    def severity(self) -> Severity:
+        return Severity(str(self.stored["severity"]))
 
     def job_row(self) -> dict[str, Any]:
         now = clock.now()
@@ -257,17 +263,17 @@ class FinishedSingle:
             "total": 1,
             "processed": 1,
             **times,
-            **_counters(self.result.severity),
+            **_counters(self.severity),
         }
 
     def item_row(self) -> dict[str, Any]:
         return {
             "position": 0,
             "input": storable(self.email),
-            "email": self.result.email,
+            "email": self.stored["email"],
             "state": ItemState.DONE.value,
-            "score": self.result.score,
-            "severity": self.result.severity.value,
+            "score": self.stored["score"],
+            "severity": self.stored["severity"],
             "result": self.stored,
         }
 
@@ -275,16 +281,17 @@ class FinishedSingle:
         """``_CHARGED_SINGLE``'s own values (the charge's come with it), built directly: this runs on every
         quick validation (the job row's timestamps and the rows' dicts were a twentieth of its CPU). The
         JSON columns go as text Postgres parses into ``jsonb``, so the serialiser's spacing is moot."""
-        result = self.result
+        stored = self.stored
         return {
             "public_id": self.public_id,
             "key_id": self.key_id,
             "options": json_text(self.options.to_json()),
             "input": storable(self.email),
-            "email": result.email,
-            "score": result.score,
-            "severity": result.severity.value,
-            "result": json_text(self.stored),
+            "email": stored["email"],
+            "score": stored["score"],
+            "severity": stored["severity"],
+            "result": json_text(stored),
+            "verdict_email": self.verdict_email,
         }
 
 
@@ -304,10 +311,24 @@ _INSERT_JOB = insert(_table(ValidationJob)).returning(_table(ValidationJob).c.id
 _INSERT_ITEM = insert(_table(JobItem))
 
 
+# A quickMode answer's verdict, kept as ``recent`` keeps a job's (its job's id: ``id`` of ``job``).
+_SINGLE_VERDICT = (
+    "SELECT CAST(:account_id AS bigint) AS account_id, CAST(:options AS jsonb) AS options, "
+    "CAST(:verdict_email AS text) AS email, CAST(:result AS jsonb) AS result, id AS job_id, 0 AS position "
+    "FROM job"
+)
+_REMEMBER_SINGLE = text(
+    f"WITH job AS (SELECT CAST(:job_id AS bigint) AS id), {recent.remember_cte(_SINGLE_VERDICT)} SELECT 1"
+)
+
+
 def insert_finished_single(session: Session, single: FinishedSingle) -> None:
     """The job and its item by Core inserts, no ORM unit of work (the rows are never read back here)."""
     job_id = session.execute(_INSERT_JOB, single.job_row()).scalar_one()
     session.execute(_INSERT_ITEM, {"job_id": job_id, **single.item_row()})
+    if single.verdict_email is not None:
+        params = {"job_id": job_id, "account_id": single.account_id}
+        session.execute(_REMEMBER_SINGLE, {**params, **single.statement_params()})
 
 
 # The job and its item after the charge (``charging.charge_ctes``: ``charged`` is the charge that must exist;
@@ -334,7 +355,8 @@ _NO_SUBSCRIBER = """NOT EXISTS (
   SELECT 1 FROM webhook_endpoints WHERE account_id = :account_id AND status = 'enabled'
     AND events @> ARRAY['validation.completed']::text[])"""
 _CHARGED_SINGLE = (
-    f"WITH {charging.charge_ctes(only_if=_NO_SUBSCRIBER)}, {_FINISHED_SINGLE_CTES}\n{charging.LEAVE_CHARGED}"
+    f"WITH {charging.charge_ctes(only_if=_NO_SUBSCRIBER)}, {_FINISHED_SINGLE_CTES}, "
+    f"{recent.remember_cte(_SINGLE_VERDICT)}\n{charging.LEAVE_CHARGED}"
 )
 
 
@@ -373,13 +395,21 @@ def charge_and_insert_finished_single(
 SETTLE_CHUNK = 500
 COUNTERS = ("valid", "warning", "invalid")
 
-_SETTLE = text("""
-UPDATE job_items i SET state = 'done', result = r.result, score = r.score, severity = r.severity
-FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(job bigint, email text, result jsonb, score int,
-                                                    severity text)
-WHERE i.job_id = r.job AND i.email = r.email AND i.state IN ('pending', 'interim')
-RETURNING i.job_id, i.severity
-""")
+# Each final verdict settled is also remembered for ``options.maxAge`` (``recent``).
+_SETTLED = """settled AS (
+  UPDATE job_items i SET state = 'done', result = r.result, score = r.score, severity = r.severity
+  FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(job bigint, email text, result jsonb, score int,
+                                                      severity text)
+  WHERE i.job_id = r.job AND i.email = r.email AND i.state IN ('pending', 'interim')
+  RETURNING i.job_id, i.position, i.email, i.severity, i.result
+)"""
+_SETTLED_VERDICTS = (
+    "SELECT j.account_id, j.options, s.email, s.result, s.job_id, s.position "
+    "FROM settled s JOIN validation_jobs j ON j.id = s.job_id"
+)
+_SETTLE = text(
+    f"WITH {_SETTLED}, {recent.remember_cte(_SETTLED_VERDICTS)}\nSELECT job_id, severity FROM settled"
+)
 _INTERIM = text("""
 UPDATE job_items i SET state = 'interim', result = r.result, score = r.score, severity = r.severity
 FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(job bigint, email text, result jsonb, score int,
@@ -399,7 +429,8 @@ FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(position int, email text, dom
 WHERE i.job_id = :job AND i.position = r.position AND i.state = 'new'
 """)
 _REWRITE = text("""
-UPDATE job_items i SET result = r.result
+UPDATE job_items i
+SET result = r.result || jsonb_strip_nulls(jsonb_build_object('metadata', i.result->'metadata'))
 FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(email text, result jsonb)
 WHERE i.job_id = :job AND i.email = r.email AND i.state = 'done'
 """)
@@ -464,8 +495,9 @@ def record_interim(session: Session, rows: Sequence[Mapping[str, object]]) -> No
         session.execute(_INTERIM, {"rows": json_text(rows)})
 
 
-def settle_syntax_failures(session: Session, job_id: int, rows: Sequence[Mapping[str, object]]) -> None:
-    """Final results of unparsed rows (``position`` and a result row) that are not addresses at all."""
+def settle_unprobed(session: Session, job_id: int, rows: Sequence[Mapping[str, object]]) -> None:
+    """Final results of unparsed rows (``position`` and a result row) settled without a probe: not
+    addresses at all, or answered from a recent verdict (``recent``)."""
     session.execute(_SETTLE_FAILURES, {"job": job_id, "rows": json_text(rows)})
 
 
@@ -475,7 +507,8 @@ def mark_parsed(session: Session, job_id: int, rows: Sequence[Mapping[str, objec
 
 
 def rewrite_results(session: Session, job_id: int, rows: Sequence[Mapping[str, object]]) -> None:
-    """New ``result`` documents (rows of ``email``, ``result``) for settled items; scores unchanged."""
+    """New ``result`` documents (rows of ``email``, ``result``) for settled items; scores and when each was
+    checked (``metadata``) unchanged."""
     if rows:
         session.execute(_REWRITE, {"job": job_id, "rows": json_text(rows)})
 

@@ -37,7 +37,7 @@ from models.jobs import GroupState, JobGroup, JobStatus, ValidationJob
 from models.session import transaction
 from services.broker import PLAN_JOB_TASK, send_after_commit
 from services.jobs import store
-from services.probing import dispatch, lanes
+from services.probing import dispatch, holds, lanes
 from services.probing.lanes import LaneRef
 from settings import get_settings
 
@@ -81,9 +81,11 @@ def sweep(after_fault: bool = False) -> int:
 
 def revive(now: datetime, grace: timedelta = QUEUED_GRACE) -> None:
     """Claims whose hold is gone back to ``pending``, and ``queued`` groups missing from their lane queued
-    again, at once rather than after their lease or requeue time; skipped while Redis is unreachable."""
+    again, at once rather than after their lease or requeue time; skipped while Redis is unreachable, and
+    the claims left alone while a Redis just restarted may still be waiting for their holders' renewal."""
     try:
-        take_back_orphans(now)
+        if holds.reasserted():
+            take_back_orphans(now)
         requeue_lost(now - grace)
     except RedisError as error:
         log.warning("lanes not checked, Redis unreachable (the timers remain): %s", error)

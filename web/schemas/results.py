@@ -12,6 +12,7 @@ from pydantic import ConfigDict, Field
 from models.jobs import ValidationJob
 from services import links
 from services.branding import Brand
+from services.jobs.recent import verdict_metadata
 from services.probing.completion import processing_ms
 from services.validation.submit import ResultsPage
 from web.schemas.base import Out, Query, Timestamp
@@ -53,8 +54,23 @@ class CheckOut(Out):
     )
 
 
+CACHED = (
+    "true when answered from a recent verdict of this account (`options.maxAge`) with no new DNS or SMTP "
+    "traffic; false when checked for this request"
+)
+CHECKED_AT = "when the verdict was made: this request's check, or the recent verdict's when `cached`"
+
+
+class ResultMetadataOut(BrandOut):
+    """Who provides the result, and whether it was checked now or answered from a recent verdict."""
+
+    cached: bool = Field(False, description=CACHED)
+    checked_at: Timestamp | None = Field(None, description=CHECKED_AT)
+
+
 class ResultOut(Out):
-    """A validation result (spec 2.1); in a batch its ``metadata`` holds the brand fields only."""
+    """A validation result (spec 2.1); in a batch its ``metadata`` holds the brand fields, ``cached`` and
+    ``checkedAt``."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -64,11 +80,11 @@ class ResultOut(Out):
     severity: str
     checks: dict[str, CheckOut]
     recommendations: list[str]
-    metadata: BrandOut
+    metadata: ResultMetadataOut
 
     @classmethod
     def branded(cls, result: dict[str, Any], brand: Brand) -> ResultOut:
-        return cls.model_validate({**result, "metadata": brand.metadata()})
+        return cls.model_validate({**result, "metadata": brand.metadata() | verdict_metadata(result)})
 
 
 class ListResultOut(ResultOut):
@@ -83,11 +99,12 @@ class ListResultOut(ResultOut):
 
     @classmethod
     def branded(cls, result: dict[str, Any], brand: Brand) -> ListResultOut:
-        return cls.model_validate({**result, "metadata": brand.metadata()})
+        return cls.model_validate({**result, "metadata": brand.metadata() | verdict_metadata(result)})
 
 
-class MetadataOut(BrandOut):
-    """The request's metadata and who provides the result (under white-label, the reseller)."""
+class MetadataOut(ResultMetadataOut):
+    """The request's metadata, who provides the result (under white-label, the reseller) and when it was
+    checked."""
 
     processing_time: int
     timestamp: Timestamp

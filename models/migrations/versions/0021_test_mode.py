@@ -4,7 +4,7 @@ Every existing row is live (``true``); test-mode rows are made only by test keys
 and the dashboard's test switch, and every read asks for one mode.
 
 Revision ID: 0021_test_mode
-Revises: 0020_group_held_by
+Revises: 0022_recent_verdicts
 Create Date: 2026-12-03 10:00:00.000000
 """
 
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '0021_test_mode'
-down_revision: str | None = '0020_group_held_by'
+down_revision: str | None = '0022_recent_verdicts'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
