@@ -192,3 +192,17 @@ def test_the_test_mode_rate_limit_answers_429_and_leaves_the_live_one_alone(
         for name, persona in (("test", test), ("live", live))
     }
     assert windows == {"test": 10, "live": 1}
+
+
+def test_a_sandbox_verdict_is_never_reused_for_a_live_request_nor_a_live_one_in_test_mode(
+    live_api: Api, worker: Worker, twins: tuple[Persona, Persona]
+) -> None:
+    live, test = twins
+    email = {"email": "deliverable@mailbox.test", "options": {"quickMode": True, "maxAge": 3600}}
+
+    def cached(persona: Persona) -> tuple[bool, bool]:
+        body = live_api.call("post", "/validate", persona, json=email).json()
+        return body["livemode"], body["metadata"]["cached"]
+
+    assert [cached(test), cached(test)] == [(False, False), (False, True)]  # test mode reuses its own
+    assert [cached(live), cached(live)] == [(True, False), (True, True)]  # live never took the sandbox's
