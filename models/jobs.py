@@ -20,7 +20,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import BigInteger, ForeignKey, Identity, Index, Integer, SmallInteger, String, Text
+from sqlalchemy import BigInteger, ForeignKey, Identity, Index, Integer, SmallInteger, String, Text, true
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -69,10 +69,11 @@ class ValidationJob(Base):
     __tablename__ = "validation_jobs"
     __table_args__ = (
         Index("ix_validation_jobs_account_id_created_at", "account_id", "created_at"),
-        # One job per client Idempotency-Key and account; the sweeper clears keys older than 24 h.
+        # One job per client Idempotency-Key, account and mode; the sweeper clears keys older than 24 h.
         Index(
             "uq_validation_jobs_account_id_idempotency_key",
             "account_id",
+            "livemode",
             "idempotency_key",
             unique=True,
             postgresql_where="idempotency_key IS NOT NULL",
@@ -111,6 +112,8 @@ class ValidationJob(Base):
     checker_degraded: Mapped[bool] = mapped_column(default=False)
     # A CSV list's header as uploaded (None: no header row, or a JSON list), widened to its widest row.
     columns: Mapped[list[str] | None] = mapped_column(JSONB)
+    # False for a test-mode job: answered by the sandbox engine, never charged, seen only by test keys.
+    livemode: Mapped[bool] = mapped_column(default=True, server_default=true())
 
 
 class JobItem(Base):

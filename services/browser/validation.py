@@ -49,7 +49,9 @@ def answer(
     if not throttle.admit(auth.account, auth.key.id, visitor_ip):
         return _answered(auth, throttled(result_email(email)), None)
     max_age = get_settings().jobs.recent_max_age
-    options = JobOptions.for_account(auth.account, quick_mode=False, skip_catch_all=False, max_age=max_age)
+    options = JobOptions.for_account(
+        auth.account, quick_mode=False, skip_catch_all=False, max_age=max_age, livemode=auth.livemode
+    )
     try:
         admit()
         single, quota = answers.validate_within(auth, email, options, seconds)
@@ -80,5 +82,5 @@ def ensure_origin(auth: AuthContext, origin: str | None) -> None:
 def _answered(
     auth: AuthContext, verdict: Verdict, validation_id: str | None, quota: QuotaStatus | None = None
 ) -> BrowserAnswer:
-    issued = tokens.issue(auth.account.id, auth.key.id, verdict, validation_id)
+    issued = tokens.issue(auth.account.id, auth.key.id, verdict, validation_id, livemode=auth.livemode)
     return BrowserAnswer(verdict, issued.token, issued.expires_at, quota)

@@ -29,6 +29,8 @@ class JobOptions:
     # Seconds: an address this account validated within them (same switches) is answered from that verdict
     # instead of probing again (``services.jobs.recent``); 0 checks live.
     max_age: int = 0
+    # False: a test-mode job (``verifier.sandbox`` answers it; nothing charged, seen by test keys only).
+    livemode: bool = True
 
     @classmethod
     def for_account(
@@ -39,8 +41,10 @@ class JobOptions:
         skip_catch_all: bool,
         retry_temporary: bool = False,
         max_age: int = 0,
+        livemode: bool = True,
     ) -> JobOptions:
-        return cls(quick_mode, skip_catch_all, _feature_names(account.tier), retry_temporary, max_age)
+        features = _feature_names(account.tier)
+        return cls(quick_mode, skip_catch_all, features, retry_temporary, max_age, livemode)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -49,6 +53,7 @@ class JobOptions:
             "features": list(self.features),
             "retryTemporary": self.retry_temporary,
             "maxAge": self.max_age,
+            "livemode": self.livemode,
         }
 
     @classmethod
@@ -56,7 +61,7 @@ class JobOptions:
         # Jobs stored before the option existed kept retrying greylisted addresses: they still do.
         retry = bool(data.get("retryTemporary", True))
         switches = (bool(data["quickMode"]), bool(data["skipCatchAll"]), tuple(data["features"]), retry)
-        return cls(*switches, int(data.get("maxAge", 0)))
+        return cls(*switches, int(data.get("maxAge", 0)), bool(data.get("livemode", True)))
 
     def client_switches(self) -> tuple[bool | int, ...]:
         """What the client chose, in a fixed order: part of an idempotent request's meaning. ``max_age``

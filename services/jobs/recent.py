@@ -9,8 +9,8 @@ throttled or degraded answers are never reused, and neither is an answer that wa
 verdict (``metadata.cached``), so a verdict ages from its check and never from its copies.
 
 The ``variant`` is what shapes a result besides the address: quickMode, skipCatchAll and the plan's checks
-at submission. A verdict answers only a request of the same variant, of the same account (tenant
-isolation: the account is part of the key of every lookup).
+at submission, and test mode (a sandbox verdict is never a live one). A verdict answers only a request of
+the same variant, of the same account (tenant isolation: the account is part of the key of every lookup).
 
 Stored results carry ``metadata.checkedAt`` (when the verdict was made) and ``metadata.cached``
 (``options.stamped`` writes them on a live result, ``reused`` on the copy an answer is drawn from).
@@ -30,10 +30,12 @@ from services.jobs.options import json_text
 
 def variant_sql(options: str) -> str:
     """SQL of the variant of the job options ``options`` (a jsonb expression): one definition for the writes
-    and the lookups, so they always agree."""
+    and the lookups, so they always agree. A test-mode job's variant has ``false`` appended, so a sandbox
+    verdict never answers a live request nor a live one a test request; live variants are as before."""
     return (
         f"md5(CAST(jsonb_build_array(({options})->'quickMode', ({options})->'skipCatchAll', "
-        f"({options})->'features') AS text))"
+        f"({options})->'features') || CASE WHEN ({options})->'livemode' = 'false'::jsonb "
+        "THEN '[false]'::jsonb ELSE '[]'::jsonb END AS text))"
     )
 
 

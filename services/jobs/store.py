@@ -79,6 +79,7 @@ def open_job(
         deadline=now + lifetime,
         idempotency_key=idempotency_key,
         request_digest=digest,
+        livemode=options.livemode,
     )
     session.add(job)
     session.flush()
@@ -258,6 +259,7 @@ class FinishedSingle:
             "kind": JobKind.SINGLE.value,
             "status": JobStatus.COMPLETED.value,
             "options": self.options.to_json(),
+            "livemode": self.options.livemode,
             "total": 1,
             "processed": 1,
             **times,

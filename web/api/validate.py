@@ -50,24 +50,29 @@ def validate() -> Response:
     started = time.perf_counter()
     body = parse_body(ValidateBody)
     auth = current_auth()
-    options, timeout = job_options(auth.account, body.options), body.options.timeout
+    options, timeout = job_options(auth, body.options), body.options.timeout
     if timeout is not None:
         single, quota = answers.validate_within(auth, body.email, options, time_left(timeout))
         charged(quota)
-        return json_response(single_result_json(shown(single), metadata(started, single.result)))
+        return json_response(
+            single_result_json(shown(single, auth.livemode), metadata(started, single.result))
+        )
     answer = answers.validate_one(auth, body.email, options)
     charged(answer.quota)
     if isinstance(answer.outcome, answers.Accepted):
         return respond(AcceptedOut.of(answer.outcome.job, link_host()), 202)
-    return json_response(single_result_json(shown(answer.outcome), metadata(started, answer.outcome.result)))
+    shown_result = shown(answer.outcome, auth.livemode)
+    return json_response(single_result_json(shown_result, metadata(started, answer.outcome.result)))
 
 
-def shown(single: answers.Single) -> dict[str, JsonValue]:
-    """An interim or timed-out answer says so, with the results URL where the settled one will be."""
+def shown(single: answers.Single, livemode: bool) -> dict[str, JsonValue]:
+    """An interim or timed-out answer says so, with the results URL where the settled one will be; a
+    test-mode answer says ``livemode: false``."""
+    mode: dict[str, JsonValue] = {"livemode": livemode}
     if not (single.retrying or single.timed_out):
-        return single.result
+        return single.result | mode
     flag: dict[str, JsonValue] = {"retrying": True} if single.retrying else {"timedOut": True}
-    return single.result | flag | {"resultsUrl": links.results_url(single.public_id, link_host())}
+    return single.result | flag | {"resultsUrl": links.results_url(single.public_id, link_host())} | mode
 
 
 def metadata(started: float, result: Mapping[str, Any]) -> dict[str, JsonValue]:

@@ -11,6 +11,7 @@ from services.probing.completion import processing_ms
 from services.validation.bulk import Progress
 from services.validation.bulk_dry_run import ListSummary
 from web.schemas.base import Out, Query, Timestamp
+from web.schemas.results import LIVEMODE
 from web.schemas.validation_bodies import MAX_AGE, RETRY_TEMPORARY, MaxAge
 
 
@@ -51,6 +52,7 @@ class BulkJobOut(Out):
     finished_at: Timestamp | None
     results_url: str
     download_url: str
+    livemode: bool = Field(True, description=LIVEMODE)
 
     @classmethod
     def of(cls, progress: Progress, host: str | None) -> BulkJobOut:
@@ -69,6 +71,7 @@ class BulkJobOut(Out):
             finished_at=job.finished_at,
             results_url=links.results_url(job.public_id, host),
             download_url=links.download_url(job.public_id, host),
+            livemode=job.livemode,
         )
 
 

@@ -28,6 +28,12 @@ RESULT_EMAIL = (
 RETRYING = "answers that are interim (smtp unknown with retryAfter) while the service retries them"
 
 
+LIVEMODE = (
+    "false in test mode (a sk_test_/pk_test_ key): answered by the sandbox's magic addresses, nothing "
+    "checked for real and nothing charged"
+)
+
+
 class ResultsQuery(Query):
     starting_after: int | None = Field(
         default=None, ge=0, le=INTEGER_MAX, description="position of the last result seen"
@@ -121,6 +127,7 @@ class SingleResultOut(ResultOut):
     results_url: str | None = Field(
         None, description="while retrying or timed out: where the settled result will be"
     )
+    livemode: bool = Field(True, description=LIVEMODE)
 
 
 class BatchResultOut(Out):
@@ -141,6 +148,7 @@ class BatchResultOut(Out):
     )
     retrying: int = Field(0, description=RETRYING)
     results_url: str | None = Field(None, description="while retrying: where the settled verdicts will be")
+    livemode: bool = Field(True, description=LIVEMODE)
 
     @classmethod
     def of(
@@ -165,6 +173,7 @@ class BatchResultOut(Out):
             checker_degraded=job.checker_degraded,
             retrying=retrying,
             results_url=links.results_url(job.public_id, host) if retrying else None,
+            livemode=job.livemode,
         )
 
 
@@ -180,11 +189,18 @@ class AcceptedOut(Out):
     status: str
     total: int
     results_url: str
+    livemode: bool = Field(True, description=LIVEMODE)
 
     @classmethod
     def of(cls, job: ValidationJob, host: str | None) -> AcceptedOut:
         url = links.results_url(job.public_id, host)
-        return cls(batch_id=job.public_id, status=job.status, total=job.total, results_url=url)
+        return cls(
+            batch_id=job.public_id,
+            status=job.status,
+            total=job.total,
+            results_url=url,
+            livemode=job.livemode,
+        )
 
 
 class ProgressOut(Out):
@@ -221,6 +237,7 @@ class ResultsOut(Out):
         False, description="no MX host of any probed domain answered: our checker, not the list; retry later"
     )
     retrying: int = Field(0, description=RETRYING + "; progress counts settled answers only")
+    livemode: bool = Field(True, description=LIVEMODE)
 
     @classmethod
     def of(cls, page: ResultsPage, brand: Brand, *, retrying: int = 0) -> ResultsOut:
@@ -237,4 +254,5 @@ class ResultsOut(Out):
             processing_time=processing_ms(job),
             checker_degraded=job.checker_degraded,
             retrying=retrying,
+            livemode=job.livemode,
         )

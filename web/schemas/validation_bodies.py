@@ -7,7 +7,7 @@ from typing import Annotated, Protocol
 
 from pydantic import BeforeValidator, Field, WithJsonSchema
 
-from models.accounts import Account
+from services.auth import Actor
 from services.jobs.options import JobOptions
 from services.validation.errors import BATCH_MAXIMUM
 from settings import MAX_AGE_RANGE, VALIDATE_TIMEOUT_RANGE, get_settings
@@ -90,13 +90,15 @@ class Switches(Protocol):
     def max_age(self) -> int | None: ...
 
 
-def job_options(account: Account, options: Switches) -> JobOptions:
+def job_options(actor: Actor, options: Switches) -> JobOptions:
+    """The switches as the job's options, in the caller's mode (a test key's jobs are test-mode jobs)."""
     return JobOptions.for_account(
-        account,
+        actor.account,
         quick_mode=options.quick_mode,
         skip_catch_all=options.skip_catch_all,
         retry_temporary=options.retry_temporary,
         max_age=default_max_age() if options.max_age is None else options.max_age,
+        livemode=actor.livemode,
     )
 
 
