@@ -1,7 +1,7 @@
 """Recent verdicts: an account's latest final verdict per address, so ``options.maxAge`` answers it again
 from its item without probing.
 
-Revision ID: 0022_recent_verdicts
+Revision ID: 0021_recent_verdicts
 Revises: 0020_group_held_by
 Create Date: 2026-12-04 10:00:00.000000
 """
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = '0022_recent_verdicts'
+revision: str = '0021_recent_verdicts'
 down_revision: str | None = '0020_group_held_by'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None

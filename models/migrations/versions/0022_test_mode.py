@@ -3,8 +3,8 @@
 Every existing row is live (``true``); test-mode rows are made only by test keys (``sk_test_``/``pk_test_``)
 and the dashboard's test switch, and every read asks for one mode.
 
-Revision ID: 0021_test_mode
-Revises: 0022_recent_verdicts
+Revision ID: 0022_test_mode
+Revises: 0021_recent_verdicts
 Create Date: 2026-12-03 10:00:00.000000
 """
 
@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = '0021_test_mode'
-down_revision: str | None = '0022_recent_verdicts'
+revision: str = '0022_test_mode'
+down_revision: str | None = '0021_recent_verdicts'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
