@@ -20,7 +20,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 import psycopg2
 from sqlalchemy import Table, and_, case, delete, exists, func, insert, or_, select, text, tuple_, update
@@ -644,11 +644,19 @@ def let_go(session: Session, claims: Sequence[Claim]) -> None:
         session.execute(_LET_GO, {"groups": json_text(rows)})
 
 
-def queue_due_groups(
-    session: Session, job_id: int, limit: int, now: datetime
-) -> list[tuple[int, str, int, int]]:
+class QueuedGroup(NamedTuple):
+    """A group just marked queued, with what its lane needs: the job's account and mode."""
+
+    group_id: int
+    domain: str
+    size: int
+    account_id: int
+    livemode: bool
+
+
+def queue_due_groups(session: Session, job_id: int, limit: int, now: datetime) -> list[QueuedGroup]:
     """Mark up to ``limit`` due pending groups of the job queued (rows other transactions hold are
-    skipped); each one's id, domain, number of addresses and account, by id."""
+    skipped), by id."""
     due = (
         select(JobGroup.id)
         .where(JobGroup.job_id == job_id, JobGroup.state == GroupState.PENDING.value)
@@ -657,14 +665,16 @@ def queue_due_groups(
         .limit(limit)
         .with_for_update(skip_locked=True)
     )
-    account = select(ValidationJob.account_id).where(ValidationJob.id == job_id).scalar_subquery()
+    job = ValidationJob.id == job_id
+    account = select(ValidationJob.account_id).where(job).scalar_subquery()
+    livemode = select(ValidationJob.livemode).where(job).scalar_subquery()
     rows = session.execute(
         update(JobGroup)
         .where(JobGroup.id.in_(due.scalar_subquery()))
         .values(state=GroupState.QUEUED.value, enqueued_at=now)
-        .returning(JobGroup.id, JobGroup.domain, func.cardinality(JobGroup.emails), account)
+        .returning(JobGroup.id, JobGroup.domain, func.cardinality(JobGroup.emails), account, livemode)
     ).all()
-    return sorted((group_id, domain, size, account_id) for group_id, domain, size, account_id in rows)
+    return sorted(QueuedGroup(*row) for row in rows)
 
 
 def take_back(session: Session, claims: Sequence[tuple[int, str]]) -> None:

@@ -23,6 +23,7 @@ from core import clock
 from models.jobs import GroupState, JobGroup
 from services.broker import DRAIN_LANE_TASK, after_commit, send_task
 from services.jobs import store
+from services.jobs.store import QueuedGroup
 from services.probing import lanes, routes
 from services.probing.lanes import LaneRef
 from services.redis_client import get_redis, key
@@ -55,18 +56,23 @@ def send_due_groups(session: Session, job_id: int, limit: int) -> None:
         after_commit(session, lambda: to_lanes(queued))
 
 
-def lane_refs(groups: list[tuple[int, str, int, int]]) -> list[LaneRef]:
-    """Refs of ``(group id, domain, addresses, account)`` rows, each routed to its lane."""
-    addresses = routes.mx_addresses(domain for _, domain, _, _ in groups)
+def lane_refs(groups: list[QueuedGroup]) -> list[LaneRef]:
+    """Each group's ref, routed to its lane. Test-mode groups never ask DNS (``verifier.sandbox`` answers
+    them): they wait in test lanes of their own domain, never behind a live list."""
+    addresses = routes.mx_addresses(group.domain for group in groups if group.livemode)
     return [
-        LaneRef(group_id, routes.lane_for(domain, addresses[domain]), account_id, size)
-        for group_id, domain, size, account_id in groups
+        LaneRef(group.group_id, _lane(group, addresses), group.account_id, group.size) for group in groups
     ]
 
 
-def to_lanes(groups: list[tuple[int, str, int, int]]) -> None:
-    """Queue the groups (``lane_refs`` rows) in their lanes and wake each lane that has no drain message on
-    its way."""
+def _lane(group: QueuedGroup, addresses: dict[str, str | None]) -> str:
+    if not group.livemode:
+        return routes.test_lane(group.domain)
+    return routes.lane_for(group.domain, addresses[group.domain])
+
+
+def to_lanes(groups: list[QueuedGroup]) -> None:
+    """Queue the groups in their lanes and wake each lane that has no drain message on its way."""
     refs = lane_refs(groups)
     try:
         woken = lanes.push(refs)

@@ -68,6 +68,11 @@ def lane_for(domain: str, address: str | None) -> str:
     return f"mx/{address}/{zlib.crc32(domain.encode()) % max(get_settings().jobs.sessions_per_mx_host, 1)}"
 
 
+def test_lane(domain: str) -> str:
+    """The lane of a test-mode domain's groups: no DNS asked, no live group beside them."""
+    return f"test/{domain}"
+
+
 def _lookup(domain: str) -> Future[str | None]:
     """The lookup of ``domain`` in flight, or a new one."""
     with _lock:

@@ -37,6 +37,7 @@ from models.jobs import GroupState, JobGroup, JobStatus, ValidationJob
 from models.session import transaction
 from services.broker import PLAN_JOB_TASK, send_after_commit
 from services.jobs import store
+from services.jobs.store import QueuedGroup
 from services.probing import dispatch, holds, lanes
 from settings import get_settings
 
@@ -119,12 +120,18 @@ def requeue_lost(before: datetime) -> int:
     return len(woken)
 
 
-def _queued_since(before: datetime) -> list[tuple[int, str, int, int]]:
+def _queued_since(before: datetime) -> list[QueuedGroup]:
     stmt = (
-        select(JobGroup.id, JobGroup.domain, func.cardinality(JobGroup.emails), ValidationJob.account_id)
+        select(
+            JobGroup.id,
+            JobGroup.domain,
+            func.cardinality(JobGroup.emails),
+            ValidationJob.account_id,
+            ValidationJob.livemode,
+        )
         .join(ValidationJob, ValidationJob.id == JobGroup.job_id)
         .where(JobGroup.state == GroupState.QUEUED.value, JobGroup.enqueued_at < before)
         .order_by(JobGroup.id)
     )
     with transaction() as session:
-        return [(row[0], row[1], row[2], row[3]) for row in session.execute(stmt)]
+        return [QueuedGroup(*row) for row in session.execute(stmt)]
