@@ -159,6 +159,8 @@ class JobSettings:
     bulk_max_body_bytes: int = 256 * 1024 * 1024  # BULK_MAX_BODY_BYTES: bulk uploads only
     bulk_max_addresses: int = 2_000_000  # BULK_MAX_ADDRESSES
     allow_test_domains: bool = False  # ALLOW_TEST_DOMAINS: *.test addresses (the mail lab); never production
+    # RECENT_VERDICT_MAX_AGE: ``options.maxAge`` of a request naming none (0: every validation checks live)
+    recent_max_age: int = 0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], *, production: bool) -> JobSettings:
@@ -189,7 +191,14 @@ class JobSettings:
             bulk_max_body_bytes=number("BULK_MAX_BODY_BYTES", d.bulk_max_body_bytes),
             bulk_max_addresses=number("BULK_MAX_ADDRESSES", d.bulk_max_addresses),
             allow_test_domains=allow_test,
+            recent_max_age=_recent_max_age(env),
         )
+
+
+def _recent_max_age(env: Mapping[str, str]) -> int:
+    seconds = parse_int("RECENT_VERDICT_MAX_AGE", env.get("RECENT_VERDICT_MAX_AGE", "0"), minimum=0)
+    _within("RECENT_VERDICT_MAX_AGE", seconds, MAX_AGE_RANGE)
+    return seconds
 
 
 # The time budget a web page may ask of ``POST /validate/browser``, in seconds (``BrowserSettings.timeout``
@@ -199,6 +208,9 @@ BROWSER_TIMEOUT_RANGE = (1.0, 10.0)
 # request waits up to VALIDATE_WAIT_SECONDS and is accepted (202) past it.
 VALIDATE_TIMEOUT_RANGE = (1.0, 60.0)
 VERDICT_TOKEN_RANGE = (10, 3600)
+# ``options.maxAge``, seconds: how old a recent verdict may be to answer again. At most 30 days: mailboxes
+# close every month, and an older verdict says little.
+MAX_AGE_RANGE = (0, 30 * 86_400)
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,8 @@ class Zone:
     def __init__(self, domains: Iterable[DomainSpec]) -> None:
         self._records: dict[dns.name.Name, list[dns.rrset.RRset]] = {}
         self._modes: dict[dns.name.Name, Answer] = {}
+        # Questions asked since the lab's last reset, by name: what tests read ("no query was made").
+        self.questions: list[str] = []
         for spec in domains:
             owner = dns.name.from_text(spec.name)
             self._modes[owner] = spec.answer
@@ -59,6 +61,7 @@ class Zone:
             response.set_rcode(dns.rcode.FORMERR)
             return response
         question = query.question[0]
+        self.questions.append(question.name.to_text(omit_final_dot=True))
         mode = self._modes.get(question.name)
         if mode is Answer.TIMEOUT:
             return None

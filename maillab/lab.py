@@ -109,6 +109,13 @@ class MailLab:
         asyncio.run_coroutine_threadsafe(hang_up(), self._loop).result(START_TIMEOUT)
         for server in self.servers.values():
             server.reset()
+        if self.dns is not None:
+            self.dns.zone.questions.clear()
+
+    @property
+    def dns_questions(self) -> list[str]:
+        """The names the lab's DNS server was asked about since the last ``reset``."""
+        return list(self.dns.zone.questions) if self.dns is not None else []
 
     # -- lifecycle ---------------------------------------------------------------------------------
     def start(self) -> MailLab:

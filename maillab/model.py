@@ -31,9 +31,10 @@ class Tls(StrEnum):
 class Behaviour:
     """A scripted SMTP server. Local parts are compared in lower case.
 
-    Replies for recipients are decided in this order: hang-up, session recipient limit, fixed ``rcpt_reply``,
-    greylisting, a mailbox's own ``account_replies``, full/over quota/disabled lists, known mailbox or
-    catch-all, else ``unknown_reply``.
+    Replies for recipients are decided in this order: hang-up, session recipient limit, relaying (a domain
+    not ``hosted``, or not the transaction's first with ``one_domain_per_transaction``), fixed
+    ``rcpt_reply``, greylisting, a mailbox's own ``account_replies``, full/over quota/disabled lists, known
+    mailbox or catch-all (the server's, or its ``catch_all_domains``'), else ``unknown_reply``.
     """
 
     mailboxes: frozenset[str] = frozenset()
@@ -59,6 +60,13 @@ class Behaviour:
     # Postfix's smtpd_hard_error_limit: after this many refused RCPTs in a session, every RCPT is answered
     # "421 too many errors" and the session ends (None: no limit, as the lab's other servers)
     error_limit: int | None = None
+    # The domains a shared server takes mail for (None: every domain naming it); RCPTs for others are
+    # answered "554 5.7.1 Relay access denied", as Postfix answers a domain it does not host.
+    hosted: frozenset[str] | None = None
+    # Tenant routing (one customer per transaction): a RCPT for another domain than the transaction's
+    # first recipient's is answered "Relay access denied" too.
+    one_domain_per_transaction: bool = False
+    catch_all_domains: frozenset[str] = frozenset()  # domains of a shared server that accept any address
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ class SessionState:
     tls: bool = False
     mail_from: str | None = None
     rcpt_count: int = 0
+    first_domain: str | None = None  # the domain of the transaction's first recipient
     errors: int = 0  # refused RCPTs in this session (Postfix's error count)
 
 
@@ -73,7 +74,7 @@ class Script:
             return self.behaviour.mail_reply
         if not argument.isascii() and not self.behaviour.smtputf8:
             return "553 5.6.7 Non-ASCII address requires SMTPUTF8"
-        state.mail_from, state.rcpt_count = _address(argument), 0
+        state.mail_from, state.rcpt_count, state.first_domain = _address(argument), 0, None
         return "250 2.1.0 Ok"
 
     def rcpt(self, state: SessionState, argument: str, now: float) -> str:
@@ -95,7 +96,21 @@ class Script:
         if not argument.isascii() and not self.behaviour.smtputf8:
             return "553 5.6.7 Non-ASCII address requires SMTPUTF8"
         state.rcpt_count += 1
-        return self.behaviour.rcpt_reply or self._recipient(state, _address(argument), now)
+        address = _address(argument)
+        return (
+            self._relay(state, address) or self.behaviour.rcpt_reply or self._recipient(state, address, now)
+        )
+
+    def _relay(self, state: SessionState, address: str) -> str | None:
+        """Relaying denied: a domain this shared server does not host, or a second tenant in a transaction."""
+        domain = address.rpartition("@")[2]
+        state.first_domain = state.first_domain or domain
+        b = self.behaviour
+        if (b.hosted is not None and domain not in b.hosted) or (
+            b.one_domain_per_transaction and domain != state.first_domain
+        ):
+            return f"554 5.7.1 <{address}>: Relay access denied"
+        return None
 
     def _recipient(self, state: SessionState, address: str, now: float) -> str:
         local = address.rpartition("@")[0].lower()
@@ -110,7 +125,7 @@ class Script:
         state_reply = self._state_reply(local, address)
         if state_reply is not None:
             return state_reply
-        if b.catch_all or local in b.mailboxes:
+        if b.catch_all or local in b.mailboxes or address.rpartition("@")[2] in b.catch_all_domains:
             return "250 2.1.5 Ok"
         return b.unknown_reply or (
             f"550 5.1.1 <{address}>: Recipient address rejected: User unknown in virtual mailbox table"

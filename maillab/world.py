@@ -43,6 +43,14 @@ BANNED_IP = (
     "visit https://sender.office.com/ and follow the directions."
 )
 POLICY = "554 5.7.1 rejected: policy"
+# Domains behind the shared "hosting" server, each with an MX host name of its own (``mx.<domain>``).
+SHARED_ORDINARY = tuple(f"shared-{i}.test" for i in range(8))
+SHARED_CATCH_ALL = ("shared-catchall-0.test", "shared-catchall-1.test")
+# Behind the "tenants" gateway; their CRC-32 modulo 3 is the same, so the service puts all three in one of
+# the address's lanes (``services/probing/routes.py``) and one drain asks them over one session.
+TENANT_DOMAINS = ("tenant-a.test", "tenant-e.test", "tenant-f.test")
+# Domains behind the shared "provider" server (a mailbox provider's MX: many customers, no error limit).
+PROVIDER_DOMAINS = tuple(f"provider-{i:02d}.test" for i in range(24))
 
 SERVERS: tuple[SmtpServerSpec, ...] = (
     SmtpServerSpec("mailbox", "127.0.0.11", Behaviour(mailboxes=MAILBOXES | ROLE_MAILBOXES)),
@@ -98,6 +106,20 @@ SERVERS: tuple[SmtpServerSpec, ...] = (
     SmtpServerSpec("strict", "127.0.0.39", Behaviour(mailboxes=MAILBOXES, error_limit=5)),
     # A distant server (300 ms per reply) taking every address: a long list there keeps its lane busy.
     SmtpServerSpec("sluggish", "127.0.0.40", Behaviour(catch_all=True, reply_delay=0.3)),
+    # One address behind many domains, as a hosting provider's MX: ordinary and catch-all domains, and
+    # Postfix-like error limits (a session's 6th refused RCPT is the last one).
+    SmtpServerSpec(
+        "hosting",
+        "127.0.0.41",
+        Behaviour(mailboxes=MAILBOXES, catch_all_domains=frozenset(SHARED_CATCH_ALL), error_limit=5),
+    ),
+    # A gateway routing one customer per transaction: a second domain's RCPT there is "Relay access denied".
+    SmtpServerSpec("tenants", "127.0.0.42", Behaviour(mailboxes=MAILBOXES, one_domain_per_transaction=True)),
+    # A server named by two domains that hosts only one of them.
+    SmtpServerSpec(
+        "partial", "127.0.0.43", Behaviour(mailboxes=MAILBOXES, hosted=frozenset({"partial-home.test"}))
+    ),
+    SmtpServerSpec("provider", "127.0.0.44", Behaviour(mailboxes=MAILBOXES)),
 )
 
 
@@ -115,6 +137,10 @@ def _simple_domains() -> tuple[DomainSpec, ...]:
     """``<server>.test`` for every scripted server, plus ``dead.test`` whose only MX refuses connections and
     ``blackhole.test`` whose only MX never answers a connection attempt."""
     pairs = [mail_domain(f"{spec.name}.test", spec.ip) for spec in SERVERS if spec.name not in _PROVIDERS]
+    pairs += [mail_domain(name, "127.0.0.41") for name in SHARED_ORDINARY + SHARED_CATCH_ALL]
+    pairs += [mail_domain(name, "127.0.0.42") for name in TENANT_DOMAINS]
+    pairs += [mail_domain(name, "127.0.0.44") for name in PROVIDER_DOMAINS]
+    pairs += [mail_domain(name, "127.0.0.43") for name in ("partial-home.test", "partial-away.test")]
     pairs.append(mail_domain("dead.test", DEAD_IP))
     # Two more dead domains: three unreachable domains in one job read as our outbound port 25 closed.
     pairs += [mail_domain(f"dead{index}.test", DEAD_IP) for index in (2, 3)]

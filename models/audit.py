@@ -6,7 +6,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import BigInteger, ForeignKey, Identity, Index, String, Text, func
+from sqlalchemy import BigInteger, ForeignKey, Identity, Index, String, Text, func, true
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -66,3 +66,5 @@ class AuditEntry(Base):
     user_agent: Mapped[str | None] = mapped_column(Text)
     details: Mapped[dict[str, Any]] = mapped_column(JSONB, server_default="{}")
     occurred_at: Mapped[datetime] = mapped_column(default=clock.now, server_default=func.now())
+    # False for what test mode did (a test key made, a sandbox 429): shown in the test-mode trail only.
+    livemode: Mapped[bool] = mapped_column(default=True, server_default=true())

@@ -20,7 +20,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import BigInteger, ForeignKey, Identity, Index, Integer, SmallInteger, String, Text
+from sqlalchemy import BigInteger, ForeignKey, Identity, Index, Integer, SmallInteger, String, Text, true
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -69,10 +69,11 @@ class ValidationJob(Base):
     __tablename__ = "validation_jobs"
     __table_args__ = (
         Index("ix_validation_jobs_account_id_created_at", "account_id", "created_at"),
-        # One job per client Idempotency-Key and account; the sweeper clears keys older than 24 h.
+        # One job per client Idempotency-Key, account and mode; the sweeper clears keys older than 24 h.
         Index(
             "uq_validation_jobs_account_id_idempotency_key",
             "account_id",
+            "livemode",
             "idempotency_key",
             unique=True,
             postgresql_where="idempotency_key IS NOT NULL",
@@ -111,6 +112,8 @@ class ValidationJob(Base):
     checker_degraded: Mapped[bool] = mapped_column(default=False)
     # A CSV list's header as uploaded (None: no header row, or a JSON list), widened to its widest row.
     columns: Mapped[list[str] | None] = mapped_column(JSONB)
+    # False for a test-mode job: answered by the sandbox engine, never charged, seen only by test keys.
+    livemode: Mapped[bool] = mapped_column(default=True, server_default=true())
 
 
 class JobItem(Base):
@@ -159,3 +162,24 @@ class JobGroup(Base):
     # (``outcome``) so its results can be re-assembled as "checker degraded" once the job looks degraded.
     unreachable: Mapped[bool | None]
     outcome: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+
+
+class RecentVerdict(Base):
+    """An account's latest final verdict on an address, for answering it again without probing
+    (``options.maxAge``): which item holds it and when it was made. One row per account, address and
+    ``variant`` (what shapes a result: quickMode, skipCatchAll and the plan's checks), replaced by each newer
+    final verdict; the result itself stays in its item, the record. Answers drawn from a verdict are never
+    written here, so a verdict's age is that of its check."""
+
+    __tablename__ = "recent_verdicts"
+
+    account_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    variant: Mapped[str] = mapped_column(String(32), primary_key=True)
+    email: Mapped[str] = mapped_column(Text, primary_key=True)  # normalised, as items hold it
+    checked_at: Mapped[datetime]
+    # The item holding the verdict. No foreign key: deleting a job would then search this table for its
+    # items (an index more to write on every verdict); a verdict whose item is gone is simply not found.
+    job_id: Mapped[int] = mapped_column(BigInteger)
+    position: Mapped[int] = mapped_column(Integer)

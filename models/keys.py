@@ -21,6 +21,7 @@ from sqlalchemy import (
     UniqueConstraint,
     false,
     func,
+    true,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -71,6 +72,9 @@ class ApiKey(Timestamped, Base):
     deactivated_at: Mapped[datetime | None]
     # When the key last authenticated a request, to the minute (``services.keys.last_used``); null if never.
     last_used_at: Mapped[datetime | None]
+    # A test key (``sk_test_``/``pk_test_``) acts in test mode: the sandbox engine, nothing charged, its
+    # own jobs and webhook endpoints (``verifier.sandbox``, docs/sandbox.md).
+    livemode: Mapped[bool] = mapped_column(default=True, server_default=true())
 
     account: Mapped[Account] = relationship(back_populates="keys")
 

@@ -28,6 +28,7 @@ from sqlalchemy import (
     UniqueConstraint,
     false,
     text,
+    true,
 )
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
@@ -68,6 +69,9 @@ class WebhookEndpoint(Timestamped, Base):
     # it is shown to the client only at creation and rotation.
     secret: Mapped[str] = mapped_column(Text)
     status: Mapped[str] = mapped_column(String(16), default=EndpointStatus.ENABLED.value)
+    # A test-mode endpoint gets test-mode events only, a live one live events only; each mode's keys see
+    # only their own endpoints.
+    livemode: Mapped[bool] = mapped_column(default=True, server_default=true())
 
 
 class WebhookDelivery(Timestamped, Base):
@@ -125,3 +129,5 @@ class Event(Base):
     created_at: Mapped[datetime]
     # Sample events sent by POST /webhooks/test: logged like the others, never fanned out to subscribers.
     is_test: Mapped[bool] = mapped_column(default=False, server_default=false())
+    # Made in test mode (a test key's job, a test key): sent only to test-mode endpoints, ``livemode: false``.
+    livemode: Mapped[bool] = mapped_column(default=True, server_default=true())

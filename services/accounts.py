@@ -20,15 +20,22 @@ from services.keys.scopes import ADMIN
 class OpenedAccount:
     account: Account
     admin_key: lifecycle.IssuedKey
+    test_key: lifecycle.IssuedKey  # its test-mode twin (sk_test_/pk_test_), for the sandbox
+
+
+ADMIN_KEY = lifecycle.KeySpec(name="Admin key", scopes=(ADMIN,))
+TEST_ADMIN_KEY = lifecycle.KeySpec(name="Test admin key", scopes=(ADMIN,), livemode=False)
 
 
 def open_account(email: str, tier: Tier, name: str | None = None) -> OpenedAccount:
-    """Create an account on ``tier`` with one admin (``*:*``) key; the billing period starts now. The operator
-    opens it, so its owner's email is taken as verified and the plan as granted."""
+    """Create an account on ``tier`` with one admin (``*:*``) key and a test-mode admin key; the billing
+    period starts now. The operator opens it, so its owner's email is taken as verified and the plan as
+    granted."""
     with transaction() as session:
         account = new_account(session, email, tier, name, verified=True)
-        issued = lifecycle.issue(session, account, lifecycle.KeySpec(name="Admin key", scopes=(ADMIN,)))
-    return OpenedAccount(account=account, admin_key=issued)
+        issued = lifecycle.issue(session, account, ADMIN_KEY)
+        test = lifecycle.issue(session, account, TEST_ADMIN_KEY)
+    return OpenedAccount(account=account, admin_key=issued, test_key=test)
 
 
 def new_account(

@@ -47,6 +47,7 @@ def record(
     origin: Origin = SYSTEM,
     details: Mapping[str, object] | None = None,
     session: Session | None = None,
+    livemode: bool = True,
 ) -> AuditEntry:
     """Write one entry. Callers pass ids and facts, never a secret (details are shown to account admins)."""
     entry = AuditEntry(
@@ -56,6 +57,7 @@ def record(
         ip=origin.ip,
         user_agent=origin.user_agent[:USER_AGENT_MAX] if origin.user_agent else None,
         details=_with_actor(details, origin),
+        livemode=livemode,
     )
     if session is not None:
         session.add(entry)
@@ -85,6 +87,7 @@ class AuditQuery:
     until: datetime | None = None
     starting_after: int | None = None
     limit: int = 50
+    livemode: bool = True  # the trail of one mode: live, or what test mode did
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,9 @@ class AuditPage:
 
 def list_entries(query: AuditQuery) -> AuditPage:
     """One page of an account's trail; reads one row past the page to know whether another follows."""
-    stmt = select(AuditEntry).where(AuditEntry.account_id == query.account_id)
+    stmt = select(AuditEntry).where(
+        AuditEntry.account_id == query.account_id, AuditEntry.livemode == query.livemode
+    )
     if query.events:
         stmt = stmt.where(AuditEntry.event.in_([event.value for event in query.events]))
     if query.since is not None:

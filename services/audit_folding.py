@@ -37,8 +37,10 @@ def record_folded(
     key_id: int | None,
     origin: audit.Origin,
     details: Mapping[str, object],
+    livemode: bool = True,
 ) -> None:
-    """Record ``event`` unless one like it (same key, type and IP) was recorded this minute; then count it."""
+    """Record ``event`` unless one like it (same key, type and IP) was recorded this minute; then count it.
+    ``livemode`` False: a test key's entry, in the test-mode trail."""
     minute = int((clock.now() - EPOCH).total_seconds()) // 60
     window = key("audit-fold", event.value, key_id if key_id is not None else "-", origin.ip or "-", minute)
     try:
@@ -50,7 +52,12 @@ def record_folded(
     if seen > 1:
         return
     entry = audit.record(
-        event, account_id=account_id, key_id=key_id, origin=origin, details={**details, "folded": 0}
+        event,
+        account_id=account_id,
+        key_id=key_id,
+        origin=origin,
+        details={**details, "folded": 0},
+        livemode=livemode,
     )
     try:
         pipe = get_redis().pipeline()

@@ -41,7 +41,7 @@ class Presented:
 
     @property
     def is_publishable(self) -> bool:
-        return self.credential.startswith(secrets.PUBLISHABLE_PREFIX)
+        return secrets.is_publishable(self.credential)
 
     @property
     def cache_key(self) -> tuple[bool, str]:
@@ -62,6 +62,11 @@ class Actor(Protocol):
     def scopes(self) -> list[str]: ...
     @property
     def is_publishable(self) -> bool: ...
+    @property
+    def livemode(self) -> bool:
+        """False in test mode (a test key, the dashboard's test switch): the sandbox, nothing charged, and
+        only test-mode data seen or made."""
+
     @property
     def generation(self) -> str | None:
         """The key-state generation this actor was read under (``services.snapshots``); None when it was
@@ -94,6 +99,10 @@ class AuthContext:
     @property
     def key_id(self) -> int:
         return self.key.id
+
+    @property
+    def livemode(self) -> bool:
+        return self.key.livemode
 
     def confirmed(self, current: str | None) -> AuthContext:
         return confirm(self, current)
@@ -155,8 +164,8 @@ def _verified(key: ApiKey) -> bool:
 
 def _past_deactivation(key: ApiKey) -> bool:
     """Day 97 of the secret's life (spec 3.1) ends it at that instant, whether or not the rotation sweeper
-    has run since: a stopped or late beat must not extend a key's life."""
-    return clock.now() >= rotation_policy.stops_working_at(key)
+    has run since: a stopped or late beat must not extend a key's life. Test keys have no day 97."""
+    return key.livemode and clock.now() >= rotation_policy.stops_working_at(key)
 
 
 def _record_failure(key: ApiKey | None, presented: Presented, origin: audit.Origin) -> None:
@@ -189,7 +198,7 @@ def _find_key(presented: Presented) -> ApiKey | None:
     stmt = select(ApiKey).options(joinedload(ApiKey.account))
     if presented.is_publishable:
         stmt = stmt.where(ApiKey.publishable_key == credential)
-    elif credential.startswith(secrets.SECRET_PREFIX):
+    elif secrets.is_secret(credential):
         stmt = stmt.where(ApiKey.secret_hash == secrets.hash_secret(credential))
     else:
         return None
@@ -254,6 +263,7 @@ def deny(actor: Actor, required: str, message: str) -> NoReturn:
         key_id=actor.key_id,
         origin=actor.origin,
         details={"requiredScope": required},
+        livemode=actor.livemode,
     )
     granted = None if actor.is_publishable else actor.scopes
     raise InsufficientPermissions(message, required=required, granted=granted)
@@ -263,4 +273,7 @@ def _record(event: AuditEvent, key: ApiKey | None, origin: audit.Origin, **detai
     """A failure's entry in its own transaction (the request is about to fail, the trail must stay),
     folded with the others of its key, type and source IP this minute: a caller cannot flood the log."""
     account_id, key_id = (key.account_id, key.id) if key is not None else (None, None)
-    audit_folding.record_folded(event, account_id=account_id, key_id=key_id, origin=origin, details=details)
+    livemode = key.livemode if key is not None else True
+    audit_folding.record_folded(
+        event, account_id=account_id, key_id=key_id, origin=origin, details=details, livemode=livemode
+    )

@@ -11,7 +11,9 @@ long as the delivery log is useful for debugging a receiver) bounds them. Only f
 - an email ``sent`` or ``failed`` queued before the cut-off (a rotation notice keeps its claim; its link
   to the email becomes null);
 - a confirmed verdict token's row once the token has expired (no cut-off: past its expiry the token cannot
-  be presented again, so the row guards nothing).
+  be presented again, so the row guards nothing);
+- a recent verdict older than the longest ``options.maxAge`` (30 days): no request may use it any more (the
+  result stays in its job's item).
 
 Rows that are still due (pending deliveries, queued emails) are never deleted, whatever their age. Deletes
 run in batches of ``BATCH`` rows, each its own short transaction, so a large first purge never holds
@@ -25,15 +27,16 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Delete, delete, exists, select
+from sqlalchemy import CursorResult, Delete, delete, exists, select, tuple_
 from sqlalchemy.orm import InstrumentedAttribute
 
 from core import clock
 from models.browser import ConfirmedToken
+from models.jobs import RecentVerdict
 from models.mail import MailStatus, OutboundMail
 from models.session import transaction
 from models.webhooks import DeliveryStatus, Event, WebhookDelivery
-from settings import get_settings
+from settings import MAX_AGE_RANGE, get_settings
 
 BATCH = 1000
 _FINISHED_DELIVERY = (DeliveryStatus.DELIVERED.value, DeliveryStatus.FAILED.value)
@@ -48,6 +51,7 @@ class Purged:
     events: int
     mail: int
     confirmations: int
+    verdicts: int
 
 
 def purge_expired() -> Purged:
@@ -58,6 +62,7 @@ def purge_expired() -> Purged:
         events=_delete_in_batches(_orphaned_events(cutoff)),
         mail=_delete_in_batches(_old_mail(cutoff)),
         confirmations=_delete_in_batches(_expired_confirmations(clock.now())),
+        verdicts=_delete_in_batches(_stale_verdicts(clock.now() - timedelta(seconds=MAX_AGE_RANGE[1]))),
     )
 
 
@@ -78,6 +83,12 @@ def _old_mail(cutoff: datetime) -> Delete:
 def _expired_confirmations(now: datetime) -> Delete:
     batch = select(ConfirmedToken.token_id).where(ConfirmedToken.expires_at < now).limit(BATCH)
     return delete(ConfirmedToken).where(ConfirmedToken.token_id.in_(batch.scalar_subquery()))
+
+
+def _stale_verdicts(cutoff: datetime) -> Delete:
+    key = (RecentVerdict.account_id, RecentVerdict.variant, RecentVerdict.email)
+    batch = select(*key).where(RecentVerdict.checked_at < cutoff).limit(BATCH)
+    return delete(RecentVerdict).where(tuple_(*key).in_(batch))
 
 
 def _finished_before(

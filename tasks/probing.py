@@ -1,6 +1,6 @@
-"""Validation job tasks: planning a bulk list, draining a domain's lane, and the beat-driven sweeper.
+"""Validation job tasks: planning a bulk list, draining a lane, and the beat-driven sweeper.
 
-Ids (or a lane's domain) in, everything else in Postgres, so each is safe to run twice or concurrently:
+Ids (or a lane's name) in, everything else in Postgres, so each is safe to run twice or concurrently:
 the claims in ``services.probing.plan`` and ``services.jobs.store`` decide whether there is anything to
 do. ``drain_lane`` runs on the ``probes`` queue (a gevent pool that enforces no task time limit), so every
 DNS and SMTP call inside has its own timeout (``verifier.config``).
@@ -22,8 +22,8 @@ def plan_job(job_id: int) -> None:
 
 
 @shared_task(name=DRAIN_LANE_TASK, ignore_result=True)  # type: ignore[untyped-decorator]
-def drain_lane(domain: str) -> int:
-    return lane_runs.drain(domain)
+def drain_lane(lane: str) -> int:
+    return lane_runs.drain(lane)
 
 
 @shared_task(ignore_result=True)  # type: ignore[untyped-decorator]

@@ -133,7 +133,12 @@ def assemble(
     degraded: bool = False,
 ) -> ValidationResult:
     """Stage 4: the checks the options ask for, scored (docs/scoring.md)."""
-    facts = _facts(parsed, mail_domain, probe, degraded)
+    return assemble_facts(_facts(parsed, mail_domain, probe, degraded), options)
+
+
+def assemble_facts(facts: Facts, options: Options = DEFAULT_OPTIONS) -> ValidationResult:
+    """Stage 4 from facts already gathered (``assemble``'s, or the sandbox's made-up ones)."""
+    parsed = facts.parsed
     found = {name: build(facts, options) for name, wanted, build in CHECKS if wanted(options)}
     verdict = judge(_findings(facts, options))
     return ValidationResult(

@@ -55,6 +55,8 @@ def create(email: str, tier: str, name: str | None, password_stdin: bool) -> Non
                 "tier": opened.account.tier,
                 "secretKey": key.secret,
                 "publishableKey": key.key.publishable_key,
+                "testSecretKey": opened.test_key.secret,
+                "testPublishableKey": opened.test_key.key.publishable_key,
             }
         )
     )

@@ -126,7 +126,11 @@ def add_limit_headers(response: Response) -> Response:
 
 
 def _peek(auth: AuthContext | None) -> RateStatus:
-    return rate_limits.peek(auth.account) if auth is not None else rate_limits.peek_anonymous(client_ip())
+    return (
+        rate_limits.peek(auth.account, auth.livemode)
+        if auth is not None
+        else rate_limits.peek_anonymous(client_ip())
+    )
 
 
 def quota_headers(quota: QuotaStatus) -> dict[str, str]:

@@ -14,8 +14,9 @@ import time
 
 from pythonjsonlogger.orjson import OrjsonFormatter
 
-SECRET_PATTERN = re.compile(r"sk_live_[A-Za-z0-9_\-]+")
-REDACTED = "sk_live_[REDACTED]"
+# Live and test secrets alike (a test key still opens its account's test data).
+SECRET_PATTERN = re.compile(r"(sk_(?:live|test)_)[A-Za-z0-9_\-]+")
+REDACTED = r"\1[REDACTED]"
 
 
 class ScrubbingJsonFormatter(OrjsonFormatter):

@@ -19,6 +19,7 @@ from pydantic_core import core_schema
 from werkzeug.routing import Rule
 
 from services.branding import Brand
+from verifier import sandbox
 from web import auth, openapi_headers
 from web.auth import RATE_LIMITED
 from web.config import app_settings
@@ -144,7 +145,7 @@ def document_root(app: Flask, paths: dict[str, Any], schemas: dict[str, Any]) ->
         "info": {
             "title": "verimail",
             "version": "0.1.0",
-            "description": f"Email validation API.\n\n{TEXT_RULE}",
+            "description": f"Email validation API.\n\n{TEXT_RULE}\n\n{TEST_MODE}",
         },
         "servers": [{"url": base_url}],
         "paths": paths,
@@ -158,6 +159,14 @@ def document_root(app: Flask, paths: dict[str, Any], schemas: dict[str, Any]) ->
 
 
 # What the string patterns cannot say (web.schemas.inputs.NUL_FREE): every text input is refused alike.
+TEST_MODE = (
+    "**Test mode.** Test keys (`sk_test_`, `pk_test_`) work on every route, never open a DNS or SMTP "
+    "connection, are never charged, see only test-mode data, and every answer and webhook envelope says "
+    "`livemode: false`. The local part of an address picks its outcome at any domain (`+tags` ignored): "
+    + ", ".join(f"`{name}@`" for name in sandbox.MAGIC)
+    + "; syntax errors are the real parser's, any other address is unknown (`not_a_magic_address`). "
+    "`greylisted@` answers `retryAfter: 10` and, with `retryTemporary`, settles deliverable later."
+)
 TEXT_RULE = (
     "Text in a request body or query string may contain neither NUL characters nor unpaired UTF-16 "
     "surrogates (a `\\ud800` escape without its pair): either is a 400 naming the field. A body that is "

@@ -66,14 +66,19 @@ def _webhook(event_type: str, data: dict[str, Any]) -> dict[str, Any]:
 
 
 def envelope_schema(event_type: str, data: dict[str, Any]) -> dict[str, Any]:
-    """Spec 6.2: id, type, timestamp, data."""
+    """Spec 6.2: id, type, timestamp, data; and livemode (false for a test-mode event)."""
     return {
         "type": "object",
-        "required": ["id", "type", "timestamp", "data"],
+        "required": ["id", "type", "timestamp", "livemode", "data"],
         "properties": {
             "id": {"type": "string", "pattern": "^evt_", "description": "unique; the same on every retry"},
             "type": {"const": event_type},
             "timestamp": {"type": "string", "format": "date-time"},
+            "livemode": {
+                "type": "boolean",
+                "description": "false for an event of test mode (a test key's job or key), sent only to "
+                "endpoints made with a test key",
+            },
             "data": data,
         },
     }

@@ -35,11 +35,11 @@ class Confirmed:
 def confirm(auth: AuthContext, token: str, email: str) -> Confirmed:
     """The token's claims, confirmed now for the first and only time."""
     claims = tokens.read(token)
-    # Every key is live today; test-mode keys will confirm test tokens only.
-    if claims.account_id != auth.account.id or claims.mode != tokens.LIVE:
+    # A test key's tokens (sandbox verdicts) confirm with test keys only, live ones with live keys only.
+    if claims.account_id != auth.account.id or claims.mode != tokens.mode_of(auth.livemode):
         raise TokenOfAnotherAccount(
-            "This verdict token was issued to another account's key: confirm tokens with a secret key of the "
-            "account whose publishable key the page used."
+            "This verdict token was issued to another account's key, or in the other mode (test or live): "
+            "confirm tokens with a secret key of the account and mode whose publishable key the page used."
         )
     if result_email(email) != claims.verdict.email:
         raise TokenEmailMismatch(

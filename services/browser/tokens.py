@@ -36,8 +36,13 @@ from settings import get_settings
 _PURPOSE = b"verimail verdict tokens v1"
 # A token stamped a little ahead of this process's clock (another web host's clock runs fast) is still fine.
 CLOCK_SKEW = timedelta(seconds=30)
-# Test keys will have their own tokens: a token confirms only with a key of its own mode.
+# A token confirms only with a key of its own mode: a sandbox verdict never passes for a live one.
 LIVE = "live"
+TEST = "test"
+
+
+def mode_of(livemode: bool) -> str:
+    return LIVE if livemode else TEST
 
 
 @dataclass(frozen=True)
@@ -67,14 +72,16 @@ def lifetime() -> timedelta:
     return timedelta(seconds=get_settings().browser.token_lifetime)
 
 
-def issue(account_id: int, key_id: int, verdict: Verdict, validation_id: str | None) -> Issued:
+def issue(
+    account_id: int, key_id: int, verdict: Verdict, validation_id: str | None, *, livemode: bool = True
+) -> Issued:
     """A new token for ``verdict``, given to the page with the answer."""
     now = clock.now()
     body = {
         "i": secrets.token_urlsafe(16),
         "a": account_id,
         "k": key_id,
-        "m": LIVE,
+        "m": mode_of(livemode),
         "j": validation_id,
         "v": asdict(verdict),
     }

@@ -25,6 +25,7 @@ from services.keys import origins
 from services.usage.errors import QuotaExhausted, RateLimited
 from services.usage.quota import QuotaStatus
 from services.validation import answers
+from settings import get_settings
 from verifier.syntax import result_email
 
 ORIGIN_SHOWN_MAX = 300  # an Origin header is the caller's text: the audit entry keeps this much of it
@@ -47,7 +48,10 @@ def answer(
     ensure_origin(auth, origin)
     if not throttle.admit(auth.account, auth.key.id, visitor_ip):
         return _answered(auth, throttled(result_email(email)), None)
-    options = JobOptions.for_account(auth.account, quick_mode=False, skip_catch_all=False)
+    max_age = get_settings().jobs.recent_max_age
+    options = JobOptions.for_account(
+        auth.account, quick_mode=False, skip_catch_all=False, max_age=max_age, livemode=auth.livemode
+    )
     try:
         admit()
         single, quota = answers.validate_within(auth, email, options, seconds)
@@ -78,5 +82,5 @@ def ensure_origin(auth: AuthContext, origin: str | None) -> None:
 def _answered(
     auth: AuthContext, verdict: Verdict, validation_id: str | None, quota: QuotaStatus | None = None
 ) -> BrowserAnswer:
-    issued = tokens.issue(auth.account.id, auth.key.id, verdict, validation_id)
+    issued = tokens.issue(auth.account.id, auth.key.id, verdict, validation_id, livemode=auth.livemode)
     return BrowserAnswer(verdict, issued.token, issued.expires_at, quota)

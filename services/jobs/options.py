@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cache
 from typing import Any
 
 import orjson
 
+from core.times import iso
 from models.accounts import Account
 from services.usage.plans import plan_for
 from verifier.engine import Options
@@ -24,12 +26,25 @@ class JobOptions:
     # Temporary failures (greylisting, 421, timeouts) are answered unknown at once either way; with this
     # on they are also retried in the background until the job's deadline (``services.probing.settling``).
     retry_temporary: bool = False
+    # Seconds: an address this account validated within them (same switches) is answered from that verdict
+    # instead of probing again (``services.jobs.recent``); 0 checks live.
+    max_age: int = 0
+    # False: a test-mode job (``verifier.sandbox`` answers it; nothing charged, seen by test keys only).
+    livemode: bool = True
 
     @classmethod
     def for_account(
-        cls, account: Account, *, quick_mode: bool, skip_catch_all: bool, retry_temporary: bool = False
+        cls,
+        account: Account,
+        *,
+        quick_mode: bool,
+        skip_catch_all: bool,
+        retry_temporary: bool = False,
+        max_age: int = 0,
+        livemode: bool = True,
     ) -> JobOptions:
-        return cls(quick_mode, skip_catch_all, _feature_names(account.tier), retry_temporary)
+        features = _feature_names(account.tier)
+        return cls(quick_mode, skip_catch_all, features, retry_temporary, max_age, livemode)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -37,17 +52,22 @@ class JobOptions:
             "skipCatchAll": self.skip_catch_all,
             "features": list(self.features),
             "retryTemporary": self.retry_temporary,
+            "maxAge": self.max_age,
+            "livemode": self.livemode,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> JobOptions:
         # Jobs stored before the option existed kept retrying greylisted addresses: they still do.
         retry = bool(data.get("retryTemporary", True))
-        return cls(bool(data["quickMode"]), bool(data["skipCatchAll"]), tuple(data["features"]), retry)
+        switches = (bool(data["quickMode"]), bool(data["skipCatchAll"]), tuple(data["features"]), retry)
+        return cls(*switches, int(data.get("maxAge", 0)), bool(data.get("livemode", True)))
 
-    def client_switches(self) -> tuple[bool, ...]:
-        """What the client chose, in a fixed order: part of an idempotent request's meaning."""
-        return (self.quick_mode, self.skip_catch_all, self.retry_temporary)
+    def client_switches(self) -> tuple[bool | int, ...]:
+        """What the client chose, in a fixed order: part of an idempotent request's meaning. ``max_age``
+        only when asked for, so the requests of before it keep their digests."""
+        switches = (self.quick_mode, self.skip_catch_all, self.retry_temporary)
+        return (*switches, self.max_age) if self.max_age else switches
 
     @property
     def engine(self) -> Options:
@@ -72,11 +92,17 @@ def json_text(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
-def result_row(email: str, result: ValidationResult) -> dict[str, JsonValue]:
-    """One settled address as the bulk UPDATEs read it (``jsonb_to_recordset``)."""
+def stamped(result: dict[str, JsonValue], checked_at: datetime) -> dict[str, JsonValue]:
+    """A live result as stored: checked at ``checked_at`` (its ``metadata``, which the answer shows),
+    not a copy of an earlier verdict (``services.jobs.recent``)."""
+    return {**result, "metadata": {"cached": False, "checkedAt": iso(checked_at)}}
+
+
+def result_row(email: str, result: ValidationResult, checked_at: datetime) -> dict[str, JsonValue]:
+    """One settled address as the bulk UPDATEs read it (``jsonb_to_recordset``), checked at ``checked_at``."""
     return {
         "email": email,
-        "result": result.to_dict(),
+        "result": stamped(result.to_dict(), checked_at),
         "score": result.score,
         "severity": result.severity.value,
     }

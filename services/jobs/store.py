@@ -20,7 +20,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 import psycopg2
 from sqlalchemy import Table, and_, case, delete, exists, func, insert, or_, select, text, tuple_, update
@@ -31,11 +31,11 @@ from models import prepared
 from models.base import Base
 from models.jobs import GroupState, ItemState, JobGroup, JobItem, JobKind, JobStatus, ValidationJob
 from models.usage import UsageCharge
-from services.jobs import list_rows
+from services.jobs import list_rows, recent
 from services.jobs.options import JobOptions, json_text, storable
 from services.usage import charging
 from services.usage.quota import QuotaStatus
-from verifier.results import JsonValue, Severity, ValidationResult
+from verifier.results import JsonValue, Severity
 
 # ---------------------------------------------------------------------------------------------------------
 # Jobs as clients submit them (validation_jobs, and a new job's items)
@@ -79,6 +79,7 @@ def open_job(
         deadline=now + lifetime,
         idempotency_key=idempotency_key,
         request_digest=digest,
+        livemode=options.livemode,
     )
     session.add(job)
     session.flush()
@@ -239,8 +240,14 @@ class FinishedSingle:
     key_id: int | None
     options: JobOptions
     email: str  # as submitted
-    result: ValidationResult
-    stored: dict[str, JsonValue]  # ``result.to_dict()``, built once for the record and the answer
+    # ``ValidationResult.to_dict()`` as stored (``options.stamped``, or a recent verdict's copy), built once
+    # for the record and the answer
+    stored: dict[str, JsonValue]
+    verdict_email: str | None = None  # the normalised address its verdict is remembered by (None: not kept)
+
+    @property
+    def severity(self) -> Severity:
+        return Severity(str(self.stored["severity"]))
 
     def job_row(self) -> dict[str, Any]:
         now = clock.now()
@@ -252,20 +259,21 @@ class FinishedSingle:
             "kind": JobKind.SINGLE.value,
             "status": JobStatus.COMPLETED.value,
             "options": self.options.to_json(),
+            "livemode": self.options.livemode,
             "total": 1,
             "processed": 1,
             **times,
-            **_counters(self.result.severity),
+            **_counters(self.severity),
         }
 
     def item_row(self) -> dict[str, Any]:
         return {
             "position": 0,
             "input": storable(self.email),
-            "email": self.result.email,
+            "email": self.stored["email"],
             "state": ItemState.DONE.value,
-            "score": self.result.score,
-            "severity": self.result.severity.value,
+            "score": self.stored["score"],
+            "severity": self.stored["severity"],
             "result": self.stored,
         }
 
@@ -273,16 +281,17 @@ class FinishedSingle:
         """``_CHARGED_SINGLE``'s own values (the charge's come with it), built directly: this runs on every
         quick validation (the job row's timestamps and the rows' dicts were a twentieth of its CPU). The
         JSON columns go as text Postgres parses into ``jsonb``, so the serialiser's spacing is moot."""
-        result = self.result
+        stored = self.stored
         return {
             "public_id": self.public_id,
             "key_id": self.key_id,
             "options": json_text(self.options.to_json()),
             "input": storable(self.email),
-            "email": result.email,
-            "score": result.score,
-            "severity": result.severity.value,
-            "result": json_text(self.stored),
+            "email": stored["email"],
+            "score": stored["score"],
+            "severity": stored["severity"],
+            "result": json_text(stored),
+            "verdict_email": self.verdict_email,
         }
 
 
@@ -302,10 +311,24 @@ _INSERT_JOB = insert(_table(ValidationJob)).returning(_table(ValidationJob).c.id
 _INSERT_ITEM = insert(_table(JobItem))
 
 
+# A quickMode answer's verdict, kept as ``recent`` keeps a job's (its job's id: ``id`` of ``job``).
+_SINGLE_VERDICT = (
+    "SELECT CAST(:account_id AS bigint) AS account_id, CAST(:options AS jsonb) AS options, "
+    "CAST(:verdict_email AS text) AS email, CAST(:result AS jsonb) AS result, id AS job_id, 0 AS position "
+    "FROM job"
+)
+_REMEMBER_SINGLE = text(
+    f"WITH job AS (SELECT CAST(:job_id AS bigint) AS id), {recent.remember_cte(_SINGLE_VERDICT)} SELECT 1"
+)
+
+
 def insert_finished_single(session: Session, single: FinishedSingle) -> None:
     """The job and its item by Core inserts, no ORM unit of work (the rows are never read back here)."""
     job_id = session.execute(_INSERT_JOB, single.job_row()).scalar_one()
     session.execute(_INSERT_ITEM, {"job_id": job_id, **single.item_row()})
+    if single.verdict_email is not None:
+        params = {"job_id": job_id, "account_id": single.account_id}
+        session.execute(_REMEMBER_SINGLE, {**params, **single.statement_params()})
 
 
 # The job and its item after the charge (``charging.charge_ctes``: ``charged`` is the charge that must exist;
@@ -332,7 +355,8 @@ _NO_SUBSCRIBER = """NOT EXISTS (
   SELECT 1 FROM webhook_endpoints WHERE account_id = :account_id AND status = 'enabled'
     AND events @> ARRAY['validation.completed']::text[])"""
 _CHARGED_SINGLE = (
-    f"WITH {charging.charge_ctes(only_if=_NO_SUBSCRIBER)}, {_FINISHED_SINGLE_CTES}\n{charging.LEAVE_CHARGED}"
+    f"WITH {charging.charge_ctes(only_if=_NO_SUBSCRIBER)}, {_FINISHED_SINGLE_CTES}, "
+    f"{recent.remember_cte(_SINGLE_VERDICT)}\n{charging.LEAVE_CHARGED}"
 )
 
 
@@ -371,13 +395,21 @@ def charge_and_insert_finished_single(
 SETTLE_CHUNK = 500
 COUNTERS = ("valid", "warning", "invalid")
 
-_SETTLE = text("""
-UPDATE job_items i SET state = 'done', result = r.result, score = r.score, severity = r.severity
-FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(job bigint, email text, result jsonb, score int,
-                                                    severity text)
-WHERE i.job_id = r.job AND i.email = r.email AND i.state IN ('pending', 'interim')
-RETURNING i.job_id, i.severity
-""")
+# Each final verdict settled is also remembered for ``options.maxAge`` (``recent``).
+_SETTLED = """settled AS (
+  UPDATE job_items i SET state = 'done', result = r.result, score = r.score, severity = r.severity
+  FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(job bigint, email text, result jsonb, score int,
+                                                      severity text)
+  WHERE i.job_id = r.job AND i.email = r.email AND i.state IN ('pending', 'interim')
+  RETURNING i.job_id, i.position, i.email, i.severity, i.result
+)"""
+_SETTLED_VERDICTS = (
+    "SELECT j.account_id, j.options, s.email, s.result, s.job_id, s.position "
+    "FROM settled s JOIN validation_jobs j ON j.id = s.job_id"
+)
+_SETTLE = text(
+    f"WITH {_SETTLED}, {recent.remember_cte(_SETTLED_VERDICTS)}\nSELECT job_id, severity FROM settled"
+)
 _INTERIM = text("""
 UPDATE job_items i SET state = 'interim', result = r.result, score = r.score, severity = r.severity
 FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(job bigint, email text, result jsonb, score int,
@@ -397,7 +429,8 @@ FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(position int, email text, dom
 WHERE i.job_id = :job AND i.position = r.position AND i.state = 'new'
 """)
 _REWRITE = text("""
-UPDATE job_items i SET result = r.result
+UPDATE job_items i
+SET result = r.result || jsonb_strip_nulls(jsonb_build_object('metadata', i.result->'metadata'))
 FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(email text, result jsonb)
 WHERE i.job_id = :job AND i.email = r.email AND i.state = 'done'
 """)
@@ -462,8 +495,9 @@ def record_interim(session: Session, rows: Sequence[Mapping[str, object]]) -> No
         session.execute(_INTERIM, {"rows": json_text(rows)})
 
 
-def settle_syntax_failures(session: Session, job_id: int, rows: Sequence[Mapping[str, object]]) -> None:
-    """Final results of unparsed rows (``position`` and a result row) that are not addresses at all."""
+def settle_unprobed(session: Session, job_id: int, rows: Sequence[Mapping[str, object]]) -> None:
+    """Final results of unparsed rows (``position`` and a result row) settled without a probe: not
+    addresses at all, or answered from a recent verdict (``recent``)."""
     session.execute(_SETTLE_FAILURES, {"job": job_id, "rows": json_text(rows)})
 
 
@@ -473,7 +507,8 @@ def mark_parsed(session: Session, job_id: int, rows: Sequence[Mapping[str, objec
 
 
 def rewrite_results(session: Session, job_id: int, rows: Sequence[Mapping[str, object]]) -> None:
-    """New ``result`` documents (rows of ``email``, ``result``) for settled items; scores unchanged."""
+    """New ``result`` documents (rows of ``email``, ``result``) for settled items; scores and when each was
+    checked (``metadata``) unchanged."""
     if rows:
         session.execute(_REWRITE, {"job": job_id, "rows": json_text(rows)})
 
@@ -543,6 +578,7 @@ class Claim:
     options: dict[str, Any]  # parsed inside the guarded part of a round: unreadable options fail it
     deadline: datetime
     kind: str = "batch"
+    domain: str = ""  # the group's (ASCII) domain: groups of several domains share a lane's round
 
 
 def claim_groups(
@@ -569,11 +605,12 @@ def claim_groups(
             ValidationJob.options,
             ValidationJob.deadline,
             ValidationJob.kind,
+            JobGroup.domain,
         )
     ).all()
     return [
-        Claim(group_id, attempt, job_id, list(emails), dict(options), deadline, kind)
-        for group_id, attempt, job_id, emails, options, deadline, kind in sorted(rows)
+        Claim(group_id, attempt, job_id, list(emails), dict(options), deadline, kind, domain)
+        for group_id, attempt, job_id, emails, options, deadline, kind, domain in sorted(rows)
     ]
 
 
@@ -607,11 +644,19 @@ def let_go(session: Session, claims: Sequence[Claim]) -> None:
         session.execute(_LET_GO, {"groups": json_text(rows)})
 
 
-def queue_due_groups(
-    session: Session, job_id: int, limit: int, now: datetime
-) -> list[tuple[int, str, int, int]]:
+class QueuedGroup(NamedTuple):
+    """A group just marked queued, with what its lane needs: the job's account and mode."""
+
+    group_id: int
+    domain: str
+    size: int
+    account_id: int
+    livemode: bool
+
+
+def queue_due_groups(session: Session, job_id: int, limit: int, now: datetime) -> list[QueuedGroup]:
     """Mark up to ``limit`` due pending groups of the job queued (rows other transactions hold are
-    skipped); each one's id, domain, number of addresses and account, by id."""
+    skipped), by id."""
     due = (
         select(JobGroup.id)
         .where(JobGroup.job_id == job_id, JobGroup.state == GroupState.PENDING.value)
@@ -620,14 +665,16 @@ def queue_due_groups(
         .limit(limit)
         .with_for_update(skip_locked=True)
     )
-    account = select(ValidationJob.account_id).where(ValidationJob.id == job_id).scalar_subquery()
+    job = ValidationJob.id == job_id
+    account = select(ValidationJob.account_id).where(job).scalar_subquery()
+    livemode = select(ValidationJob.livemode).where(job).scalar_subquery()
     rows = session.execute(
         update(JobGroup)
         .where(JobGroup.id.in_(due.scalar_subquery()))
         .values(state=GroupState.QUEUED.value, enqueued_at=now)
-        .returning(JobGroup.id, JobGroup.domain, func.cardinality(JobGroup.emails), account)
+        .returning(JobGroup.id, JobGroup.domain, func.cardinality(JobGroup.emails), account, livemode)
     ).all()
-    return sorted((group_id, domain, size, account_id) for group_id, domain, size, account_id in rows)
+    return sorted(QueuedGroup(*row) for row in rows)
 
 
 def take_back(session: Session, claims: Sequence[tuple[int, str]]) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, and_, func, select
 from sqlalchemy.orm import Session
 
 from core import clock
@@ -43,6 +43,7 @@ class KeySpec:
     allowed_ips: tuple[str, ...] = ()
     auto_rotate: bool = False
     allowed_origins: tuple[str, ...] = ()
+    livemode: bool = True  # False: a test-mode key (``sk_test_``/``pk_test_``)
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ def issue(
     actor_key_id: int | None = None,
 ) -> IssuedKey:
     """Create a key row, its ``key.created`` audit entry and event inside the caller's transaction."""
-    secret = secrets.new_secret()
+    secret = secrets.new_secret(spec.livemode)
     key = ApiKey(
         account_id=account.id,
         name=spec.name,
@@ -85,9 +86,10 @@ def issue(
         auto_rotate=spec.auto_rotate,
         secret_hash=secrets.hash_secret(secret),
         secret_last4=secret[-4:],
-        publishable_key=secrets.new_publishable_key(),
+        publishable_key=secrets.new_publishable_key(spec.livemode),
         status=KeyStatus.ACTIVE.value,
         secret_issued_at=clock.now(),
+        livemode=spec.livemode,
     )
     session.add(key)
     session.flush()
@@ -102,7 +104,7 @@ def issue(
         scopes=key.scopes,
         **origins,
     )
-    events.emit(session, key.account_id, "key.created", payloads.key_created(key))
+    _emit_key_event(session, key, "key.created", payloads.key_created(key))
     return IssuedKey(key=key, secret=secret)
 
 
@@ -124,13 +126,13 @@ def rotate_secret(
     if not key.is_usable:
         raise KeyInactive("This key was deactivated and cannot be recovered; create a new key instead.")
     now = clock.now()
-    events.emit(session, key.account_id, "key.disabled", payloads.key_disabled(key, "rotated", now))
+    _emit_key_event(session, key, "key.disabled", payloads.key_disabled(key, "rotated", now))
     retired_secrets.retire(session, key, retired_secrets.ROTATED)
-    secret = secrets.new_secret()
+    secret = secrets.new_secret(key.livemode)
     key.secret_hash, key.secret_last4 = secrets.hash_secret(secret), secret[-4:]
     key.secret_issued_at, key.status = now, KeyStatus.ACTIVE.value
     _audit(session, AuditEvent.KEY_ROTATED, key, origin, actor_key_id, trigger=trigger)
-    events.emit(session, key.account_id, "key.created", payloads.key_created(key))
+    _emit_key_event(session, key, "key.created", payloads.key_created(key))
     return secret
 
 
@@ -145,7 +147,7 @@ def deactivate(
     key.status, key.deactivated_at = KeyStatus.INACTIVE.value, clock.now()
     _audit(session, AuditEvent.KEY_DEACTIVATED, key, origin, actor_key_id, reason=reason)
     payload = payloads.key_disabled(key, reason, key.deactivated_at)
-    events.emit(session, key.account_id, "key.disabled", payload)
+    _emit_key_event(session, key, "key.disabled", payload)
 
 
 def _audit(
@@ -156,9 +158,16 @@ def _audit(
     actor_key_id: int | None,
     **details: object,
 ) -> None:
+    """A test key's entries belong to the test-mode trail."""
     details = {"keyId": key.id, **details}
     audit.record(
-        event, account_id=key.account_id, key_id=actor_key_id, origin=origin, details=details, session=session
+        event,
+        account_id=key.account_id,
+        key_id=actor_key_id,
+        origin=origin,
+        details=details,
+        session=session,
+        livemode=key.livemode,
     )
 
 
@@ -166,18 +175,22 @@ def _audit(
 
 
 def create_key(actor: Actor, spec: KeySpec) -> IssuedKey:
-    """Create a key in the caller's account, within the tier's key limit."""
+    """Create a key in the caller's account, within the tier's key limit. A live caller may create a test
+    key (how an account gets its first one); a test caller never a live key: a sandbox credential must not
+    mint one that spends quota."""
     _check_may_grant(actor, spec.scopes)
+    if spec.livemode and not actor.livemode:
+        deny(actor, "keys:write", "A test-mode key cannot create live keys; use a live key (sk_live_...).")
     with transaction() as session:
         # Lock the account row so two concurrent creations cannot both see "one slot left".
         account = session.get_one(Account, actor.account.id, with_for_update=True)
-        _check_key_limit(session, account)
+        _check_key_limit(session, account, spec.livemode)
         return issue(session, account, spec, actor.origin, actor.key_id)
 
 
 def list_keys(actor: Actor) -> list[ApiKey]:
-    """Every key of the caller's account, oldest first, inactive ones included (they show as such)."""
-    stmt = select(ApiKey).where(ApiKey.account_id == actor.account.id).order_by(ApiKey.id)
+    """Every key of the caller's account and mode, oldest first, inactive ones included (shown as such)."""
+    stmt = select(ApiKey).where(_of_caller(actor)).order_by(ApiKey.id)
     with transaction() as session:
         return list(session.scalars(stmt))
 
@@ -211,7 +224,7 @@ def delete_key(actor: Actor, key_id: int) -> None:
         _audit(session, AuditEvent.KEY_DELETED, key, actor.origin, actor.key_id, name=key.name)
         if key.is_usable:  # deleting an already inactive key disables nothing
             payload = payloads.key_disabled(key, "deleted", clock.now())
-            events.emit(session, key.account_id, "key.disabled", payload)
+            _emit_key_event(session, key, "key.disabled", payload)
         retired_secrets.retire(session, key, retired_secrets.DELETED)
         session.delete(key)
 
@@ -225,8 +238,9 @@ def refresh_key(actor: Actor, key_id: int) -> IssuedKey:
 
 
 def revoke_all(actor: Actor) -> int:
-    """Emergency revocation (spec 4.5): every usable key of the account, the caller's own included."""
-    stmt = select(ApiKey).where(ApiKey.account_id == actor.account.id, ApiKey.status != KeyStatus.INACTIVE)
+    """Emergency revocation (spec 4.5): every usable key of the account in the caller's mode, the caller's
+    own included (a test key cannot revoke the live keys, nor a live key's panic the test ones)."""
+    stmt = select(ApiKey).where(_of_caller(actor), ApiKey.status != KeyStatus.INACTIVE)
     with transaction() as session:
         keys = list(session.scalars(stmt.with_for_update()))
         for key in keys:
@@ -238,6 +252,7 @@ def revoke_all(actor: Actor) -> int:
             origin=actor.origin,
             details={"revokedCount": len(keys)},
             session=session,
+            livemode=actor.livemode,
         )
     return len(keys)
 
@@ -248,13 +263,18 @@ def lock_managed_key(session: Session, actor: Actor, key_id: int) -> ApiKey:
 
 
 def _owned_key(session: Session, actor: Actor, key_id: int, *, managing: bool = False) -> ApiKey:
-    stmt = select(ApiKey).where(ApiKey.id == key_id, ApiKey.account_id == actor.account.id)
+    stmt = select(ApiKey).where(ApiKey.id == key_id, _of_caller(actor))
     key = session.scalars(stmt.with_for_update() if managing else stmt).one_or_none()
     if key is None:
         raise NotFound(f"No API key with id {key_id}.")
     if managing:
         _check_may_manage(actor, key)
     return key
+
+
+def _of_caller(actor: Actor) -> ColumnElement[bool]:
+    """The caller's account and mode: live keys manage live keys, test keys test keys."""
+    return and_(ApiKey.account_id == actor.account.id, ApiKey.livemode == actor.livemode)
 
 
 def _check_may_grant(actor: Actor, granting: tuple[str, ...]) -> None:
@@ -279,14 +299,22 @@ def _check_may_manage(actor: Actor, key: ApiKey) -> None:
         )
 
 
-def _check_key_limit(session: Session, account: Account) -> None:
+def _check_key_limit(session: Session, account: Account, livemode: bool) -> None:
+    """The plan's limit counts the keys of one mode: test keys never take a live key's slot."""
     plan = plan_for(account.tier)
     if plan.key_limit is None:
         return
-    usable = select(func.count()).where(ApiKey.account_id == account.id, ApiKey.status != KeyStatus.INACTIVE)
+    usable = select(func.count()).where(
+        ApiKey.account_id == account.id, ApiKey.status != KeyStatus.INACTIVE, ApiKey.livemode == livemode
+    )
     if (session.scalar(usable) or 0) >= plan.key_limit:
         raise KeyLimitReached(
             f"The {plan.name} plan allows {plan.key_limit} active keys; delete or revoke one, or upgrade.",
             limit=plan.key_limit,
             tier=plan.tier.value,
         )
+
+
+def _emit_key_event(session: Session, key: ApiKey, event_type: str, data: dict[str, object]) -> None:
+    """A test key's events are test-mode events: they reach test-mode endpoints only."""
+    events.emit(session, key.account_id, event_type, data, livemode=key.livemode)

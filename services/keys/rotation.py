@@ -71,13 +71,15 @@ def run() -> SweepReport:
 
 
 def _candidate_ids(now: datetime) -> Iterator[int]:
-    """Usable keys old enough for a milestone, by id in pages (a key refreshed meanwhile is re-checked)."""
+    """Usable live keys old enough for a milestone, by id in pages (a key refreshed meanwhile is re-checked).
+    Test keys are left out: they reach no live data nor quota, and a CI job's sandbox key must not stop."""
     oldest_issue = now - timedelta(days=rotation_policy.FIRST_ACTION_DAY)
     after = 0
     while True:
         stmt = (
             select(ApiKey.id)
             .where(ApiKey.status.in_(USABLE), ApiKey.secret_issued_at <= oldest_issue, ApiKey.id > after)
+            .where(ApiKey.livemode.is_(True))
             .order_by(ApiKey.id)
             .limit(PAGE)
         )

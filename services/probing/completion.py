@@ -42,7 +42,9 @@ def emit_completed(session: Session, job: ValidationJob) -> None:
         ).first()
         if item is not None and item.result is not None:  # the address as the API answers it
             result = list_rows.answer(job.kind, 0, item.input, None, item.result)
-            emit_validation_completed(session, job.account_id, job.key_id, result, elapsed)
+            emit_validation_completed(
+                session, job.account_id, job.key_id, result, elapsed, livemode=job.livemode
+            )
         return
     counts = {"total": job.total, "valid": job.valid, "invalid": job.invalid, "warning": job.warning}
 
@@ -51,19 +53,26 @@ def emit_completed(session: Session, job: ValidationJob) -> None:
         brand = branding.brand_of_id(session, job.account_id)
         return payloads.batch_completed(job.public_id, counts, elapsed, url, brand.metadata())
 
-    events.emit(session, job.account_id, "batch.completed", payload)
+    events.emit(session, job.account_id, "batch.completed", payload, livemode=job.livemode)
 
 
 def emit_validation_completed(
-    session: Session, account_id: int, key_id: int | None, result: Mapping[str, Any], elapsed_ms: int
+    session: Session,
+    account_id: int,
+    key_id: int | None,
+    result: Mapping[str, Any],
+    elapsed_ms: int,
+    *,
+    livemode: bool = True,
 ) -> None:
-    """``validation.completed`` from a result at hand (quickMode has it in memory: no read back)."""
+    """``validation.completed`` from a result at hand (quickMode has it in memory: no read back); a test-mode
+    validation's goes to test-mode endpoints only."""
 
     def payload() -> dict[str, Any]:
         brand = branding.brand_of_id(session, account_id)
         return payloads.validation_completed(result, elapsed_ms, key_id, brand.metadata())
 
-    events.emit(session, account_id, "validation.completed", payload)
+    events.emit(session, account_id, "validation.completed", payload, livemode=livemode)
 
 
 def processing_ms(job: ValidationJob) -> int:

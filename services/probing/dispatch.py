@@ -1,9 +1,10 @@
 """Messages of validation jobs: groups to the workers (``services.broker``), completion to waiting requests.
 
-A job keeps up to ``JOB_WINDOW`` of its groups in lanes at once (``fill_window``). Groups go to their
-domain's lane (``services.probing.lanes``), with one ``drain_lane`` message per lane that nobody holds and
-has none on its way, so every group of one domain, whatever job or account it belongs to, is probed by the
-lane's worker over shared sessions.
+A job keeps up to ``JOB_WINDOW`` of its groups in lanes at once (``fill_window``). Groups go to the lanes
+of their domain's MX address (``services.probing.routes``, ``services.probing.lanes``), with one
+``drain_lane`` message per lane that nobody holds and has none on its way, so every group of the domains
+behind one mail server, whatever job or account it belongs to, is probed by the lanes' workers over shared
+sessions.
 
 A waiting request must never be woken for a job whose result would roll back, so its signal is sent
 after commit too. Both are best effort: the record is in Postgres, and the beat sweeper
@@ -22,7 +23,8 @@ from core import clock
 from models.jobs import GroupState, JobGroup
 from services.broker import DRAIN_LANE_TASK, after_commit, send_task
 from services.jobs import store
-from services.probing import lanes
+from services.jobs.store import QueuedGroup
+from services.probing import lanes, routes
 from services.probing.lanes import LaneRef
 from services.redis_client import get_redis, key
 from settings import BLOCKING_SLICE, get_settings
@@ -50,26 +52,41 @@ def send_due_groups(session: Session, job_id: int, limit: int) -> None:
     """Mark up to ``limit`` due pending groups of the job queued and, after commit, push them to their
     lanes."""
     queued = store.queue_due_groups(session, job_id, limit, clock.now())
-    refs = [LaneRef(group_id, domain, account_id, size) for group_id, domain, size, account_id in queued]
-    if refs:
-        after_commit(session, lambda: to_lanes(refs))
+    if queued:
+        after_commit(session, lambda: to_lanes(queued))
 
 
-def to_lanes(refs: list[LaneRef]) -> None:
-    """Queue ``refs`` in their lanes and wake each lane that has no drain message on its way."""
+def lane_refs(groups: list[QueuedGroup]) -> list[LaneRef]:
+    """Each group's ref, routed to its lane. Test-mode groups never ask DNS (``verifier.sandbox`` answers
+    them): they wait in test lanes of their own domain, never behind a live list."""
+    addresses = routes.mx_addresses(group.domain for group in groups if group.livemode)
+    return [
+        LaneRef(group.group_id, _lane(group, addresses), group.account_id, group.size) for group in groups
+    ]
+
+
+def _lane(group: QueuedGroup, addresses: dict[str, str | None]) -> str:
+    if not group.livemode:
+        return routes.test_lane(group.domain)
+    return routes.lane_for(group.domain, addresses[group.domain])
+
+
+def to_lanes(groups: list[QueuedGroup]) -> None:
+    """Queue the groups in their lanes and wake each lane that has no drain message on its way."""
+    refs = lane_refs(groups)
     try:
         woken = lanes.push(refs)
     except RedisError:
         log.warning("%d groups not queued in lanes; the sweeper re-sends them", len(refs), exc_info=True)
         return
-    for domain in woken:
-        wake(domain)
+    for lane in woken:
+        wake(lane)
 
 
-def wake(domain: str) -> None:
+def wake(lane: str) -> None:
     """One ``drain_lane`` message; if it cannot be sent, the lane's mark goes so the next push retries."""
-    if not send_task(DRAIN_LANE_TASK, domain):
-        lanes.drain_not_sent(domain)
+    if not send_task(DRAIN_LANE_TASK, lane):
+        lanes.drain_not_sent(lane)
 
 
 def signal_done(session: Session, public_id: str) -> None:

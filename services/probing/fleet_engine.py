@@ -115,6 +115,7 @@ def shared_engine() -> Engine:
         resolver=MailResolver(config, RedisTtlCache("dns")),
         limiter=RedisSessionLimiter(Politeness.read(jobs, config.smtp_deadline)),
         policy=SyntaxPolicy(test_domains=jobs.allow_test_domains),
-        # sessions outlive their group for the next one of the same MX host (a lane's next round)
-        keeper=SessionKeeper(config.smtp_session_idle),
+        # sessions outlive their group for the next one of the same MX address (a lane's next group), as
+        # many idle per address as the politeness cap lets be open (lanes of one address side by side)
+        keeper=SessionKeeper(config.smtp_session_idle, jobs.sessions_per_mx_host),
     )

@@ -8,7 +8,9 @@ stops renewing, and the sweeper sends the work again at once (``services.probing
 waiting out the job lease (``JOB_LEASE_SECONDS``, the last resort).
 
 A hold found missing (Redis restarted empty) is taken again if nobody else took it meanwhile; one that
-someone else holds now is lost, and its work stops at its next check (``lost``).
+someone else holds now is lost, and its work stops at its next check (``lost``). Until every live process
+had its turn to renew (``reasserted``: Redis up for a renewal period), a missing hold says nothing of its
+holder, and the sweeper takes back no claim on the strength of it.
 
 Trade-off accepted: a process too busy to renew for ``HOLD_SECONDS`` (a CPU-starved gevent worker) looks
 dead; its work is sent again and done twice, saved once (the claims' guards, ``services.probing.runs``).
@@ -22,10 +24,11 @@ import time
 
 from redis.exceptions import RedisError
 
-from services.redis_client import script
+from services.redis_client import get_redis, script
 
 log = logging.getLogger(__name__)
 HOLD_SECONDS = 10
+RENEWAL_SECONDS = HOLD_SECONDS / 3
 # KEYS: the held keys. ARGV: seconds, then each key's token. Returns the keys someone else holds now.
 _RENEW = """
 local lost = {}
@@ -89,6 +92,13 @@ class Holds:
         while True:
             time.sleep(self.seconds / 3)
             self.renew()
+
+
+def reasserted() -> bool:
+    """Has Redis been up long enough (a renewal period and a second) for every live process to have put
+    back the holds a restart took? Raises ``RedisError`` while Redis is unreachable."""
+    uptime = int(get_redis().info("server")["uptime_in_seconds"])
+    return uptime >= RENEWAL_SECONDS + 1
 
 
 HOLDS = Holds()

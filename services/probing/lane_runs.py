@@ -1,10 +1,12 @@
-"""Draining a lane: rounds of claimed groups of one domain, probed together, saved with other lanes'.
+"""Draining a lane: rounds of claimed groups behind one MX address, probed in turn, saved with other lanes'.
 
 One worker at a time owns a lane (``lanes.take``) for at most ``LANE_TURN_SECONDS``. Each round takes up
 to one session's worth of addresses (``SMTP_MAX_RCPT_PER_SESSION``), accounts in turn, claims those
 groups (``services.jobs.store.claim_groups``: a ref whose group is done or held by someone else is
-skipped), probes the groups that asked for the same checks as one group (the engine keeps the session
-open between rounds, ``verifier/smtp/keeper.py``), and hands the verdicts to the process's saver, which
+skipped), probes the groups of one domain that asked for the same checks as one group, one domain after
+the other over the same session (the engine hands it from group to group and from round to round,
+``verifier/smtp/keeper.py``: RCPTs of several domains in one transaction; catch-all probes stay per
+domain), and hands the verdicts to the process's saver, which
 writes the rounds of every lane that finished at about the same time in one transaction
 (``saving.save_round``), answering each job as soon as its own addresses are done. Claims go the same
 way (``services.probing.coalescer``): a worker draining 200 lanes of one-address groups spends a few
@@ -60,39 +62,39 @@ log = logging.getLogger(__name__)
 Round = tuple[list[Claim], dict[int, GroupVerdicts]]
 
 
-def drain(domain: str) -> int:
-    """One turn on lane ``domain`` if nobody else holds it; the number of groups run."""
-    token = lanes.take(domain)
+def drain(lane: str) -> int:
+    """One turn on ``lane`` if nobody else holds it; the number of groups run."""
+    token = lanes.take(lane)
     if token is None:
         return 0  # its owner waits for the lane's wake-ups and takes the new groups itself
-    HOLDS.keep(lanes.owner_key(domain), token)
+    HOLDS.keep(lanes.owner_key(lane), token)
     try:
-        return _turn(domain, token)
+        return _turn(lane, token)
     except Exception:
         RECOVERY.sweep_when_back()  # work was cut short: sent again once both stores answer
         raise
     finally:
-        HOLDS.drop(lanes.owner_key(domain))
-        _hand_on(domain, token)
+        HOLDS.drop(lanes.owner_key(lane))
+        _hand_on(lane, token)
 
 
-def _hand_on(domain: str, token: str) -> None:
+def _hand_on(lane: str, token: str) -> None:
     """Let the lane go (a drain message when refs still wait); with Redis unreachable, once it is back."""
     try:
-        if lanes.let_go(domain, token):
-            wake(domain)  # pushed while we were finishing, or the turn ran out
+        if lanes.let_go(lane, token):
+            wake(lane)  # pushed while we were finishing, or the turn ran out
     except RedisError:
-        log.warning("lane %s not let go: Redis unreachable; letting go once it is back", domain)
-        RECOVERY.sweep_when_back((domain, token))
+        log.warning("lane %s not let go: Redis unreachable; letting go once it is back", lane)
+        RECOVERY.sweep_when_back((lane, token))
 
 
-def _turn(domain: str, token: str) -> int:
+def _turn(lane: str, token: str) -> int:
     config, settings = shared_engine().config, get_settings().jobs
     started = time.monotonic()
     done, saves = 0, list[Future[None]]()
     try:
-        while time.monotonic() < started + settings.lane_turn and not HOLDS.lost(lanes.owner_key(domain)):
-            popped = _next_round(domain, config.smtp_max_rcpt_per_session, config.smtp_session_idle)
+        while time.monotonic() < started + settings.lane_turn and not HOLDS.lost(lanes.owner_key(lane)):
+            popped = _next_round(lane, config.smtp_max_rcpt_per_session, config.smtp_session_idle)
             if not popped.taken:
                 break
             claims = _claim(popped, token)
@@ -106,14 +108,14 @@ def _turn(domain: str, token: str) -> int:
     return done
 
 
-def _next_round(domain: str, round_size: int, linger: float) -> lanes.Popped:
+def _next_round(lane: str, round_size: int, linger: float) -> lanes.Popped:
     """The next round's refs, waiting up to ``linger`` seconds for a push on an empty lane."""
     until = time.monotonic() + linger
     while True:
-        popped = lanes.pop_round(domain, round_size)
+        popped = lanes.pop_round(lane, round_size)
         if popped.taken or (left := until - time.monotonic()) <= 0:
             return popped
-        lanes.wait_for_push(domain, left)
+        lanes.wait_for_push(lane, left)
 
 
 def _claim(popped: lanes.Popped, token: str) -> list[Claim]:
@@ -125,7 +127,7 @@ def _claim(popped: lanes.Popped, token: str) -> list[Claim]:
             lanes.put_back(popped)
         except RedisError:
             log.warning(
-                "%d refs of %s not put back; the sweeper queues them again", len(popped.taken), popped.domain
+                "%d refs of %s not put back; the sweeper queues them again", len(popped.taken), popped.lane
             )
         raise
 
@@ -135,7 +137,7 @@ def probe_round(claims: list[Claim]) -> Round:
     verdicts = {c.group_id: given_up(c.emails, c.attempt - 1) for c in claims if c.attempt > MAX_CLAIMS}
     live = [claim for claim in claims if claim.attempt <= MAX_CLAIMS]
     try:
-        for bucket in _by_options(live):
+        for bucket in _by_domain_and_options(live):
             verdicts |= probe_together(bucket)
     except Exception:
         _let_go(live)
@@ -226,10 +228,11 @@ def _verdicts_for(emails: Iterable[str], merged: GroupVerdicts) -> GroupVerdicts
     )
 
 
-def _by_options(claims: list[Claim]) -> list[list[Claim]]:
-    buckets: dict[str, list[Claim]] = {}
+def _by_domain_and_options(claims: list[Claim]) -> list[list[Claim]]:
+    """Claims probed as one group: one domain's, asking the same checks; domains in the round's order."""
+    buckets: dict[tuple[str, str], list[Claim]] = {}
     for claim in claims:
-        buckets.setdefault(json.dumps(claim.options, sort_keys=True), []).append(claim)
+        buckets.setdefault((claim.domain, json.dumps(claim.options, sort_keys=True)), []).append(claim)
     return list(buckets.values())
 
 

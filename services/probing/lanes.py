@@ -1,17 +1,19 @@
-"""Lanes: the domain groups waiting for one mail domain, from every job of every account, in Redis.
+"""Lanes: the domain groups waiting for one mail server, from every job of every account, in Redis.
 
 A lane is what one worker drains over one warm SMTP session (``services.probing.lane_runs``), so addresses
-of many batches, single validations and bulk lists share connections instead of opening one each. Keys,
-under the service's Redis prefix:
+of many batches, single validations and bulk lists, of every domain behind the same MX address, share
+connections instead of opening one each. A lane is named for the MX address its groups' domains resolve to
+(``mx/<ip>/<n>``, one of the address's ``SMTP_SESSIONS_PER_MX_HOST`` lanes), or for the domain itself
+when it has none (``services.probing.routes``). Keys, under the service's Redis prefix:
 
-- ``lane:<domain>:q:<account>`` a list of refs ``<group id>:<addresses>``, oldest first;
-- ``lane:<domain>:turns`` the accounts with refs waiting, in turn order: a round takes one ref per account
+- ``lane:<lane>:q:<account>`` a list of refs ``<group id>:<addresses>``, oldest first;
+- ``lane:<lane>:turns`` the accounts with refs waiting, in turn order: a round takes one ref per account
   in turn, so one account's million-address list never starves another's batch of 10;
-- ``lane:<domain>:owner`` ``sent`` while a drain message is on its way (for ``SENT_SECONDS``: a message
+- ``lane:<lane>:owner`` ``sent`` while a drain message is on its way (for ``SENT_SECONDS``: a message
   lost after that is sent again by the sweeper), else the token of the worker draining the lane, a hold
   its process renews (``services.probing.holds``): a worker that dies owning a lane frees it within
   ``HOLD_SECONDS``. A busy lane costs one broker message per turn, not one per group;
-- ``lane:<domain>:wakeup`` a wake-up pushed by a push while a worker owns the lane: the owner waits on it
+- ``lane:<lane>:wakeup`` a wake-up pushed by a push while a worker owns the lane: the owner waits on it
   (a blocking pop) between rounds instead of polling, so groups of batches in flight join the lane's warm
   session.
 
@@ -43,8 +45,8 @@ LANE_TTL = 86_400  # a lane nobody drains for a day is dropped; its groups come 
 SENT_SECONDS = 30
 
 # KEYS: none (one script for many lanes). ARGV: key prefix, ttl, sent, "missing" (1: push only refs not
-# already queued), then per lane: domain, account, number of refs, refs... Returns the domains that need
-# a drain message (nobody owns them, none sent).
+# already queued), then per lane: lane, account, number of refs, refs... Returns the lanes that need a
+# drain message (nobody owns them, none sent).
 _PUSH = """
 local prefix, ttl, sent, missing, i, woken = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1', 5, {}
 while i <= #ARGV do
@@ -131,10 +133,10 @@ return 1
 
 @dataclass(frozen=True)
 class LaneRef:
-    """One domain group waiting in its lane."""
+    """One domain group waiting in its lane (``routes.lane_for``)."""
 
     group_id: int
-    domain: str
+    lane: str
     account_id: int
     addresses: int
 
@@ -156,19 +158,19 @@ def revive(refs: list[LaneRef]) -> list[str]:
 def _push(refs: list[LaneRef], *, missing_only: bool) -> list[str]:
     by_lane: dict[tuple[str, int], list[str]] = {}
     for ref in refs:
-        by_lane.setdefault((ref.domain, ref.account_id), []).append(ref.encoded())
+        by_lane.setdefault((ref.lane, ref.account_id), []).append(ref.encoded())
     args: list[str | int] = [get_settings().redis_key_prefix, LANE_TTL, SENT_SECONDS, int(missing_only)]
-    for (domain, account), encoded in by_lane.items():
-        args += [domain, account, len(encoded), *encoded]
+    for (lane, account), encoded in by_lane.items():
+        args += [lane, account, len(encoded), *encoded]
     woken = script(_PUSH)(keys=[], args=args)
-    return [str(domain) for domain in woken]
+    return [str(lane) for lane in woken]
 
 
 @dataclass(frozen=True)
 class Popped:
     """A round's refs as popped: ``(account, ref)`` pairs in turn order, so they can be put back."""
 
-    domain: str
+    lane: str
     taken: list[tuple[str, str]]
 
     @property
@@ -176,60 +178,66 @@ class Popped:
         return [int(ref.split(":", 1)[0]) for _, ref in self.taken]
 
 
-def pop_round(domain: str, max_addresses: int) -> Popped:
-    """One round of ``domain``: accounts in turn, up to ``max_addresses`` (one ref over)."""
-    found = script(_POP)(keys=[_key(domain, "turns")], args=[_key(domain, "q:"), max_addresses])
+def pop_round(lane: str, max_addresses: int) -> Popped:
+    """One round of ``lane``: accounts in turn, up to ``max_addresses`` (one ref over)."""
+    found = script(_POP)(keys=[_key(lane, "turns")], args=[_key(lane, "q:"), max_addresses])
     flat = [str(item) for item in found]
-    return Popped(domain, list(zip(flat[::2], flat[1::2], strict=True)))
+    return Popped(lane, list(zip(flat[::2], flat[1::2], strict=True)))
 
 
 def put_back(popped: Popped) -> None:
     """Refs popped for a claim that failed, back at the heads of their queues in the same order."""
     if popped.taken:
-        args = [_key(popped.domain, "q:"), LANE_TTL, *(item for pair in popped.taken for item in pair)]
-        script(_PUT_BACK)(keys=[_key(popped.domain, "turns")], args=args)
+        args = [_key(popped.lane, "q:"), LANE_TTL, *(item for pair in popped.taken for item in pair)]
+        script(_PUT_BACK)(keys=[_key(popped.lane, "turns")], args=args)
 
 
-def take(domain: str) -> str | None:
+def take(lane: str) -> str | None:
     """A token owning the lane if nobody drains it now (a drain message may be on its way: it is ours).
-    The caller keeps the hold alive (``holds.HOLDS.keep(owner_key(domain), token)``) while it drains."""
-    token = secrets.token_hex(8)
-    owning = script(_TAKE)(keys=[owner_key(domain), _key(domain, "wakeup")], args=[token, HOLD_SECONDS])
+    The caller keeps the hold alive (``holds.HOLDS.keep(owner_key(lane), token)``) while it drains.
+    The token names the lane (``lane_of``): a claim made under it says which lane's owner to ask about."""
+    token = f"{lane} {secrets.token_hex(8)}"
+    owning = script(_TAKE)(keys=[owner_key(lane), _key(lane, "wakeup")], args=[token, HOLD_SECONDS])
     return token if owning else None
 
 
-def wait_for_push(domain: str, seconds: float) -> bool:
+def wait_for_push(lane: str, seconds: float) -> bool:
     """Block up to ``seconds``, at most ``BLOCKING_SLICE``, for a push to the lane we own; True when one
     came (callers that wait longer loop)."""
     if seconds <= 0:
         return False
-    return get_redis().blpop([_key(domain, "wakeup")], timeout=min(seconds, BLOCKING_SLICE)) is not None
+    return get_redis().blpop([_key(lane, "wakeup")], timeout=min(seconds, BLOCKING_SLICE)) is not None
 
 
-def let_go(domain: str, token: str) -> bool:
+def let_go(lane: str, token: str) -> bool:
     """Give the lane up; True when refs still wait, the lane is marked sent and the caller sends one drain
     message."""
-    turns, owner = _key(domain, "turns"), owner_key(domain)
+    turns, owner = _key(lane, "turns"), owner_key(lane)
     return bool(script(_LET_GO)(keys=[owner, turns], args=[token, SENT_SECONDS]))
 
 
-def drain_not_sent(domain: str) -> None:
+def drain_not_sent(lane: str) -> None:
     """The drain message could not be sent: drop its mark so the next push tries again."""
-    script(_NOT_SENT)(keys=[owner_key(domain)], args=[])
+    script(_NOT_SENT)(keys=[owner_key(lane)], args=[])
 
 
-def owners(domains: Iterable[str]) -> dict[str, str | None]:
+def owners(lanes: Iterable[str]) -> dict[str, str | None]:
     """Who owns each lane now: a drain's token, ``sent``, or None (nobody, no message on its way)."""
-    names = sorted(set(domains))
+    names = sorted(set(lanes))
     if not names:
         return {}
-    found = get_redis().mget([owner_key(domain) for domain in names])
-    return {domain: None if owner is None else str(owner) for domain, owner in zip(names, found, strict=True)}
+    found = get_redis().mget([owner_key(lane) for lane in names])
+    return {lane: None if owner is None else str(owner) for lane, owner in zip(names, found, strict=True)}
 
 
-def owner_key(domain: str) -> str:
-    return _key(domain, "owner")
+def lane_of(token: str) -> str | None:
+    """The lane a hold's token was taken on (None for a token that does not say)."""
+    return token.rpartition(" ")[0] or None
 
 
-def _key(domain: str, part: str) -> str:
-    return key("lane", domain, part)
+def owner_key(lane: str) -> str:
+    return _key(lane, "owner")
+
+
+def _key(lane: str, part: str) -> str:
+    return key("lane", lane, part)

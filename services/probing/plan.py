@@ -1,4 +1,6 @@
-"""Planning a job: parse every stored input, settle syntax failures, cut the rest into domain groups.
+"""Planning a job: parse every stored input, settle syntax failures (and, when the job asked for
+``maxAge``, the addresses a recent verdict answers: ``services.jobs.recent``), cut the rest into domain
+groups.
 
 Parsing runs in chunks, each its own transaction, taking rows with ``FOR UPDATE SKIP LOCKED``: a worker
 killed in the middle of a million-row list loses one chunk of work, and a second planner (a re-sent
@@ -17,14 +19,18 @@ usually in the Redis cache (a trade-off: a domain's chunks may still race and pr
 
 from __future__ import annotations
 
+from collections import Counter
+from datetime import timedelta
+from typing import Any
+
 from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
 from core import clock
-from models.jobs import ItemState, JobItem
+from models.jobs import ItemState, JobItem, ValidationJob
 from models.session import patiently, transaction
-from services.jobs import store
-from services.jobs.options import result_row
+from services.jobs import recent, store
+from services.jobs.options import JobOptions, result_row
 from services.probing import completion, dispatch
 from services.probing.fleet_engine import shared_engine
 from settings import get_settings
@@ -64,26 +70,50 @@ def parse_rows(session: Session, job_id: int, limit: int) -> int:
         .with_for_update(skip_locked=True)
     ).all()
     failures, parsed = _parse([(row.position, row.input) for row in rows])
-    if failures:
-        store.settle_syntax_failures(session, job_id, failures)
-        store.add_counts(session, {job_id: {"invalid": len(failures)}})
+    reused, parsed = _reused(session, job_id, parsed)
+    if settled := failures + reused:
+        store.settle_unprobed(session, job_id, settled)
+        store.add_counts(session, {job_id: Counter(str(row["severity"]) for row in settled)})
     if parsed:
         store.mark_parsed(session, job_id, parsed)
     return len(rows)
 
 
-def _parse(rows: list[tuple[int, str]]) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+Row = dict[str, Any]
+
+
+def _parse(rows: list[tuple[int, str]]) -> tuple[list[Row], list[Row]]:
     engine = shared_engine()
-    failures: list[dict[str, object]] = []
-    parsed: list[dict[str, object]] = []
+    failures: list[Row] = []
+    parsed: list[Row] = []
+    now = clock.now()
     for position, raw in rows:
         item = engine.parse(raw)
         if isinstance(item, SyntaxFailure):
             result = syntax_failure_result(raw, item)
-            failures.append({"position": position, **result_row(result.email, result)})
+            failures.append({"position": position, **result_row(result.email, result, now)})
         else:
             parsed.append({"position": position, "email": item.email, "domain": item.ascii_domain})
     return failures, parsed
+
+
+def _reused(session: Session, job_id: int, parsed: list[Row]) -> tuple[list[Row], list[Row]]:
+    """The rows a recent verdict answers (the job asked for ``maxAge``: ``services.jobs.recent``), settled
+    with its copy, and the rest, still to probe."""
+    if not parsed:
+        return [], parsed
+    job = select(ValidationJob.account_id, ValidationJob.options).where(ValidationJob.id == job_id)
+    account_id, options = session.execute(job).one()
+    if not (max_age := JobOptions.from_json(options).max_age):
+        return [], parsed
+    since = clock.now() - timedelta(seconds=max_age)
+    found = recent.find(session, account_id, options, [row["email"] for row in parsed], since)
+    reused = [{**row, **_settled_by(found[row["email"]])} for row in parsed if row["email"] in found]
+    return reused, [row for row in parsed if row["email"] not in found]
+
+
+def _settled_by(result: dict[str, Any]) -> Row:
+    return {"result": result, "score": result["score"], "severity": result["severity"]}
 
 
 def make_groups(session: Session, job_id: int) -> None:

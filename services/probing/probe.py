@@ -16,6 +16,7 @@ and the sweeper sends the group again; past ``MAX_CLAIMS`` it settles through ``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -23,6 +24,7 @@ from typing import Any
 from core import clock
 from services.jobs.options import JobOptions
 from services.probing.fleet_engine import CatchAllCache, shared_engine
+from verifier import sandbox
 from verifier.dns import MailDomain
 from verifier.engine import Engine, GroupOutcome, Options, assemble, syntax_failure_result
 from verifier.results import CheckName, CheckResult, Severity, ValidationResult
@@ -71,9 +73,12 @@ def probe_group(
             members.append(item)
     if not members:
         return GroupVerdicts(settled)
-    outcome = run_with_cached_catch_all(engine, members, options.engine)
     retry = retry_until if options.retry_temporary and attempt < DEFER_CLAIMS else None
-    return _with_reachability(_split(members, outcome, options.engine, settled, retry), outcome)
+    if not options.livemode:  # test mode: the magic table, no DNS, no SMTP
+        return _split(members, _sandboxed(options.engine, attempt), settled, retry)
+    outcome = run_with_cached_catch_all(engine, members, options.engine)
+    judged = _engine_judged(outcome, options.engine)
+    return _with_reachability(_split(members, judged, settled, retry), outcome)
 
 
 def _with_reachability(verdicts: GroupVerdicts, outcome: GroupOutcome) -> GroupVerdicts:
@@ -142,17 +147,37 @@ def run_with_cached_catch_all(engine: Engine, members: list[ParsedAddress], opti
     return outcome
 
 
+Judged = Callable[[ParsedAddress], tuple[ValidationResult, timedelta | None]]
+
+
+def _engine_judged(outcome: GroupOutcome, options: Options) -> Judged:
+    """A member's result from the group's DNS and SMTP outcome, and how long its server asked us to wait."""
+    return lambda member: (
+        assemble(member, outcome.mail_domain, outcome.probe, options),
+        _retry_wait(outcome, member.email),
+    )
+
+
+def _sandboxed(options: Options, attempt: int) -> Judged:
+    """A member's test-mode result (``verifier.sandbox``), on the claim's ``attempt``."""
+
+    def judged(member: ParsedAddress) -> tuple[ValidationResult, timedelta | None]:
+        wait = sandbox.retry_after(member, options, attempt=attempt)
+        result = sandbox.result(member, options, attempt=attempt)
+        return result, None if wait is None else timedelta(seconds=wait)
+
+    return judged
+
+
 def _split(
     members: list[ParsedAddress],
-    outcome: GroupOutcome,
-    options: Options,
+    judged: Judged,
     settled: dict[str, ValidationResult],
     retry_until: datetime | None,
 ) -> GroupVerdicts:
     now, interim, latest = clock.now(), {}, None
     for member in members:
-        result = assemble(member, outcome.mail_domain, outcome.probe, options)
-        wait = _retry_wait(outcome, member.email)
+        result, wait = judged(member)
         if wait is not None and retry_until is not None and now + wait < retry_until:
             interim[member.email] = result
             latest = max(latest or now, now + wait)

@@ -20,7 +20,7 @@ import time
 from redis.exceptions import RedisError
 from sqlalchemy.exc import DBAPIError
 
-from services.probing import lanes, sweep
+from services.probing import holds, lanes, sweep
 from services.probing.dispatch import wake
 
 log = logging.getLogger(__name__)
@@ -37,7 +37,7 @@ class Recovery:
         self._thread: threading.Thread | None = None
 
     def sweep_when_back(self, lane: tuple[str, str] | None = None) -> None:
-        """Sweep once both stores answer; first let go of ``lane`` (domain, token) if given."""
+        """Sweep once both stores answer; first let go of ``lane`` (name, token) if given."""
         with self._lock:
             self._owed += [lane] if lane else []
             self._wanted = True
@@ -60,11 +60,17 @@ class Recovery:
 
 
 def recover(owed: list[tuple[str, str]]) -> bool:
-    """Let go of ``owed`` lanes, then sweep; False while a store is still unreachable."""
+    """Let go of ``owed`` lanes (emptying the list as it goes), then sweep; False while a store is still
+    unreachable, or while a Redis that restarted has not yet had the live workers' holds put back."""
     try:
-        for domain, token in owed:
-            if lanes.let_go(domain, token):
-                wake(domain)
+        while owed:
+            lane, token = owed[0]
+            if lanes.let_go(lane, token):
+                wake(lane)
+            owed.pop(0)
+        if not holds.reasserted():
+            log.info("Redis restarted a moment ago: sweeping once live workers renewed their holds")
+            return False
         touched = sweep.sweep(after_fault=True)
     except (RedisError, DBAPIError) as error:
         log.info("not recovered yet, a store is unreachable: %s", error)
@@ -72,7 +78,7 @@ def recover(owed: list[tuple[str, str]]) -> bool:
     except Exception:
         log.exception("recovery sweep failed; the beat sweeper carries on")
         return True
-    log.warning("stores answer again: %d lanes let go, %d jobs swept at once", len(owed), touched)
+    log.warning("stores answer again: lanes let go, %d jobs swept at once", touched)
     return True
 
 

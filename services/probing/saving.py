@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from core import clock
 from models.jobs import GroupState, JobGroup, ValidationJob
 from services.jobs import store
 from services.jobs.options import result_row
@@ -53,9 +54,10 @@ def save_round(session: Session, saved: Sequence[tuple[Claim, GroupVerdicts]]) -
 
 def _rows(saved: Sequence[tuple[Claim, GroupVerdicts]], *, settled: bool) -> Iterator[dict[str, object]]:
     """Item rows of the settled results, or of the answers for now (``interim``)."""
+    now = clock.now()
     for claim, verdicts in saved:
         for email, result in (verdicts.settled if settled else verdicts.interim).items():
-            yield {"job": claim.job_id, **result_row(email, result)}
+            yield {"job": claim.job_id, **result_row(email, result, now)}
 
 
 def _group_save(claim: Claim, verdicts: GroupVerdicts) -> store.GroupSave:

@@ -37,8 +37,8 @@ from models.jobs import GroupState, JobGroup, JobStatus, ValidationJob
 from models.session import transaction
 from services.broker import PLAN_JOB_TASK, send_after_commit
 from services.jobs import store
-from services.probing import dispatch, lanes
-from services.probing.lanes import LaneRef
+from services.jobs.store import QueuedGroup
+from services.probing import dispatch, holds, lanes
 from settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -81,9 +81,11 @@ def sweep(after_fault: bool = False) -> int:
 
 def revive(now: datetime, grace: timedelta = QUEUED_GRACE) -> None:
     """Claims whose hold is gone back to ``pending``, and ``queued`` groups missing from their lane queued
-    again, at once rather than after their lease or requeue time; skipped while Redis is unreachable."""
+    again, at once rather than after their lease or requeue time; skipped while Redis is unreachable, and
+    the claims left alone while a Redis just restarted may still be waiting for their holders' renewal."""
     try:
-        take_back_orphans(now)
+        if holds.reasserted():
+            take_back_orphans(now)
         requeue_lost(now - grace)
     except RedisError as error:
         log.warning("lanes not checked, Redis unreachable (the timers remain): %s", error)
@@ -95,9 +97,12 @@ def take_back_orphans(now: datetime) -> int:
         JobGroup.state == GroupState.RUNNING.value, JobGroup.held_by.is_not(None), JobGroup.lease_until >= now
     )
     with transaction() as session:
-        rows = session.execute(running).all()
-        owners = lanes.owners(row.domain for row in rows)
-        gone = [(row.id, row.held_by) for row in rows if owners[row.domain] != row.held_by]
+        rows = [
+            (row.id, row.held_by, lanes.lane_of(row.held_by) or row.domain)
+            for row in session.execute(running)
+        ]
+        owners = lanes.owners(lane for _, _, lane in rows)
+        gone = [(group, held_by) for group, held_by, lane in rows if owners[lane] != held_by]
         store.take_back(session, gone)
     if gone:
         log.warning("%d groups taken back from lane owners that are gone", len(gone))
@@ -108,22 +113,25 @@ def requeue_lost(before: datetime) -> int:
     """``queued`` (since ``before``) groups missing from their lanes pushed again, lanes nobody owns woken;
     how many lanes were woken. A group popped by a live worker a moment ago is pushed again too: its
     second claim finds it taken and costs one UPDATE."""
-    refs = [
-        LaneRef(group_id, domain, account_id, size)
-        for group_id, domain, size, account_id in _queued_since(before)
-    ]
-    woken = lanes.revive(refs) if refs else []
-    for domain in woken:
-        dispatch.wake(domain)
+    queued = _queued_since(before)
+    woken = lanes.revive(dispatch.lane_refs(queued)) if queued else []
+    for lane in woken:
+        dispatch.wake(lane)
     return len(woken)
 
 
-def _queued_since(before: datetime) -> list[tuple[int, str, int, int]]:
+def _queued_since(before: datetime) -> list[QueuedGroup]:
     stmt = (
-        select(JobGroup.id, JobGroup.domain, func.cardinality(JobGroup.emails), ValidationJob.account_id)
+        select(
+            JobGroup.id,
+            JobGroup.domain,
+            func.cardinality(JobGroup.emails),
+            ValidationJob.account_id,
+            ValidationJob.livemode,
+        )
         .join(ValidationJob, ValidationJob.id == JobGroup.job_id)
         .where(JobGroup.state == GroupState.QUEUED.value, JobGroup.enqueued_at < before)
         .order_by(JobGroup.id)
     )
     with transaction() as session:
-        return [(row[0], row[1], row[2], row[3]) for row in session.execute(stmt)]
+        return [QueuedGroup(*row) for row in session.execute(stmt)]

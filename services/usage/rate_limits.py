@@ -117,10 +117,10 @@ def admit_request(actor: A) -> tuple[A, RateStatus]:
     is not counted. The first refusal per account and minute is audited; the rest of a flood is not, so a
     client hammering at 429s cannot turn the audit log into a write amplifier.
     """
-    status = _run(actor.account, "count", actor.generation)
+    status = _run(actor.account, "count", actor.generation, actor.livemode)
     if status.stale:
         actor = actor.confirmed(status.generation)
-        status = _run(actor.account, "count", None)
+        status = _run(actor.account, "count", None, actor.livemode)
     if status.admitted:
         return actor, status
     refused = RateLimited(status, clock.now())
@@ -131,20 +131,21 @@ def admit_request(actor: A) -> tuple[A, RateStatus]:
             key_id=actor.key_id,
             origin=actor.origin,
             details={"window": refused.span, **refused.extra},
+            livemode=actor.livemode,
         )
     raise refused
 
 
-def peek(account: Account) -> RateStatus:
+def peek(account: Account, livemode: bool = True) -> RateStatus:
     """Both windows without counting: for ``GET /api/usage`` and the headers of other responses."""
-    return _run(account, "peek", None)
+    return _run(account, "peek", None, livemode)
 
 
 def peek_confirmed(auth: AuthContext) -> tuple[AuthContext, RateStatus | None]:
     """Both windows without counting, and the caller confirmed by the same round trip (for requests that
     are not counted); Redis unreachable: the key is read again from Postgres and no windows are known."""
     try:
-        status = peek(auth.account)
+        status = peek(auth.account, auth.livemode)
     except RedisError:
         snapshots.observe(None)
         return auth_service.confirm(auth, None), None
@@ -172,12 +173,16 @@ def _run_anonymous(ip: str | None, mode: str) -> RateStatus:
     return _windows(tag, settings.anonymous_per_minute, settings.anonymous_per_day, mode, None, seeds=(0, 0))
 
 
-def _run(account: Account, mode: str, generation: str | None) -> RateStatus:
+def _run(account: Account, mode: str, generation: str | None, livemode: bool = True) -> RateStatus:
+    """The account's windows; test mode has windows of its own, as large, so a client can meet a 429 in
+    the sandbox without spending its live allowance (and has no charges to seed them from)."""
     plan = plan_for(account.tier)
-    tag = f"{{{account.id}}}"
+    tag = f"{{{account.id}}}" if livemode else f"{{{account.id}:test}}"
     status = _windows(tag, plan.requests_per_minute, plan.requests_per_day, mode, generation)
     if status.day.used >= 0:
         return status
+    if not livemode:
+        return _windows(tag, plan.requests_per_minute, plan.requests_per_day, mode, generation, seeds=(0, 0))
     seeds = charging.requests_since(account.id, status.minute.resets_at - MINUTE, status.day.resets_at - DAY)
     return _windows(tag, plan.requests_per_minute, plan.requests_per_day, mode, generation, seeds=seeds)
 

@@ -29,12 +29,13 @@ class UsageReport:
     plan: Plan
 
 
-def usage_report(account: Account) -> UsageReport:
-    """The account's usage as of now."""
+def usage_report(account: Account, livemode: bool = True) -> UsageReport:
+    """The account's usage as of now: its quota (test mode spends none of it) and the rate-limit windows
+    of the caller's mode."""
     return UsageReport(
         at=clock.now(),
         quota=charging.current_status(account),
-        rate=rate_limits.peek(account),
+        rate=rate_limits.peek(account, livemode),
         errors=recent_errors.recent(account.id),
         plan=plan_for(account.tier),
     )

@@ -24,6 +24,7 @@ class Owner:
     key_id: None = None
     is_publishable: bool = False
     generation: None = None  # read from Postgres for this request (``sessions.current``)
+    livemode: bool = True  # the dashboard's live/test switch
 
     @property
     def scopes(self) -> list[str]:
@@ -34,6 +35,6 @@ class Owner:
         return self
 
 
-def as_owner(signed_in: SignedIn, origin: audit.Origin) -> Owner:
-    """Admin authority over the owner's account, for this request only."""
-    return Owner(signed_in.account, replace(origin, dashboard_user=signed_in.user.email))
+def as_owner(signed_in: SignedIn, origin: audit.Origin, *, livemode: bool = True) -> Owner:
+    """Admin authority over the owner's account, for this request only, in the mode the owner chose."""
+    return Owner(signed_in.account, replace(origin, dashboard_user=signed_in.user.email), livemode=livemode)

@@ -37,6 +37,8 @@ def partial_result(email: str, options: JobOptions, seconds: float) -> dict[str,
     parsed = engine.parse(email)
     if isinstance(parsed, SyntaxFailure):
         return syntax_failure_result(email, parsed).to_dict()
+    if not options.livemode:  # test mode never asks DNS: what a lookup would say comes with the job
+        return unfinished(parsed, None, options.engine).to_dict()
     return unfinished(parsed, _resolved_within(parsed, options, seconds), options.engine).to_dict()
 
 

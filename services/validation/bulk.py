@@ -66,10 +66,14 @@ def upload(
         stream, idempotency.digest_of(JobKind.BULK.value, fmt, *options.client_switches())
     )
     reader = io.BufferedReader(body)
-    if idempotency_key and (earlier := idempotency.earlier_job(actor.account.id, idempotency_key)):
+    if idempotency_key and (
+        earlier := idempotency.earlier_job(actor.account.id, idempotency_key, actor.livemode)
+    ):
         idempotency.drain(reader)
         return Submitted(idempotency.same_request(earlier, body.hexdigest()), replayed=True)
-    limit = allowance.upload_limit(actor.account, get_settings().jobs.bulk_max_addresses)
+    limit = allowance.upload_limit(
+        actor.account, get_settings().jobs.bulk_max_addresses, charged=actor.livemode
+    )
     try:
         job_id, public_id, count = _store(
             actor, reader, body, fmt, options, limit=limit, idempotency_key=idempotency_key, name=file_name
@@ -108,7 +112,7 @@ def _store(
         uploaded = bulk_readers.UploadedList(reader, fmt)
         addresses = copy_rows(session, job.id, uploaded, limit)
         distinct = store.mark_duplicates(session, job.id)
-        if distinct > limit.affordable:
+        if (room := limit.refused_past) is not None and distinct > room:
             limit.refuse(distinct)
         store.list_stored(job, total=addresses, digest=body.hexdigest(), columns=uploaded.columns)
         return job.id, job.public_id, distinct

@@ -6,8 +6,8 @@ One row out per row in, in upload order, blank rows and duplicates included:
   one column, has one column ``input``; a header-less CSV with more gets ``column_1``...), padded to the
   widest row, then ``RESULT_COLUMNS``. Every cell is spreadsheet-safe (``services.validation.csv_safe``).
 - JSON: an array with one object per row: the spec 2.1 result with ``index``, ``input``, ``email`` and
-  ``duplicateOf`` (``services.jobs.list_rows``) and ``metadata`` (the brand fields of spec 2.3); values
-  as they are, never escaped.
+  ``duplicateOf`` (``services.jobs.list_rows``) and ``metadata`` (the brand fields of spec 2.3, ``cached``
+  and ``checkedAt``: ``services.jobs.recent``); values as they are, never escaped.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from sqlalchemy import select
 from models.jobs import ItemState, JobItem, JobStatus, ValidationJob
 from models.session import transaction
 from services.jobs import list_rows
+from services.jobs.recent import verdict_metadata
 from services.validation.csv_safe import safe_row
 from services.validation.errors import JobNotFinished
 from verifier.syntax import result_email
@@ -107,10 +108,11 @@ def _drain(buffer: io.StringIO) -> str:
     return text
 
 
-def _as_json(rows: Iterator[Row], metadata: dict[str, str]) -> Iterator[str]:
+def _as_json(rows: Iterator[Row], metadata: dict[str, Any]) -> Iterator[str]:
     parts = ["["]
     for count, row in enumerate(rows):
-        item = {**_json_item(row), "metadata": metadata}
+        item = _json_item(row)
+        item["metadata"] = metadata | verdict_metadata(item)
         parts.append(("," if count else "") + json.dumps(item, ensure_ascii=False))
         if len(parts) >= DOWNLOAD_BATCH:
             yield "".join(parts)

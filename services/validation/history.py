@@ -14,11 +14,12 @@ HISTORY_MAX = 100
 
 
 def recent_jobs(auth: Actor, kinds: Sequence[JobKind], limit: int = 50) -> list[ValidationJob]:
-    """The caller's jobs of ``kinds`` (never another account's, never half-uploaded ones)."""
+    """The caller's jobs of ``kinds`` in its mode (never another account's or mode's, never half-uploaded)."""
     stmt = (
         select(ValidationJob)
         .where(
             ValidationJob.account_id == auth.account.id,
+            ValidationJob.livemode == auth.livemode,
             ValidationJob.kind.in_([kind.value for kind in kinds]),
             ValidationJob.status != JobStatus.UPLOADING.value,
         )

@@ -50,12 +50,14 @@ def digest_of(*parts: Any) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def earlier_job(account_id: int, key: str) -> ValidationJob | None:
-    """The job this account created under ``key`` in the last 24 h (409 while it is still being received)."""
+def earlier_job(account_id: int, key: str, livemode: bool = True) -> ValidationJob | None:
+    """The job this account created under ``key`` in the last 24 h, in the same mode (a test request never
+    replays a live job, nor the other way round); 409 while it is still being received."""
     with transaction() as session:
         job = session.scalars(
             select(ValidationJob).where(
                 ValidationJob.account_id == account_id,
+                ValidationJob.livemode == livemode,
                 ValidationJob.idempotency_key == key,
                 ValidationJob.created_at >= clock.now() - KEY_TTL,
             )

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
@@ -69,7 +69,9 @@ def submit(
     if kind is JobKind.BATCH:
         check_batch_size(len(inputs))
     digest = idempotency.digest_of(kind.value, list(inputs), *options.client_switches())
-    if idempotency_key and (earlier := idempotency.earlier_job(actor.account.id, idempotency_key)):
+    if idempotency_key and (
+        earlier := idempotency.earlier_job(actor.account.id, idempotency_key, actor.livemode)
+    ):
         return Submitted(idempotency.same_request(earlier, digest), replayed=True)
     try:
         with transaction() as session:
@@ -115,7 +117,7 @@ def open_job(
         account_id=actor.account.id,
         key_id=actor.key_id,
         kind=kind,
-        options=options,
+        options=replace(options, livemode=actor.livemode),
         lifetime=timedelta(seconds=deadline),
         total=total,
         idempotency_key=idempotency_key,
@@ -125,10 +127,13 @@ def open_job(
     )
 
 
-def admit(actor: Actor, job_id: int, public_id: str, count: int) -> tuple[ValidationJob, QuotaStatus]:
+def admit(actor: Actor, job_id: int, public_id: str, count: int) -> tuple[ValidationJob, QuotaStatus | None]:
     """Charge ``count`` validations under the job's id (all or nothing), then open the job to the workers;
     the job and the quota the charge left. Refused, the job and its rows are deleted (freeing its
-    Idempotency-Key) and the refusal propagates."""
+    Idempotency-Key) and the refusal propagates. Test mode charges nothing (quota None)."""
+    if not actor.livemode:
+        with transaction() as session:
+            return store.open_to_workers(session, job_id), None
     try:
         charged = charging.charge_validations(actor.account, count, public_id, by=actor)
     except Exception:
@@ -145,7 +150,7 @@ def replay_of_concurrent(
     """A concurrent request with the same key stored its job first: answer with that job, or 409."""
     if not idempotency_key or not idempotency.is_key_conflict(error):
         raise error
-    earlier = idempotency.earlier_job(actor.account.id, idempotency_key)
+    earlier = idempotency.earlier_job(actor.account.id, idempotency_key, actor.livemode)
     if earlier is None:  # it was refused (quota) and deleted meanwhile: the client may simply retry
         raise IdempotentRequestInProgress("A request with this Idempotency-Key just failed.")
     return Submitted(idempotency.same_request(earlier, digest), replayed=True)
@@ -197,12 +202,14 @@ def reload(job_id: int) -> ValidationJob:
 
 
 def find(actor: Actor, public_id: str, kinds: Sequence[JobKind] = tuple(JobKind)) -> ValidationJob:
-    """The caller's job; another account's id is answered exactly like an unknown one."""
+    """The caller's job; another account's id, or a job of the other mode (test or live), is answered
+    exactly like an unknown one."""
     with transaction() as session:
         job = session.scalars(
             select(ValidationJob).where(
                 ValidationJob.public_id == public_id,
                 ValidationJob.account_id == actor.account.id,
+                ValidationJob.livemode == actor.livemode,
                 ValidationJob.kind.in_([kind.value for kind in kinds]),
                 ValidationJob.status != JobStatus.UPLOADING.value,
             )

@@ -25,7 +25,7 @@ from services.auth import Actor
 from services.broker import DELIVER_ONE_TASK, send_after_commit
 from services.errors import NotFound
 from services.webhooks import events, payloads, send_limits
-from services.webhooks.endpoints import owned_endpoint
+from services.webhooks.endpoints import of_caller, owned_endpoint
 from services.webhooks.errors import NoTestTarget
 from services.webhooks.retry_schedule import MAX_ATTEMPTS
 
@@ -155,7 +155,9 @@ def send_test(actor: Actor, event_type: str, endpoint_id: int | None) -> Deliver
     with transaction() as session:
         base = links.base_url(links.account_host(session, actor.account.id))
         data = payloads.sample(event_type, base, branding.brand_in(session, actor.account).metadata())
-        event = events.new_event(session, actor.account.id, event_type, data, is_test=True)
+        event = events.new_event(
+            session, actor.account.id, event_type, data, is_test=True, livemode=actor.livemode
+        )
         new_id = _send_now(session, event, endpoint.id, max_attempts=1)
     return _first_attempt(new_id)
 
@@ -189,7 +191,7 @@ def _first_attempt(delivery_id: int) -> DeliveryRecord:
 def _test_target(session: Session, actor: Actor, endpoint_id: int | None) -> WebhookEndpoint:
     if endpoint_id is not None:
         return owned_endpoint(session, actor, endpoint_id)
-    stmt = select(WebhookEndpoint).where(WebhookEndpoint.account_id == actor.account.id).limit(2)
+    stmt = select(WebhookEndpoint).where(of_caller(actor)).limit(2)
     candidates = list(session.scalars(stmt))
     if len(candidates) != 1:
         problem = "has no webhook endpoint" if not candidates else "has several webhook endpoints"

@@ -12,7 +12,7 @@ import secrets
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, and_, func, select
 from sqlalchemy.orm import Session
 
 from models.accounts import Account
@@ -53,7 +53,7 @@ def create_endpoint(actor: Actor, url: str, events: tuple[str, ...]) -> Endpoint
     with transaction() as session:
         # Lock the account row so two concurrent creations cannot both take the last slot.
         session.get_one(Account, actor.account.id, with_for_update=True)
-        if _endpoint_count(session, actor.account.id) >= MAX_ENDPOINTS:
+        if _endpoint_count(session, actor) >= MAX_ENDPOINTS:
             raise EndpointLimitReached(MAX_ENDPOINTS)
         secret = new_secret()
         endpoint = WebhookEndpoint(
@@ -62,14 +62,20 @@ def create_endpoint(actor: Actor, url: str, events: tuple[str, ...]) -> Endpoint
             events=list(check_events(events)),
             secret=secret,
             status=EndpointStatus.ENABLED.value,
+            livemode=actor.livemode,
         )
         session.add(endpoint)
         session.flush()
         return EndpointWithSecret(endpoint, secret)
 
 
+def of_caller(actor: Actor) -> ColumnElement[bool]:
+    """The caller's account and mode: a test key's endpoints get test-mode events and only it sees them."""
+    return and_(WebhookEndpoint.account_id == actor.account.id, WebhookEndpoint.livemode == actor.livemode)
+
+
 def list_endpoints(actor: Actor) -> list[WebhookEndpoint]:
-    stmt = select(WebhookEndpoint).where(WebhookEndpoint.account_id == actor.account.id)
+    stmt = select(WebhookEndpoint).where(of_caller(actor))
     with transaction() as session:
         return list(session.scalars(stmt.order_by(WebhookEndpoint.id)))
 
@@ -110,9 +116,7 @@ def rotate_secret(actor: Actor, endpoint_id: int) -> EndpointWithSecret:
 def owned_endpoint(
     session: Session, actor: Actor, endpoint_id: int, *, lock: bool = False
 ) -> WebhookEndpoint:
-    stmt = select(WebhookEndpoint).where(
-        WebhookEndpoint.id == endpoint_id, WebhookEndpoint.account_id == actor.account.id
-    )
+    stmt = select(WebhookEndpoint).where(WebhookEndpoint.id == endpoint_id, of_caller(actor))
     endpoint = session.scalars(stmt.with_for_update() if lock else stmt).one_or_none()
     if endpoint is None:
         raise NotFound(f"No webhook endpoint with id {endpoint_id}.")
@@ -156,6 +160,7 @@ def check_events(events: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(event_type for event_type in EVENT_TYPES if event_type in events)
 
 
-def _endpoint_count(session: Session, account_id: int) -> int:
-    stmt = select(func.count()).where(WebhookEndpoint.account_id == account_id)
+def _endpoint_count(session: Session, actor: Actor) -> int:
+    """Endpoints of the caller's mode: test endpoints never take a live one's place."""
+    stmt = select(func.count()).where(of_caller(actor))
     return session.scalar(stmt) or 0

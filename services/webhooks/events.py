@@ -35,19 +35,24 @@ EVENT_TYPES = verimail_webhooks.EVENT_TYPES
 Data = dict[str, Any] | Callable[[], dict[str, Any]]
 
 
-def emit(session: Session, account_id: int, event_type: str, data: Data) -> Event | None:
+def emit(
+    session: Session, account_id: int, event_type: str, data: Data, *, livemode: bool = True
+) -> Event | None:
     """Record ``event_type`` for ``account_id`` and schedule its deliveries; returns the event, if stored.
 
     Call it in the same transaction as the change it reports. ``data`` must be JSON-serialisable (strings,
     numbers, booleans, lists, dicts; times as ISO 8601 strings, see ``iso``); a function returning it is
     called only when some endpoint subscribes, so a payload that costs a query costs nothing otherwise.
+    A test-mode event (``livemode`` False) goes to the account's test-mode endpoints only, and a live one
+    to its live endpoints only.
     """
     if event_type not in EVENT_TYPES:
         raise UnknownEventType(f"unknown event type {event_type!r}; spec 6.1 lists {EVENT_TYPES}")
-    endpoint_ids = list(session.scalars(_subscribers(account_id, event_type)))
+    endpoint_ids = list(session.scalars(_subscribers(account_id, event_type, livemode)))
     if not endpoint_ids:
         return None
-    event = new_event(session, account_id, event_type, data() if callable(data) else data)
+    payload = data() if callable(data) else data
+    event = new_event(session, account_id, event_type, payload, livemode=livemode)
     for endpoint_id in endpoint_ids:
         schedule_delivery(session, event, endpoint_id, MAX_ATTEMPTS)
     dispatch.nudge_after_commit(session, event.id)
@@ -55,7 +60,13 @@ def emit(session: Session, account_id: int, event_type: str, data: Data) -> Even
 
 
 def new_event(
-    session: Session, account_id: int, event_type: str, data: dict[str, Any], *, is_test: bool = False
+    session: Session,
+    account_id: int,
+    event_type: str,
+    data: dict[str, Any],
+    *,
+    is_test: bool = False,
+    livemode: bool = True,
 ) -> Event:
     """Insert an event row (no deliveries); ``emit`` and test sends share it."""
     event = Event(
@@ -65,6 +76,7 @@ def new_event(
         data=data,
         created_at=clock.now(),
         is_test=is_test,
+        livemode=livemode,
     )
     session.add(event)
     return event
@@ -86,13 +98,21 @@ def schedule_delivery(session: Session, event: Event, endpoint_id: int, max_atte
 
 
 def envelope(event: Event) -> dict[str, Any]:
-    """The spec 6.2 envelope, exactly what receivers get as the request body."""
-    return {"id": event.id, "type": event.type, "timestamp": iso(event.created_at), "data": event.data}
+    """The spec 6.2 envelope, exactly what receivers get as the request body, with ``livemode`` (false
+    for a test-mode event) so a receiver can tell sandbox traffic from real."""
+    return {
+        "id": event.id,
+        "type": event.type,
+        "timestamp": iso(event.created_at),
+        "livemode": event.livemode,
+        "data": event.data,
+    }
 
 
-def _subscribers(account_id: int, event_type: str) -> Select[int]:
+def _subscribers(account_id: int, event_type: str, livemode: bool) -> Select[int]:
     return select(WebhookEndpoint.id).where(
         WebhookEndpoint.account_id == account_id,
+        WebhookEndpoint.livemode == livemode,
         WebhookEndpoint.status == EndpointStatus.ENABLED.value,
         WebhookEndpoint.events.contains([event_type]),
     )

@@ -64,7 +64,12 @@ def _in_one_statement(account: Account, charge_key: str) -> int | None:
     """What a quick validation charged under ``charge_key`` left used, by the one statement alone."""
     result = quick_result("not an address", JobOptions().engine)
     single = store.FinishedSingle(
-        store.new_public_id(JobKind.SINGLE), account.id, None, JobOptions(), "not an address", result, {}
+        store.new_public_id(JobKind.SINGLE),
+        account.id,
+        None,
+        JobOptions(),
+        "not an address",
+        result.to_dict(),
     )
     charge = charging.statement_charge(account, 1, charge_key)
     quota = store.charge_and_insert_finished_single(charge, single)

@@ -37,7 +37,7 @@ def test_a_lane_lingers_past_the_socket_timeout_and_still_takes_a_late_push(shor
     domain = f"linger-{uuid.uuid4().hex[:8]}.test"
     token = lanes.take(domain)
     assert token is not None
-    ref = LaneRef(group_id=77, domain=domain, account_id=1, addresses=1)
+    ref = LaneRef(group_id=77, lane=domain, account_id=1, addresses=1)
     late = threading.Timer(3.5, lanes.push, [[ref]])
     late.start()
     try:

@@ -28,12 +28,31 @@ def test_create_prints_one_json_object_with_a_working_admin_key(database_url, cl
     result = flask("create", "--email", "Founder@Example.com", "--tier", "pro", "--name", "Founder Inc")
     assert result.returncode == 0, result.stderr
     printed = json.loads(result.stdout)
-    assert set(printed) == {"accountId", "tier", "secretKey", "publishableKey"}
+    assert set(printed) == {
+        "accountId",
+        "tier",
+        "secretKey",
+        "publishableKey",
+        "testSecretKey",
+        "testPublishableKey",
+    }
     assert printed["tier"] == "pro"
     assert printed["secretKey"].startswith("sk_live_")
     assert printed["publishableKey"].startswith("pk_live_")
     keys = client.get("/api/keys", headers={"X-API-Key": printed["secretKey"]}).json["data"]
     assert [(key["scopes"], key["publishableKey"]) for key in keys] == [(["*:*"], printed["publishableKey"])]
+
+
+def test_create_also_prints_a_working_test_mode_key_pair(database_url, client) -> None:
+    printed = json.loads(flask("create", "--email", "tester@example.com", "--tier", "pro").stdout)
+
+    assert printed["testSecretKey"].startswith("sk_test_")
+    assert printed["testPublishableKey"].startswith("pk_test_")
+    keys = client.get("/api/keys", headers={"X-API-Key": printed["testSecretKey"]}).json["data"]
+    assert [(key["livemode"], key["publishableKey"]) for key in keys] == [
+        (False, printed["testPublishableKey"])
+    ]
+    assert keys[0]["secretKeyHint"].startswith("sk_test_...")
 
 
 def test_create_refuses_an_unknown_tier_and_a_bad_email(database_url) -> None:

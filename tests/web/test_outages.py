@@ -130,7 +130,7 @@ def test_a_store_that_cannot_serve_now_is_a_503_not_a_crash(
 ) -> None:
     """Every pooled Postgres connection busy past the pool's wait; a Redis left read-only by a failover."""
 
-    def cannot(_account: object) -> None:
+    def cannot(*_account_and_mode: object) -> None:
         raise error
 
     monkeypatch.setattr(api.usage, "usage_report", cannot)

@@ -58,7 +58,7 @@ def test_secret_keys_carry_at_least_192_bits_of_randomness(client, owner: Person
 
 def test_celery_logs_scrub_a_secret_even_in_a_traceback(tmp_path) -> None:
     """Workers and beat log through Celery's own handlers; the scrub must be on those too."""
-    secret = "sk_live_" + "A1b2" * 11
+    secret, test_secret = "sk_live_" + "A1b2" * 11, "sk_test_" + "C3d4" * 11
     root = logging.getLogger()
     saved_handlers, saved_level = root.handlers[:], root.level
     celery = create_celery()
@@ -69,6 +69,7 @@ def test_celery_logs_scrub_a_secret_even_in_a_traceback(tmp_path) -> None:
             raise RuntimeError(f"refused key {secret}")
         except RuntimeError:
             logging.getLogger("tasks.example").exception("task failed with %s", secret)
+        logging.getLogger("tasks.example").warning("sandbox key %s", test_secret)
         for handler in root.handlers:
             handler.flush()
     finally:
@@ -82,3 +83,5 @@ def test_celery_logs_scrub_a_secret_even_in_a_traceback(tmp_path) -> None:
     assert "task failed with sk_live_[REDACTED]" in text
     assert "RuntimeError: refused key sk_live_[REDACTED]" in text
     assert secret not in text
+    assert "sandbox key sk_test_[REDACTED]" in text
+    assert test_secret not in text

@@ -71,10 +71,22 @@ def test_sent_payloads_match_the_documented_schema_field_for_field(client, event
     if event_type in built_payloads():
         examples.append(built_payloads()[event_type])
     for data in examples:
-        envelope = {"id": "evt_1", "type": event_type, "timestamp": iso(clock.now()), "data": data}
-        validator.validate(envelope)
+        for livemode in (True, False):
+            envelope = {
+                "id": "evt_1",
+                "type": event_type,
+                "timestamp": iso(clock.now()),
+                "livemode": livemode,
+            }
+            validator.validate(envelope | {"data": data})
         assert set(data) == set(data_schema["properties"]) == set(data_schema["required"])
-    wrong_type = {"id": "evt_1", "type": "batch.started", "timestamp": "x", "data": examples[0]}
+    wrong_type = {
+        "id": "evt_1",
+        "type": "batch.started",
+        "timestamp": "x",
+        "livemode": True,
+        "data": examples[0],
+    }
     assert not validator.is_valid(wrong_type)
 
 

@@ -56,6 +56,14 @@ MAILBOX_WORDS = re.compile(
     r"|address rejected|unrouteable|(doesn't|does not) have an? [\w.-]+ account",  # Yahoo's "554 ... dd"
     re.IGNORECASE,
 )
+# "Not a domain of mine": in a session opened for another domain behind the same MX address, a server
+# that hosts only some of the domains naming it (or routes one domain per transaction) says this about the
+# domain, never about the mailbox (``GroupRun`` then asks again on a session of the domain's own).
+RELAY_WORDS = re.compile(
+    r"relay(ing)? (access )?(denied|not permitted|not allowed|prohibited)|unable to relay|we do not relay"
+    r"|not (a )?local (domain|recipient)|not hosted here|domain (is )?not (hosted|served|local)|rcpthosts",
+    re.IGNORECASE,
+)
 # A refusal about *us* whatever its code: Postfix defers sender checks to RCPT ("Sender address rejected:
 # User unknown"), Exim's "Sender verify failed", Microsoft's "banned sending IP", "Client host rejected".
 ABOUT_US = re.compile(
@@ -225,3 +233,8 @@ def _greylisted(text: str, default: int) -> Classification:
     if match:
         seconds = int(match.group(1)) * (60 if match.group(2).lower().startswith("min") else 1)
     return Classification(ProbeOutcome.TEMPORARY, "greylisted", retry_after=seconds)
+
+
+def refuses_domain(evidence: ReplyEvidence) -> bool:
+    """A RCPT refused because the server does not take mail for the recipient's domain (relaying denied)."""
+    return evidence.code is not None and evidence.code >= 400 and bool(RELAY_WORDS.search(evidence.text))

@@ -18,8 +18,12 @@ Rules, in the order they bite:
 - A session also ends once ``SMTP_SESSION_MAX_REJECTIONS`` of its RCPTs were refused (4xx or 5xx), and
   never has more RCPTs in flight than refusals it may still collect: servers count refused commands and
   slow down or drop a client past their limit (Postfix: 10 and 20), which would cost the addresses after.
-- With a ``SessionKeeper``, a session with room left outlives its group: the next group for the same MX
-  host adopts it (``verifier/smtp/keeper.py``) and carries on in the open transaction.
+- With a ``SessionKeeper``, a session with room left outlives its group: the next group whose MX resolves
+  to the same address adopts it, whatever its domain (``verifier/smtp/keeper.py``), and carries on in the
+  open transaction, within the same recipient and refusal budgets. A RCPT refused there as "relaying
+  denied" (a server hosting only some of the domains that name it, or one domain per transaction) is no
+  verdict: the group's addresses are asked again on sessions of its own, where that answer is the
+  server's word about the domain, as it was before sessions were shared.
 - Each session holds a ``SessionLimiter`` lease on its MX IP address for as long as it is open: names
   pointing at one server share its limit.
 - Where the server offers RFC 2920 PIPELINING, a new session sends MAIL FROM together with the RCPTs it
@@ -39,7 +43,7 @@ from collections.abc import Iterator
 from verifier.config import EngineConfig
 from verifier.dns.model import MailDomain
 from verifier.public_ip import text_refusal_reason
-from verifier.smtp.classify import Classification, ProbeOutcome, classify
+from verifier.smtp.classify import Classification, ProbeOutcome, classify, refuses_domain
 from verifier.smtp.deadline import Deadline
 from verifier.smtp.evidence import ReplyEvidence
 from verifier.smtp.faults import GuardedLimiter, each
@@ -85,6 +89,9 @@ class GroupRun:
         self._preferred: Target | None = None
         self._plaintext: set[Target] = set()  # hosts whose STARTTLS handshake failed
         self._waiting: list[str] = []  # addresses not settled yet, in order: what a new session pipelines
+        self._opened_for: dict[int, str] = {}  # adopted sessions: the domain each was opened for
+        self._own_sessions = False  # refused in another domain's session: only sessions of our own now
+        self.misrouted = False  # the last RCPT was refused as another domain's session (``rcpt``)
 
     # -- recipients --------------------------------------------------------------------------------
     def probe_all(self, addresses: list[str]) -> None:
@@ -110,6 +117,9 @@ class GroupRun:
         if adopted and evidence.code is None and self.failure is not None:
             self.failure = None  # a kept session the server closed while idle: ask again on a new one
             return False
+        if self.misrouted:
+            self.set_aside()
+            return False  # not a domain the session's first one shares: asked again on our own
         if found.too_many_recipients and self._sent_in_current > 1:
             self.limit = self._sent_in_current - 1  # what this server took before refusing
             self.close_current()
@@ -119,10 +129,13 @@ class GroupRun:
     def rcpt(self, address: str) -> tuple[Classification, ReplyEvidence]:
         """One RCPT on the current session; a dead session stops the group."""
         assert self._current is not None
+        foreign = self._opened_for.get(id(self._current), self.domain.domain) != self.domain.domain
         self._sent_in_current += 1
         evidence = self._current.rcpt(self._recipient(address))
         if evidence.code is not None and evidence.code >= 400:
             self._rejected_in_current += 1  # what the server's error limit counts
+        self.misrouted = foreign and refuses_domain(evidence)
+        self._own_sessions = self._own_sessions or self.misrouted
         found = classify(evidence, self.rules, self.config.smtp_greylist_retry_after, rcpt=True)
         if not self._current.alive:
             self.failure = (found, evidence)
@@ -151,7 +164,7 @@ class GroupRun:
             current.pipeline_rcpts(self._pipelined(current))
             return current
         self.close_current()
-        if not fresh and (adopted := self._adopt(utf8_wanted)) is not None:
+        if not fresh and not self._own_sessions and (adopted := self._adopt(utf8_wanted)) is not None:
             return adopted
         session = self._connect()
         if session is not None and self._ready(session, utf8_wanted):
@@ -174,13 +187,16 @@ class GroupRun:
         """A kept session to one of our MX hosts, carried on under this group (see ``SessionKeeper``)."""
         if self._keeper is None or self.failure is not None:
             return None
-        kept = next(
-            (k for t in self._targets() if (k := self._keeper.take(t, utf8=utf8_wanted)) is not None), None
+        found = next(
+            ((t, k) for t in self._targets() if (k := self._keeper.take(t, utf8=utf8_wanted)) is not None),
+            None,
         )
-        if kept is None:
+        if found is None:
             return None
+        target, kept = found
         session = kept.session
-        session.adopt(self.deadline)
+        session.adopt(self.deadline, target)
+        self._opened_for[id(session)] = kept.domain
         self.sessions.append(session)
         self._leases[id(session)] = kept.lease
         self._current, self._preferred = session, session.target
@@ -206,10 +222,19 @@ class GroupRun:
                 limiter.release(current.target.ip, lease)
             _observe(limiter, current)
 
-        kept = KeptSession(current, self._sent_in_current, self._rejected_in_current, lease, release)
+        opened_for = self._opened_for.pop(id(current), self.domain.domain)
+        kept = KeptSession(
+            current, self._sent_in_current, self._rejected_in_current, lease, release, opened_for
+        )
         self._current, self._sent_in_current, self._rejected_in_current = None, 0, 0
         self._keeper.keep(kept)
         return current
+
+    def set_aside(self) -> None:
+        """Stop using the current session: back to the keeper for other groups if it may serve, else closed
+        (with replies still owed, counted refusals would go uncounted)."""
+        if self._hand_over() is None:
+            self.close_current()
 
     def _retry_in_plaintext(self, target: Target, utf8_wanted: bool) -> ProbeSession | None:
         """The host's optional TLS is broken: as real MTAs do, try it again without STARTTLS (once per
@@ -312,7 +337,7 @@ class GroupRun:
             lease = self._limiter.acquire(target.ip, min(KEEPER_POLL, self.deadline.remaining()))
             if lease is not None or self.deadline.expired:
                 return lease
-            self._keeper.close_idle_to(target.ip)
+            self._keeper.close_idle_to(target.ip, idle_for=KEEPER_POLL)
 
     def _release(self, session: ProbeSession) -> None:
         session.close()

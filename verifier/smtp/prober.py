@@ -84,6 +84,9 @@ def _probe_random(run: GroupRun) -> AddressProbe | None:
         if run.catch_all_session(fresh=fresh) is None:
             return None
         found, evidence = run.rcpt(address)
+        if run.misrouted:
+            run.set_aside()  # refused as another domain's session: asked again on one of the domain's own
+            continue
         if not found.too_many_recipients:
             return judge(address, found, evidence, run.rules)
         run.close_current()

@@ -213,10 +213,12 @@ class ProbeSession:
             return
         self._owed.extend(lines)
 
-    def adopt(self, deadline: Deadline) -> None:
+    def adopt(self, deadline: Deadline, target: Target | None = None) -> None:
         """Carry on under another group's deadline, with an empty transcript (the evidence of earlier groups
-        belongs to them)."""
+        belongs to them), as its ``target``: the same address under the adopting group's MX host name,
+        which its evidence names."""
         self._deadline = deadline
+        self.target = target if target is not None and target.ip == self.target.ip else self.target
         self.transcript = []
         self.reused = True
 

@@ -18,5 +18,6 @@ bp = Blueprint("audit", __name__, url_prefix="/api")
 @document("Page through the account's audit log", query=AuditLogQuery, responses={200: AuditPageOut})
 @require_scope("*:*")
 def audit_log() -> Response:
-    query = parse_query(AuditLogQuery).for_account(current_auth().account.id)
+    auth = current_auth()
+    query = parse_query(AuditLogQuery).for_account(auth.account.id, auth.livemode)
     return respond(AuditPageOut.of(audit.list_entries(query)))

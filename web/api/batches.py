@@ -41,7 +41,7 @@ bp = Blueprint("batches", __name__)
 def create() -> Response:
     body, key = parse_body(BatchBody), idempotency_key()
     auth = current_auth()
-    options = job_options(auth.account, body.options)
+    options = job_options(auth, body.options)
     answer = answers.validate_batch(auth, body.emails, options, idempotency_key=key, wait=not prefers_async())
     charged(answer.quota)
     return marked(shaped(answer.outcome), answer.replayed)

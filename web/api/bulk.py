@@ -114,7 +114,7 @@ def upload() -> Response:
     if fmt is None:
         raise UnsupportedMediaType("Send the list as text/csv or application/json.")
     auth, key = current_auth(), idempotency_key()
-    options = job_options(auth.account, query)
+    options = job_options(auth, query)
     if query.dry_run:
         return respond(DryRunOut.of(bulk_dry_run.dry_run(auth, request.stream, fmt, options)))
     submitted = bulk.upload(auth, request.stream, fmt, options, idempotency_key=key)

@@ -30,7 +30,8 @@ bp = Blueprint("keys", __name__, url_prefix="/api/keys")
 )
 @require_scope("keys:write")
 def create() -> Response:
-    issued = lifecycle.create_key(current_auth(), parse_body(CreateKeyBody).to_spec())
+    auth = current_auth()
+    issued = lifecycle.create_key(auth, parse_body(CreateKeyBody).to_spec(auth.livemode))
     return respond(CreatedKeyOut.of_issued(issued), 201)
 
 

@@ -21,4 +21,5 @@ bp = Blueprint("usage", __name__, url_prefix="/api")
 )
 @require_scope("analytics:read", publishable_ok=True)
 def usage() -> Response:
-    return respond(UsageOut.of(usage_report(current_auth().account)))
+    auth = current_auth()
+    return respond(UsageOut.of(usage_report(auth.account, auth.livemode)))

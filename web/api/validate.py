@@ -4,12 +4,15 @@ workers (the web process never opens an SMTP connection)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
+from typing import Any
 
 from flask import Blueprint, Response
 
 from core.clock import now
 from core.times import iso
 from services import links
+from services.jobs.recent import verdict_metadata
 from services.validation import answers
 from verifier.results import JsonValue
 from web.auth import current_auth, require_scope
@@ -47,33 +50,43 @@ def validate() -> Response:
     started = time.perf_counter()
     body = parse_body(ValidateBody)
     auth = current_auth()
-    options, timeout = job_options(auth.account, body.options), body.options.timeout
+    options, timeout = job_options(auth, body.options), body.options.timeout
     if timeout is not None:
         single, quota = answers.validate_within(auth, body.email, options, time_left(timeout))
         charged(quota)
-        return json_response(single_result_json(shown(single), metadata(started)))
+        return json_response(
+            single_result_json(shown(single, auth.livemode), metadata(started, single.result))
+        )
     answer = answers.validate_one(auth, body.email, options)
     charged(answer.quota)
     if isinstance(answer.outcome, answers.Accepted):
         return respond(AcceptedOut.of(answer.outcome.job, link_host()), 202)
-    return json_response(single_result_json(shown(answer.outcome), metadata(started)))
+    shown_result = shown(answer.outcome, auth.livemode)
+    return json_response(single_result_json(shown_result, metadata(started, answer.outcome.result)))
 
 
-def shown(single: answers.Single) -> dict[str, JsonValue]:
-    """An interim or timed-out answer says so, with the results URL where the settled one will be."""
+def shown(single: answers.Single, livemode: bool) -> dict[str, JsonValue]:
+    """An interim or timed-out answer says so, with the results URL where the settled one will be; a
+    test-mode answer says ``livemode: false``."""
+    mode: dict[str, JsonValue] = {"livemode": livemode}
     if not (single.retrying or single.timed_out):
-        return single.result
+        return single.result | mode
     flag: dict[str, JsonValue] = {"retrying": True} if single.retrying else {"timedOut": True}
-    return single.result | flag | {"resultsUrl": links.results_url(single.public_id, link_host())}
+    return single.result | flag | {"resultsUrl": links.results_url(single.public_id, link_host())} | mode
 
 
-def metadata(started: float) -> dict[str, JsonValue]:
-    """Spec 2.3 with the brand fields; ``country`` is null for private, loopback and unknown addresses."""
-    ip = client_ip()
+def metadata(started: float, result: Mapping[str, Any]) -> dict[str, JsonValue]:
+    """Spec 2.3 with the brand fields, and whether the ``result`` was checked now or answered from a
+    recent verdict (``cached``, ``checkedAt``: a timed-out answer's is now); ``country`` is null for
+    private, loopback and unknown addresses."""
+    ip, timestamp = client_ip(), iso(now())
+    verdict = verdict_metadata(result)
     return {
         "processingTime": round((time.perf_counter() - started) * 1000),
-        "timestamp": iso(now()),
+        "timestamp": timestamp,
         "ipAddress": ip,
         "country": country_of(ip),
         **brand().metadata(),
+        "cached": verdict["cached"],
+        "checkedAt": verdict["checkedAt"] or timestamp,
     }

@@ -37,8 +37,10 @@ def page_context() -> dict[str, object]:
     """Who is signed in, whether the Reseller section shows, whose name the page wears (on a reseller's
     verified domain the reseller's, never this service's). The outage page asks no store for any of it."""
     if errors.stores_down():
-        return {"me": None, "is_reseller": False, "brand_name": errors.outage_brand()}
-    return {"me": session.signed_in(), **resellers.nav(), "brand_name": host_brand().provider}
+        return {"me": None, "livemode": True, "is_reseller": False, "brand_name": errors.outage_brand()}
+    me = session.signed_in()
+    live = me is None or session.livemode()
+    return {"me": me, "livemode": live, **resellers.nav(), "brand_name": host_brand().provider}
 
 
 errors.install(bp)

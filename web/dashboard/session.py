@@ -23,6 +23,10 @@ from web.auth import origin
 P = ParamSpec("P")
 R = TypeVar("R")
 SID = "sid"
+# The live/test switch: which mode's data the pages show and make (absent: live). The signed cookie keeps
+# it; it grants nothing, since the owner acts on both modes of the account alike.
+MODE = "mode"
+TEST = "test"
 
 
 def start(user: DashboardUser) -> None:
@@ -55,7 +59,19 @@ def actor() -> Owner:
     """The owner acting through the same services as an admin key (``services.users.acting``)."""
     found = signed_in()
     assert found is not None, "actor() is only called from views behind @sign_in_required"
-    return acting.as_owner(found, origin())
+    return acting.as_owner(found, origin(), livemode=livemode())
+
+
+def livemode() -> bool:
+    """False while the owner has switched the dashboard to test data."""
+    return session.get(MODE) != TEST
+
+
+def switch_mode(live: bool) -> None:
+    if live:
+        session.pop(MODE, None)
+    else:
+        session[MODE] = TEST
 
 
 def sign_in_required(view: Callable[P, R]) -> Callable[P, R | Response]:

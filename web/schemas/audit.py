@@ -25,9 +25,10 @@ class AuditLogQuery(Query):
     starting_after: DatabaseId | None = None
     limit: int = Field(default=50, ge=1, le=PAGE_MAX)
 
-    def for_account(self, account_id: int) -> AuditQuery:
+    def for_account(self, account_id: int, livemode: bool = True) -> AuditQuery:
         return AuditQuery(
             account_id=account_id,
+            livemode=livemode,
             events=tuple(self.type),
             since=self.since,
             until=self.until,

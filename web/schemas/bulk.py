@@ -11,13 +11,15 @@ from services.probing.completion import processing_ms
 from services.validation.bulk import Progress
 from services.validation.bulk_dry_run import ListSummary
 from web.schemas.base import Out, Query, Timestamp
-from web.schemas.validation_bodies import RETRY_TEMPORARY
+from web.schemas.results import LIVEMODE
+from web.schemas.validation_bodies import MAX_AGE, RETRY_TEMPORARY, MaxAge
 
 
 class UploadQuery(Query):
     quick_mode: bool = Field(default=False, description="skip the SMTP and catch-all checks")
     skip_catch_all: bool = Field(default=False, description="skip catch-all detection")
     retry_temporary: bool = Field(default=True, description=RETRY_TEMPORARY)
+    max_age: MaxAge | None = Field(default=None, description=MAX_AGE)
     dry_run: bool = Field(
         default=False,
         description="answer 200 with what the list holds and would cost; nothing is stored or charged",
@@ -50,6 +52,7 @@ class BulkJobOut(Out):
     finished_at: Timestamp | None
     results_url: str
     download_url: str
+    livemode: bool = Field(True, description=LIVEMODE)
 
     @classmethod
     def of(cls, progress: Progress, host: str | None) -> BulkJobOut:
@@ -68,6 +71,7 @@ class BulkJobOut(Out):
             finished_at=job.finished_at,
             results_url=links.results_url(job.public_id, host),
             download_url=links.download_url(job.public_id, host),
+            livemode=job.livemode,
         )
 
 

@@ -51,14 +51,14 @@ Instant = Annotated[
 ]
 
 
-def _integral(value: object) -> object:
+def integral(value: object) -> object:
     """JSON has one number type: 1001.0 is the integer 1001 to JSON Schema, so it is to us too."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
 
 
-DatabaseId = Annotated[int, Field(ge=1, le=BIGINT_MAX), BeforeValidator(_integral)]
+DatabaseId = Annotated[int, Field(ge=1, le=BIGINT_MAX), BeforeValidator(integral)]
 
 
 # Text fields: the pattern /openapi.json publishes is checked on the text as sent (a full match, as JSON

@@ -68,14 +68,20 @@ class CreateKeyBody(Body):
     allowed_ips: AllowedIps = Field(default_factory=list)
     auto_rotate: bool = False
     allowed_origins: AllowedOrigins = Field(default_factory=list)
+    livemode: bool | None = Field(
+        default=None,
+        description="false makes a test-mode key (sk_test_/pk_test_): magic addresses answered by the "
+        "sandbox, nothing charged, its own jobs and webhook endpoints. Left out: the calling key's mode",
+    )
 
-    def to_spec(self) -> lifecycle.KeySpec:
+    def to_spec(self, caller_livemode: bool) -> lifecycle.KeySpec:
         return lifecycle.KeySpec(
             name=self.name,
             scopes=unique(self.scopes) or scopes.DEFAULT_SCOPES,
             allowed_ips=unique(self.allowed_ips) or (),
             auto_rotate=self.auto_rotate,
             allowed_origins=unique(self.allowed_origins) or (),
+            livemode=caller_livemode if self.livemode is None else self.livemode,
         )
 
 
@@ -124,6 +130,8 @@ class KeyOut(Out):
     allowed_origins: list[str]
     publishable_key: str
     secret_key_hint: str
+    # False for a test-mode key: it validates in the sandbox and sees only test-mode data.
+    livemode: bool
     status: str
     auto_rotate: bool
     secret_issued_at: Timestamp
@@ -140,7 +148,8 @@ class KeyOut(Out):
             allowed_ips=key.allowed_ips,
             allowed_origins=key.allowed_origins,
             publishable_key=key.publishable_key,
-            secret_key_hint=secrets.hint(key.secret_last4),
+            secret_key_hint=secrets.hint(key.secret_last4, key.livemode),
+            livemode=key.livemode,
             status=key.status,
             auto_rotate=key.auto_rotate,
             secret_issued_at=key.secret_issued_at,

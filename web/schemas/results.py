@@ -12,6 +12,7 @@ from pydantic import ConfigDict, Field
 from models.jobs import ValidationJob
 from services import links
 from services.branding import Brand
+from services.jobs.recent import verdict_metadata
 from services.probing.completion import processing_ms
 from services.validation.submit import ResultsPage
 from web.schemas.base import Out, Query, Timestamp
@@ -25,6 +26,12 @@ RESULT_EMAIL = (
 )
 
 RETRYING = "answers that are interim (smtp unknown with retryAfter) while the service retries them"
+
+
+LIVEMODE = (
+    "false in test mode (a sk_test_/pk_test_ key): answered by the sandbox's magic addresses, nothing "
+    "checked for real and nothing charged"
+)
 
 
 class ResultsQuery(Query):
@@ -47,8 +54,23 @@ class CheckOut(Out):
     )
 
 
+CACHED = (
+    "true when answered from a recent verdict of this account (`options.maxAge`) with no new DNS or SMTP "
+    "traffic; false when checked for this request"
+)
+CHECKED_AT = "when the verdict was made: this request's check, or the recent verdict's when `cached`"
+
+
+class ResultMetadataOut(BrandOut):
+    """Who provides the result, and whether it was checked now or answered from a recent verdict."""
+
+    cached: bool = Field(False, description=CACHED)
+    checked_at: Timestamp | None = Field(None, description=CHECKED_AT)
+
+
 class ResultOut(Out):
-    """A validation result (spec 2.1); in a batch its ``metadata`` holds the brand fields only."""
+    """A validation result (spec 2.1); in a batch its ``metadata`` holds the brand fields, ``cached`` and
+    ``checkedAt``."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -58,11 +80,11 @@ class ResultOut(Out):
     severity: str
     checks: dict[str, CheckOut]
     recommendations: list[str]
-    metadata: BrandOut
+    metadata: ResultMetadataOut
 
     @classmethod
     def branded(cls, result: dict[str, Any], brand: Brand) -> ResultOut:
-        return cls.model_validate({**result, "metadata": brand.metadata()})
+        return cls.model_validate({**result, "metadata": brand.metadata() | verdict_metadata(result)})
 
 
 class ListResultOut(ResultOut):
@@ -77,11 +99,12 @@ class ListResultOut(ResultOut):
 
     @classmethod
     def branded(cls, result: dict[str, Any], brand: Brand) -> ListResultOut:
-        return cls.model_validate({**result, "metadata": brand.metadata()})
+        return cls.model_validate({**result, "metadata": brand.metadata() | verdict_metadata(result)})
 
 
-class MetadataOut(BrandOut):
-    """The request's metadata and who provides the result (under white-label, the reseller)."""
+class MetadataOut(ResultMetadataOut):
+    """The request's metadata, who provides the result (under white-label, the reseller) and when it was
+    checked."""
 
     processing_time: int
     timestamp: Timestamp
@@ -104,6 +127,7 @@ class SingleResultOut(ResultOut):
     results_url: str | None = Field(
         None, description="while retrying or timed out: where the settled result will be"
     )
+    livemode: bool = Field(True, description=LIVEMODE)
 
 
 class BatchResultOut(Out):
@@ -124,6 +148,7 @@ class BatchResultOut(Out):
     )
     retrying: int = Field(0, description=RETRYING)
     results_url: str | None = Field(None, description="while retrying: where the settled verdicts will be")
+    livemode: bool = Field(True, description=LIVEMODE)
 
     @classmethod
     def of(
@@ -148,6 +173,7 @@ class BatchResultOut(Out):
             checker_degraded=job.checker_degraded,
             retrying=retrying,
             results_url=links.results_url(job.public_id, host) if retrying else None,
+            livemode=job.livemode,
         )
 
 
@@ -163,11 +189,18 @@ class AcceptedOut(Out):
     status: str
     total: int
     results_url: str
+    livemode: bool = Field(True, description=LIVEMODE)
 
     @classmethod
     def of(cls, job: ValidationJob, host: str | None) -> AcceptedOut:
         url = links.results_url(job.public_id, host)
-        return cls(batch_id=job.public_id, status=job.status, total=job.total, results_url=url)
+        return cls(
+            batch_id=job.public_id,
+            status=job.status,
+            total=job.total,
+            results_url=url,
+            livemode=job.livemode,
+        )
 
 
 class ProgressOut(Out):
@@ -204,6 +237,7 @@ class ResultsOut(Out):
         False, description="no MX host of any probed domain answered: our checker, not the list; retry later"
     )
     retrying: int = Field(0, description=RETRYING + "; progress counts settled answers only")
+    livemode: bool = Field(True, description=LIVEMODE)
 
     @classmethod
     def of(cls, page: ResultsPage, brand: Brand, *, retrying: int = 0) -> ResultsOut:
@@ -220,4 +254,5 @@ class ResultsOut(Out):
             processing_time=processing_ms(job),
             checker_degraded=job.checker_degraded,
             retrying=retrying,
+            livemode=job.livemode,
         )

@@ -77,6 +77,8 @@ class WebhookOut(Out):
     url: str
     events: list[str]
     status: str
+    # False: a test-mode endpoint (made with a test key), sent test-mode events only.
+    livemode: bool
     created_at: Timestamp
     updated_at: Timestamp
 
@@ -87,6 +89,7 @@ class WebhookOut(Out):
             url=endpoint.url,
             events=endpoint.events,
             status=endpoint.status,
+            livemode=endpoint.livemode,
             created_at=endpoint.created_at,
             updated_at=endpoint.updated_at,
         )

@@ -14,6 +14,7 @@ def load() -> None:
         get_started,
         keys,
         lists,
+        mode,
         overview,
         sub_users,
         usage,

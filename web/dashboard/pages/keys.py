@@ -52,7 +52,8 @@ def keys_create() -> Response:
             "allowedOrigins": forms.many("allowed_origins"),
         },
     )
-    return _show(lifecycle.create_key(session.actor(), body.to_spec()), "created")
+    actor = session.actor()
+    return _show(lifecycle.create_key(actor, body.to_spec(actor.livemode)), "created")
 
 
 @bp.post("/keys/<int:key_id>/refresh")

@@ -50,9 +50,7 @@ def lists_upload() -> BaseResponse:
     if fmt is None:
         raise InvalidField("list", "Upload a .csv file (one address per row) or a .json array of addresses.")
     actor = session.actor()
-    options = job_options(
-        actor.account, forms.as_model(UploadQuery, {"quickMode": forms.checked("quick_mode")})
-    )
+    options = job_options(actor, forms.as_model(UploadQuery, {"quickMode": forms.checked("quick_mode")}))
     submitted = bulk.upload(actor, upload.stream, fmt, options, file_name=upload.filename)
     return redirect(url_for("dashboard.lists_job", job_id=submitted.job.public_id))
 

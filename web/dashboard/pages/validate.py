@@ -29,7 +29,7 @@ def validate_address() -> Page:
     data = {"email": forms.text("email"), "options": {"quickMode": forms.checked("quick_mode")}}
     body = forms.as_model(ValidateBody, data)
     actor = session.actor()
-    answer = answers.validate_one(actor, body.email, job_options(actor.account, body.options))
+    answer = answers.validate_one(actor, body.email, job_options(actor, body.options))
     return _shown(answer.outcome, email=body.email, quick=body.options.quick_mode)
 
 
