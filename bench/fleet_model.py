@@ -20,15 +20,17 @@ lease expiry, greylisting, the sweeper, web requests other than the batches' sub
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
+import zlib
 from collections.abc import Callable, Generator
 from typing import Any
 
 import simpy
 
 from bench import fleet_costs as cost
-from bench.fleet_parts import Counts, Group, Job, Lane, Ledger, Server
+from bench.fleet_parts import Counts, Group, Job, Lane, LaneKey, Ledger, Server
 from bench.fleet_runs import Runs
 from bench.fleet_smtp import Prober
 from bench.fleet_world import Catalog, Policy, World
@@ -56,7 +58,8 @@ class Fleet:
         ]
         self.memo: dict[tuple[int, int], float] = {}  # (worker, domain) -> end of its memoized cache reads
         self.broker: simpy.Store = simpy.Store(self.env)
-        self.lanes: dict[int, Lane] = {}
+        self.lanes: dict[LaneKey, Lane] = {}
+        self.group_ids = itertools.count()  # with Policy.split_by_group, a group's id picks its lane
         self.jobs: list[Job] = []
         self.counts = Counts()
         self.ledger = Ledger(self.env, world.warmup)
@@ -131,13 +134,15 @@ class Fleet:
         if not groups:
             return 0.0
         job.in_flight += len(groups)
+        keys = []
         for group in groups:
-            lane = self.lanes.get(group.domain) or self.lanes.setdefault(group.domain, Lane(group.domain))
+            keys.append(self._lane_of(group))
+            lane = self.lanes.get(keys[-1]) or self.lanes.setdefault(keys[-1], Lane(keys[-1]))
             lane.push(group)
         units = cost.REDIS_PUSH + cost.REDIS_PUSH_PER_REF * len(groups)
         woken = []
-        for domain in dict.fromkeys(group.domain for group in groups):  # one entry per lane
-            lane, units = self.lanes[domain], units + cost.REDIS_PUSH_PER_LANE
+        for key in dict.fromkeys(keys):  # one entry per lane
+            lane, units = self.lanes[key], units + cost.REDIS_PUSH_PER_LANE
             if lane.owners + lane.messages < self.policy.lane_slots:
                 woken.append(lane)
                 units += cost.REDIS_PUSH_WAKE
@@ -149,9 +154,18 @@ class Fleet:
             wait = self._wake(lane)
         return wait
 
+    def _lane_of(self, group: Group) -> LaneKey:
+        """``routes.lane_for``: one of the ``SMTP_SESSIONS_PER_MX_HOST`` lanes of the group's MX address
+        (``Policy.lanes_by_mx``), by the CRC-32 of its domain (so one domain keeps one lane) or, with
+        ``Policy.split_by_group``, by group id; else the group's domain."""
+        if not self.policy.lanes_by_mx:
+            return group.domain
+        split = next(self.group_ids) if self.policy.split_by_group else zlib.crc32(str(group.domain).encode())
+        return (self.catalog.ip_of(group.domain), split % self.policy.per_host)
+
     def _wake(self, lane: Lane) -> float:
         lane.messages += 1
-        self.broker.put(lane.domain)
+        self.broker.put(lane.key)
         if self.ledger.measuring():
             self.counts.messages += 1
         return self.redis.ask(self.env.now, cost.REDIS_PER_MESSAGE, "broker")
@@ -159,8 +173,8 @@ class Fleet:
     # -- a worker's greenlet: lane_runs.drain ---------------------------------------------------
     def _greenlet(self, worker: int) -> Process:
         while True:
-            domain = yield self.broker.get()
-            lane = self.lanes[domain]
+            key = yield self.broker.get()
+            lane = self.lanes[key]
             lane.messages -= 1
             self.busy += 1
             yield from self._drain(worker, lane)
@@ -179,7 +193,7 @@ class Fleet:
             groups = yield from self._next_round(lane, wait)
             if not groups:
                 break
-            saves.append((yield from self._round(worker, lane, groups)))
+            saves.append((yield from self._round(worker, groups)))
             wait = 0.0
         since = self.env.now
         yield self.env.all_of(saves)  # the turn's saves, which ran while its next rounds did
@@ -219,7 +233,7 @@ class Fleet:
             lane.waiters.remove(wakeup)
         return wakeup.triggered
 
-    def _round(self, worker: int, lane: Lane, groups: list[Group]) -> Process:
+    def _round(self, worker: int, groups: list[Group]) -> Process:
         """lane_runs._turn's round: the claim (coalesced), the probe, its CPU; the save is handed to the
         worker's saver and the next round starts at once. The save's event."""
         since = self.env.now
@@ -227,9 +241,13 @@ class Fleet:
         self.ledger.spend("claim (Postgres)", self.env.now - since)
         if self.ledger.measuring():
             self.counts.rounds += 1
-        yield self.ledger.wait(self._caches(worker, lane.domain), "Redis")
-        addresses = sum(group.size for group in groups)
-        unknown = yield from self.prober.probe(worker, lane.domain, addresses)
+        sizes: dict[int, int] = {}  # a lane per MX address: several domains in a round, on one session
+        for group in groups:
+            sizes[group.domain] = sizes.get(group.domain, 0) + group.size
+        unknown = 0
+        for domain, addresses in sizes.items():
+            yield self.ledger.wait(self._caches(worker, domain), "Redis")
+            unknown += yield from self.prober.probe(worker, domain, addresses)
         if self.ledger.measuring():
             self.counts.unknown += unknown
         cpu = sum(
@@ -293,7 +311,7 @@ class Fleet:
 
     # -- looking at the run ---------------------------------------------------------------------
     def _sampler(self) -> Process:
-        consumer_lanes = range(self.world.providers)
+        consumer_lanes = self._consumer_lanes()
         while True:
             yield self.env.timeout(SAMPLE_EVERY)
             if self.env.now <= self.world.warmup:
@@ -301,9 +319,17 @@ class Fleet:
                 continue
             self.counts.samples += 1
             self.counts.busy_greenlets += self.busy / (self.world.workers * self.world.greenlets)
-            held = [self.lanes[d].owners if d in self.lanes else 0 for d in consumer_lanes]
+            held = [self.lanes[key].owners if key in self.lanes else 0 for key in consumer_lanes]
             self.counts.consumer_lanes_held += sum(held) / max(1, len(held) * self.policy.lane_slots)
             self.counts.provider_sessions += self._provider_sessions()
+
+    def _consumer_lanes(self) -> list[LaneKey]:
+        """The lanes the providers' consumer domains wait in: their own, or their MX addresses'."""
+        domains = range(self.world.providers)
+        if not self.policy.lanes_by_mx:
+            return list(domains)
+        ips = dict.fromkeys(self.catalog.ip_of(domain) for domain in domains)
+        return [(ip, n) for ip in ips for n in range(self.policy.per_host)]
 
     def _provider_sessions(self) -> float:
         ips = range(self.world.providers * self.world.ips_per_provider)

@@ -166,12 +166,15 @@ class Job:
         return bool(self.pending) or self.planned < self.total
 
 
+LaneKey = int | tuple[int, int]  # a domain, or (MX address, lane number): ``routes.lane_for``
+
+
 @dataclass
 class Lane:
-    """One domain's lane (``services/probing/lanes``): a queue per account, the turns of the accounts,
-    the wake-up list."""
+    """One lane (``services/probing/lanes``): a queue per account, the turns of the accounts, the wake-up
+    list. Keyed by one of its MX address's lanes, or (``Policy.lanes_by_mx`` off) by one domain."""
 
-    domain: int
+    key: LaneKey
     queues: dict[int, deque[Group]] = field(default_factory=dict)
     turns: deque[int] = field(default_factory=deque)
     owners: int = 0

@@ -42,8 +42,50 @@ class Scenario:
     change: Callable[[World, Policy], tuple[World, Policy]]
 
 
+# A hosted-provider-heavy list: 90% of addresses at 5 providers, most of them (80%) at the providers'
+# hosted domains (Workspace and 365 customers, 20,000 per provider), one list of 10 million and a batch
+# of 10 from another account every second beside it.
+def hosted_heavy(world: World) -> World:
+    return replace(
+        world,
+        domains=150_000,
+        provider_share=0.9,
+        consumer_share=0.2,
+        hosted_per_provider=20_000,
+        lists=1,
+        list_size=10_000_000,
+        batch_rate=1.0,
+        batch_size=10,
+        seconds=60.0,
+        warmup=20.0,
+    )
+
+
+def prober_ips(count: int, window: int | None = None) -> Callable[[World, Policy], tuple[World, Policy]]:
+    """``count`` prober (egress) IP addresses, the limiter keyed by (egress IP, MX address): each MX
+    address takes ``count`` times the sessions, new ones ``count`` times as often (one ``MxIp`` stands for
+    the address's state over every egress IP), and a provider allows its limit per egress IP; ``window``:
+    JOB_WINDOW, if another."""
+
+    def change(world: World, policy: Policy) -> tuple[World, Policy]:
+        rules = policy.politeness
+        rules = replace(
+            rules, per_host=rules.per_host * count, interval_seconds=rules.interval_seconds / count
+        )
+        limit = world.provider_session_limit * count
+        changed = replace(policy, politeness=rules, window=window or policy.window)
+        return replace(hosted_heavy(world), provider_session_limit=limit), changed
+
+    return change
+
+
 SCENARIOS = (
     Scenario("defaults", "The policy as configured", lambda w, p: (w, p)),
+    Scenario(
+        "domain-lanes",
+        "Lanes per domain (before issue 26): the domains behind one MX address take turns on its slots",
+        lambda w, p: (w, replace(p, lanes_by_mx=False)),
+    ),
     Scenario(
         "one-list",
         "One bulk list and a small batch of another account every second (fairness)",
@@ -60,9 +102,26 @@ SCENARIOS = (
         lambda w, p: (w, p.with_per_host(8)),
     ),
     Scenario(
-        "lane-slots",
-        "Not built: up to SMTP_SESSIONS_PER_MX_HOST owners per lane (lanes.take with more slots)",
-        lambda w, p: (w, replace(p, lane_slots=p.per_host)),
+        "hosted-heavy",
+        "A hosted-provider-heavy list of 10 million addresses, one prober IP",
+        lambda w, p: (hosted_heavy(w), p),
+    ),
+    Scenario(
+        "hosted-heavy-domain-lanes",
+        "The same list with lanes per domain (before issue 26)",
+        lambda w, p: (hosted_heavy(w), replace(p, lanes_by_mx=False)),
+    ),
+    Scenario(
+        "hosted-heavy-by-group",
+        "The same list, an address's lanes split by group id instead of domain",
+        lambda w, p: (hosted_heavy(w), replace(p, split_by_group=True)),
+    ),
+    Scenario("hosted-heavy-window", "The same list, JOB_WINDOW=1000", prober_ips(1, window=1000)),
+    Scenario("hosted-heavy-ips-4", "The same list from 4 prober IPs (not built)", prober_ips(4)),
+    Scenario(
+        "hosted-heavy-ips-4-window",
+        "The same list from 4 prober IPs, JOB_WINDOW=1000",
+        prober_ips(4, window=1000),
     ),
 )
 
@@ -86,6 +145,7 @@ class Row:
     grace: float
     redis_per_address: float
     postgres_per_address: float
+    sessions_per_thousand: float  # new SMTP sessions per 1,000 addresses settled
     redis_uses: dict[str, float]  # share of Redis commands by use, over the whole run
 
     @property
@@ -134,6 +194,7 @@ def measure(fleet: Fleet) -> Row:
         grace=grace(world),
         redis_per_address=(fleet.redis.units - fleet.marks.get("redis units", 0.0)) / addresses,
         postgres_per_address=(fleet.postgres.units - fleet.marks.get("postgres units", 0.0)) / addresses,
+        sessions_per_thousand=1000 * counts.sessions / addresses,
         redis_uses={use: units / max(1.0, fleet.redis.units) for use, units in fleet.redis.spent.items()},
     )
 
@@ -171,8 +232,8 @@ HEADER = (
     "| workers | addresses/s (at consumer domains) | max sessions per provider IP | 421s | broker msgs/s "
     "| Redis | Postgres "
     "| worker CPU | provider IPs | consumer lanes | saturated | greenlets mostly wait on "
-    "| small batches p50 / p99 | Redis cmds / Postgres writes per address |\n"
-    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|"
+    "| small batches p50 / p99 | Redis cmds / Postgres writes per address | sessions per 1,000 addresses |\n"
+    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|---:|"
 )
 
 
@@ -185,7 +246,8 @@ def table_row(row: Row) -> str:
         f"| {row.workers} | {row.addresses_per_second:,.0f} ({row.consumer_per_second:,.0f}) | "
         f"{row.provider_ip_sessions} | "
         f"{row.refusals_421:,} | {row.messages_per_second:,.0f} | {shares} | {row.saturated} | "
-        f"{row.waiting_on} | {latency} | {row.redis_per_address:.1f} / {row.postgres_per_address:.2f} |"
+        f"{row.waiting_on} | {latency} | {row.redis_per_address:.1f} / {row.postgres_per_address:.2f} | "
+        f"{row.sessions_per_thousand:.1f} |"
     )
 
 

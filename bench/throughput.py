@@ -3,9 +3,11 @@
 The lab, by ``--world``: ``one-per-domain`` (the default, the figures before it existed) is ``--domains``
 (200) domains, each with its own MX server (as distinct companies have); ``shared-32`` is 200 domains
 behind 32 shared MX addresses (about 6 domains each); ``provider-4`` is 1,000 domains behind 4 (a
-provider's, 250 domains each), as real lists are, where the politeness cap per MX address is what binds.
-Every SMTP reply is sent ``--latency`` (0.1 s) after its command arrived; 10,000 addresses in all, 80%
-real mailboxes: 50 per domain (40 real, 10 unknown), or 10 (8 and 2) in ``provider-4``.
+provider's, 250 domains each, with their quirks: ``maillab.world.PROVIDER_QUIRKS``, one taking 20
+recipients per session, one answering every command 300 ms late), as real lists are, where the politeness
+cap per MX address is what binds. Every SMTP reply is sent ``--latency`` (0.1 s) after its command
+arrived; 10,000 addresses in all, 80% real mailboxes: 50 per domain (40 real, 10 unknown), or 10 (8 and
+2) in ``provider-4``.
 
 Real gunicorn (``gunicorn.conf.py``, 2 processes x 8 threads), Celery workers as the Procfile runs them
 (``worker``: default queue, 8 threads; ``probes``: gevent, 500, ``--probe-workers`` of them), Postgres,
@@ -14,25 +16,29 @@ Redis, all on this machine's 2 cores.
 The service (``lanes``), on a database and Redis prefix of its own:
 
 - (a) the list as 100 batches of 100 sent by 10 clients at once (``POST /validate/batch``, synchronous);
-- (b) the list as one ``POST /bulk/jobs``, upload to ``completed``.
+- (b) the list as one ``POST /bulk/jobs``, upload to ``completed`` (its download, after the clock, is
+  checked);
+- (c) with ``--beside N``: a list of N addresses (the lab grows to hold them) with batches of 10 of another
+  account beside it, against the same batches alone (``bench/beside.py``).
 
-Each row: addresses per second, SMTP sessions the lab servers saw, the most sessions one domain saw in
-any 60 s window, and CPU milliseconds of the web and worker processes per address (the workers' alone in
-brackets). Then the references, in this process (no HTTP, no database, no politeness):
+Each row (``bench/lab_measure.py``): addresses per second, SMTP sessions the lab servers saw, the most one
+MX address saw in any 60 s window, verdicts that came out wrong (a ``userNN`` judged invalid or a
+``nobodyNN`` valid), and CPU milliseconds of the web and worker processes per address (the workers' alone
+in brackets). Then the references, in this process (``bench/references.py``): the polite reference (the
+best a prober can do under the service's own politeness policy, ``bench/polite_reference.py``), the
+per-group path (``--only per-group`` or the default), and every domain at once with no politeness. Last,
+the service as a fraction of the polite reference, path by path.
 
-- ``per-group``: the shape of probing before lanes, one session per domain group and never shared, 100
-  groups at a time (the 100 greenlets it was measured with), on the groups the service would cut from
-  (a) the batches (each batch's addresses of one domain) and (b) the list (up to
-  ``SMTP_MAX_RCPT_PER_SESSION`` addresses of one domain), over the first ``--reference`` addresses;
-- every domain's 50 addresses through ``probe_domain_group`` at once, pipelined and lock-step.
-
-Run: ``.venv/bin/python -m bench.throughput`` (prints Markdown for docs/benchmarks.md).
+Run: ``.venv/bin/python -m bench.throughput --world shared-32 --only lanes`` (prints Markdown for
+docs/benchmarks.md; ``--only references`` runs the in-process references alone, in a minute).
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
+import csv
+import io
+import math
 import signal
 import sys
 import time
@@ -40,8 +46,12 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
-from pathlib import Path
 
+import requests
+
+from bench.beside import beside
+from bench.lab_measure import Check, Row, measure, peak_rss, wrong_verdicts
+from bench.references import impolite_rows, per_group_rows, polite_rows
 from bench.validation_workers import (
     _account,
     _get,
@@ -53,12 +63,7 @@ from bench.validation_workers import (
 )
 from maillab import MailLab
 from maillab.model import World
-from maillab.world import bench_domain, bench_world, shared_mx_world
-from verifier.config import EngineConfig
-from verifier.dns import MailDomain, MailResolver
-from verifier.smtp import probe_domain_group
-
-WINDOW = 60.0
+from maillab.world import bench_domain, bench_world, provider_world, shared_mx_world
 
 
 @dataclass(frozen=True)
@@ -68,11 +73,12 @@ class BenchWorld:
     domains: int
     addresses: int | None
     per_domain: int
+    build_shared: Callable[[int, int], World] = shared_mx_world
 
     def build(self) -> World:
         if self.addresses is None:
             return bench_world(self.domains, servers=self.domains)
-        return shared_mx_world(self.domains, self.addresses)
+        return self.build_shared(self.domains, self.addresses)
 
     def describe(self) -> str:
         if self.addresses is None:
@@ -83,28 +89,9 @@ class BenchWorld:
 WORLDS = {
     "one-per-domain": BenchWorld(200, None, 50),
     "shared-32": BenchWorld(200, 32, 50),
-    "provider-4": BenchWorld(1000, 4, 10),
+    "provider-4": BenchWorld(1000, 4, 10, lambda domains, _: provider_world(domains)),
 }
-PEAK_RSS: list[str] = []  # one line per configuration, printed after the table
-
-
-@dataclass(frozen=True)
-class Row:
-    name: str
-    seconds: float
-    addresses: int
-    sessions: int
-    per_domain_minute: int
-    cpu_seconds: float
-    worker_cpu_seconds: float = 0.0
-
-    def markdown(self) -> str:
-        per_address = 1000 / self.addresses
-        return (
-            f"| {self.name} | {self.addresses / self.seconds:,.0f} | {self.seconds:.1f} s | "
-            f"{self.sessions:,} | {self.per_domain_minute} | "
-            f"{self.cpu_seconds * per_address:.2f} ms ({self.worker_cpu_seconds * per_address:.2f} ms) |"
-        )
+NOTES: list[str] = []  # peak RSS, the batches beside a list: printed after the table
 
 
 def the_list(domains: int, per_domain: int = 50) -> list[str]:
@@ -120,35 +107,44 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--world", choices=list(WORLDS), default="one-per-domain")
     parser.add_argument("--domains", type=int, default=None, help="domains (default: the world's)")
-    parser.add_argument("--only", choices=["lanes", "per-group"], default=None)
+    parser.add_argument("--only", choices=["lanes", "per-group", "references"], default=None)
     parser.add_argument(
         "--probe-workers", type=int, default=1, help="probe worker processes (Procfile: probes=N)"
     )
     parser.add_argument(
         "--reference", type=int, default=10_000, help="addresses the per-group reference probes"
     )
+    parser.add_argument(
+        "--beside", type=int, default=0, help="then a list this long with batches of 10 beside it (0: none)"
+    )
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so every process and database is cleaned up
     world = WORLDS[args.world]
     world = replace(world, domains=args.domains or world.domains)
     emails = the_list(world.domains, world.per_domain)
-    with MailLab(world.build(), latency=args.latency) as lab:
+    lab_world = replace(world, domains=max(world.domains, math.ceil(args.beside / world.per_domain)))
+    with MailLab(lab_world.build(), latency=args.latency) as lab:
         print(
             f"lab ({args.world}): {world.describe()}, {args.latency * 1000:.0f} ms per reply; "
             f"{len(emails):,} addresses\n"
         )
-        per = "domain" if world.addresses is None else "MX address"
         print(
-            f"| configuration, path | addresses/s | wall | SMTP sessions | max per {per} per minute "
-            "| CPU per address: web + worker (worker) |"
+            "| configuration, path | addresses/s | wall | SMTP sessions | max per MX address per minute "
+            "| wrong verdicts | CPU per address: web + worker (worker) |"
         )
-        print("|---|---:|---:|---:|---:|---:|")
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        service = []
         if args.only in (None, "lanes"):
-            _print(service_rows(lab, emails, args.probe_workers))
+            beside_list = the_list(lab_world.domains, world.per_domain)[: args.beside]
+            service = service_rows(lab, emails, args.probe_workers, beside_list)
+        _print(service)
+        polite = polite_rows(lab, emails)
+        _print(polite)
         if args.only in (None, "per-group"):
             _print(per_group_rows(lab, emails[: args.reference]))
-        _print(reference_rows(lab, world.domains, world.per_domain))
-        print("", *PEAK_RSS, sep="\n")
+        _print(impolite_rows(lab, emails))
+        print("", *NOTES, sep="\n")
+        _fractions(service, polite[0])
 
 
 def _print(rows: list[Row]) -> None:
@@ -156,7 +152,18 @@ def _print(rows: list[Row]) -> None:
         print(row.markdown(), flush=True)
 
 
-def service_rows(lab: MailLab, emails: list[str], probe_workers: int, name: str = "lanes") -> list[Row]:
+def _fractions(service: list[Row], polite: Row) -> None:
+    """Each service path's rate and sessions over the polite reference's of the same run."""
+    for row in service:
+        print(
+            f"- {row.name}: {row.rate / polite.rate:.2f} of the polite reference's addresses/s, "
+            f"{row.sessions / max(1, polite.sessions):.2f} times its sessions"
+        )
+
+
+def service_rows(
+    lab: MailLab, emails: list[str], probe_workers: int, beside_list: list[str], name: str = "lanes"
+) -> list[Row]:
     rows = []
     with ExitStack() as stack:
         env = stack.enter_context(bench_environment(lab)) | {"WEB_CONCURRENCY": "2"}
@@ -168,33 +175,17 @@ def service_rows(lab: MailLab, emails: list[str], probe_workers: int, name: str 
         ]
         base = f"http://127.0.0.1:{env['PORT']}"
         pids = [web.pid, *(worker.pid for worker in workers)]
+        title = f"{name}: {len(emails) // 100} batches of 100, 10 in flight"
+        rows.append(measure(lab, title, pids, len(emails), lambda: batches(base, key, emails)))
         rows.append(
-            _measure(
-                lab,
-                f"{name}: {len(emails) // 100} batches of 100, 10 in flight",
-                pids,
-                len(emails),
-                lambda: batches(base, key, emails),
-            )
+            measure(lab, f"{name}: POST /bulk/jobs", pids, len(emails), lambda: bulk(base, key, emails))
         )
-        rows.append(
-            _measure(lab, f"{name}: POST /bulk/jobs", pids, len(emails), lambda: bulk(base, key, emails))
-        )
-        peaks = ", ".join(_peak_rss(worker.pid) for worker in workers)
-        PEAK_RSS.append(
-            f"- {name}: workers' peak RSS (VmHWM, after both paths; threads worker first) {peaks}"
-        )
+        peaks = ", ".join(peak_rss(worker.pid) for worker in workers)
+        NOTES.append(f"- {name}: workers' peak RSS (VmHWM, after both paths; threads worker first) {peaks}")
+        if beside_list:
+            domains = list(dict.fromkeys(email.rpartition("@")[2] for email in beside_list))
+            NOTES.append(beside(base, key, _account(env), beside_list, domains))
     return rows
-
-
-def _peak_rss(pid: int) -> str:
-    """VmHWM of ``pid`` and of each child process it has (a gevent worker has none)."""
-    peaks = []
-    for each in [pid, *_children(pid)]:
-        status = Path(f"/proc/{each}/status").read_text().splitlines()
-        kib = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
-        peaks.append(f"{kib / 1024:.0f} MiB (pid {each})")
-    return ", ".join(peaks)
 
 
 def _gunicorn() -> list[str]:
@@ -212,149 +203,34 @@ def _workers(probe_workers: int) -> list[list[str]]:
     return [_celery_worker(0, "default", "threads"), *probes]
 
 
-def _measure(lab: MailLab, name: str, pids: list[int], count: int, work: Callable[[], None]) -> Row:
-    lab.reset()
-    before = [_tree_cpu(pid) for pid in pids]
-    started = time.perf_counter()
-    work()
-    seconds = time.perf_counter() - started
-    spent = [_tree_cpu(pid) - cpu for pid, cpu in zip(pids, before, strict=True)]
-    sessions, per_minute = _sessions(lab)
-    return Row(name, seconds, count, sessions, per_minute, sum(spent), sum(spent[1:]))
-
-
-def batches(base: str, key: str, emails: list[str], size: int = 100, in_flight: int = 10) -> None:
+def batches(base: str, key: str, emails: list[str], size: int = 100, in_flight: int = 10) -> Check:
     chunks = [emails[i : i + size] for i in range(0, len(emails), size)]
 
-    def send(chunk: list[str]) -> None:
+    def send(chunk: list[str]) -> int:
         body = _post(base, key, "/validate/batch", {"emails": chunk})
         if body["status"] != "completed":
             raise RuntimeError(f"batch not completed in time: {body['status']}")
+        return wrong_verdicts((result["email"], result["isValid"]) for result in body["results"])
 
     with ThreadPoolExecutor(in_flight) as pool:
-        list(pool.map(send, chunks))
+        wrong = sum(pool.map(send, chunks))
+    return lambda: wrong
 
 
-def bulk(base: str, key: str, emails: list[str]) -> None:
+def bulk(base: str, key: str, emails: list[str]) -> Check:
     job = _upload(base, key, "\n".join(["email", *emails]).encode())
-    while _get(base, key, f"/bulk/jobs/{job['id']}")["status"] not in ("completed", "failed"):
+    path = f"/bulk/jobs/{job['id']}"
+    while _get(base, key, path)["status"] not in ("completed", "failed"):
         time.sleep(0.2)
+    return lambda: _download_wrong(base, key, path, len(emails))
 
 
-def _sessions(lab: MailLab) -> tuple[int, int]:
-    """Sessions the bench servers saw, and the most one server (one MX address) saw in a 60 s window."""
-    total, worst = 0, 0
-    for server_name, server in lab.servers.items():
-        if not server_name.startswith("bench"):
-            continue
-        starts = sorted(session[0].at for session in server.arrivals() if session)
-        total += server.sessions_opened
-        for i, start in enumerate(starts):
-            worst = max(worst, sum(1 for other in starts[i:] if other - start < WINDOW))
-    return total, worst
-
-
-def _tree_cpu(pid: int) -> float:
-    """CPU seconds (user + system) of ``pid`` and its children, alive ones."""
-    seconds = 0.0
-    for each in [pid, *_children(pid)]:
-        try:
-            fields = Path(f"/proc/{each}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        seconds += (int(fields[11]) + int(fields[12])) / 100  # utime, stime in clock ticks (100 Hz)
-    return seconds
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
-
-
-def per_group_rows(lab: MailLab, emails: list[str], size: int = 100, at_once: int = 100) -> list[Row]:
-    """The per-group reference: every domain group on a session of its own, ``at_once`` groups at a time;
-    the groups of the batches of ``size`` addresses, then those of the whole list."""
-    config = _reference_config(lab)
-    domains = _resolved(config, emails)
-    batches = [emails[i : i + size] for i in range(0, len(emails), size)]
-    as_batches = [
-        group for batch in batches for group in _groups(domains, batch, config.smtp_max_rcpt_per_session)
-    ]
-    as_list = _groups(domains, emails, config.smtp_max_rcpt_per_session)
-    probe = functools.partial(_probe_all, config=config, at_once=at_once)
-    return [
-        _measure(
-            lab,
-            f"per-group reference: {len(batches)} batches of {size}, {at_once} groups at once",
-            [],
-            len(emails),
-            functools.partial(probe, as_batches),
-        ),
-        _measure(
-            lab,
-            f"per-group reference: the list, {at_once} groups at once",
-            [],
-            len(emails),
-            functools.partial(probe, as_list),
-        ),
-    ]
-
-
-def _reference_config(lab: MailLab) -> EngineConfig:
-    return lab.engine_config(smtp_timeout=10.0, smtp_deadline=120.0, smtp_banner_timeout=10.0)
-
-
-def _resolved(config: EngineConfig, emails: list[str]) -> dict[str, MailDomain]:
-    resolver = MailResolver(config)
-    return {
-        domain: resolver.resolve(domain) for domain in dict.fromkeys(e.rpartition("@")[2] for e in emails)
-    }
-
-
-def _groups(
-    domains: dict[str, MailDomain], emails: list[str], most: int
-) -> list[tuple[MailDomain, list[str]]]:
-    """``emails`` cut as the service plans them: by domain, at most ``most`` addresses a group."""
-    by_domain: dict[str, list[str]] = {}
-    for email in emails:
-        by_domain.setdefault(email.rpartition("@")[2], []).append(email)
-    return [
-        (domains[domain], addresses[i : i + most])
-        for domain, addresses in by_domain.items()
-        for i in range(0, len(addresses), most)
-    ]
-
-
-def reference_rows(lab: MailLab, domains: int, per_domain: int) -> list[Row]:
-    """Every domain's addresses through ``probe_domain_group`` at once, in this process."""
-    config = _reference_config(lab)
-    emails = the_list(domains, per_domain)
-    groups = _groups(_resolved(config, emails), emails, len(emails))
-    count = sum(len(addresses) for _, addresses in groups)
-    rows = []
-    for name, cfg in (
-        ("reference: one session per domain, all parallel, pipelined", config),
-        (
-            "reference: one session per domain, all parallel, lock-step",
-            replace(config, smtp_pipelining=False),
-        ),
-    ):
-        rows.append(_measure(lab, name, [], count, functools.partial(_probe_all, groups, config=cfg)))
-    return rows
-
-
-def _probe_all(
-    groups: list[tuple[MailDomain, list[str]]], *, config: EngineConfig, at_once: int | None = None
-) -> None:
-    """Every group through ``probe_domain_group`` on sessions of its own, ``at_once`` (all) at a time."""
-
-    def probe(group: tuple[MailDomain, list[str]]) -> None:
-        probe_domain_group(group[0], group[1], config=config)
-
-    with ThreadPoolExecutor(at_once or len(groups)) as pool:
-        list(pool.map(probe, groups))
+def _download_wrong(base: str, key: str, path: str, count: int) -> int:
+    """Wrong verdicts in the list's CSV download; a row missing counts as wrong."""
+    response = requests.get(f"{base}{path}/download", headers={"X-API-Key": key}, timeout=600)
+    rows = list(csv.DictReader(io.StringIO(response.text)))
+    judged = [(row["result_email"], row["result_isValid"].lower() == "true") for row in rows]
+    return wrong_verdicts(judged) + max(0, count - len(rows))
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ the prober's provider rules, which key on MX host names, can be exercised withou
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from maillab.model import Answer, Behaviour, DomainSpec, Greeting, SmtpServerSpec, Tls, World
 
 MAILBOXES = frozenset({"alice", "bob", "carol", "dave", "erin"})
@@ -230,22 +232,38 @@ def bench_world(domains: int = 10, servers: int = 5) -> World:
     return World(tuple(record for pair in pairs for record in pair), specs)
 
 
-def shared_mx_world(domains: int, addresses: int) -> World:
+def shared_mx_world(domains: int, addresses: int, quirks: Mapping[int, Behaviour] | None = None) -> World:
     """``bench-NNN.test`` domains behind ``addresses`` shared MX hosts, as real lists are: thousands of
     domains name the same few MX hosts (Google Workspace, Microsoft 365, a hosting provider's).
 
     Domain ``i`` names ``mx.bench-host-KK.test`` (``KK = i % addresses``), whose one A record is server
     ``benchKK`` on ``bench_ip(KK)``; that server takes user00-49 at every domain it serves, as a provider's
-    MX does. Unlike ``bench_world(domains, servers)``, where each domain keeps an MX host name of its own,
-    the host name is shared too, so the DNS answers a prober sees are the same for every domain there.
+    MX does, with the behaviour ``quirks[KK]`` instead where one is given. Unlike ``bench_world(domains,
+    servers)``, where each domain keeps an MX host name of its own, the host name is shared too, so the
+    DNS answers a prober sees are the same for every domain there.
     """
-    behaviour = Behaviour(BENCH_MAILBOXES)
-    specs = tuple(SmtpServerSpec(f"bench{k}", bench_ip(k), behaviour) for k in range(addresses))
+    plain = Behaviour(BENCH_MAILBOXES)
+    quirks = quirks or {}
+    specs = tuple(SmtpServerSpec(f"bench{k}", bench_ip(k), quirks.get(k, plain)) for k in range(addresses))
     hosts = tuple(host(shared_mx_host(k), spec.ip) for k, spec in enumerate(specs))
     names = tuple(
         DomainSpec(bench_domain(i), mx=((10, shared_mx_host(i % addresses)),)) for i in range(domains)
     )
     return World(names + hosts, specs)
+
+
+# Providers' ways, one per shared address of ``provider_world``: address 0 is a plain provider MX, 1
+# takes 20 recipients per session (452 4.5.3 past them, as providers cap recipients per connection), 2
+# answers every command 300 ms late (a distant or loaded gateway), 3 is plain again.
+PROVIDER_QUIRKS: Mapping[int, Behaviour] = {
+    1: Behaviour(BENCH_MAILBOXES, max_rcpt_per_session=20),
+    2: Behaviour(BENCH_MAILBOXES, reply_delay=0.3),
+}
+
+
+def provider_world(domains: int = 1000) -> World:
+    """``domains`` domains behind 4 provider MX addresses with their quirks (``PROVIDER_QUIRKS``)."""
+    return shared_mx_world(domains, 4, PROVIDER_QUIRKS)
 
 
 def shared_mx_host(index: int) -> str:

@@ -57,7 +57,7 @@ def test_sessions_per_provider_ip_never_exceed_the_configured_limit(policy: Poli
 
 
 def test_a_limit_above_the_providers_earns_421s_and_a_backoff(policy: Policy) -> None:
-    fleet, row = simulate(replace(TINY, workers=8), replace(policy.with_per_host(8), lane_slots=8))
+    fleet, row = simulate(replace(TINY, workers=16), replace(policy.with_per_host(8), lane_slots=8))
     assert row.refusals_421 > 0
     assert _provider_peak(fleet) == TINY.provider_session_limit + 1  # the one that was refused
     assert any(mx.backoff_until > 0 for mx in fleet.ips.values())
@@ -122,3 +122,15 @@ def _first_saturated(world: World, policy: Policy, resource: str) -> int:
         if simulate(replace(world, workers=workers), policy)[1].saturated == resource:
             return workers
     return 64
+
+
+def test_lanes_are_keyed_by_mx_address_so_the_domains_behind_one_share_its_few_lanes(policy: Policy) -> None:
+    fleet, _ = simulate(TINY, policy)
+    keys = list(fleet.lanes)
+    assert all(isinstance(key, tuple) for key in keys)  # (MX address, lane number), never a domain
+    ips = {key[0] for key in keys if isinstance(key, tuple)}
+    assert len(keys) <= len(ips) * policy.per_host  # SMTP_SESSIONS_PER_MX_HOST lanes per address at most
+    domains_per_lane = [
+        {group.domain for queue in lane.queues.values() for group in queue} for lane in fleet.lanes.values()
+    ]
+    assert max(len(domains) for domains in domains_per_lane) > 1  # hosted domains wait in their MX's lanes

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from maillab import MailLab
-from maillab.world import bench_domain, bench_ip, shared_mx_host, shared_mx_world
+from maillab.world import bench_domain, bench_ip, provider_world, shared_mx_host, shared_mx_world
 from verifier.dns import MailResolver
 from verifier.smtp import SmtpVerdict, probe_domain_group
 
@@ -55,3 +55,17 @@ def test_the_server_at_a_shared_address_answers_for_every_domain_it_serves(share
     }
     assert rcpts == set(served)
     assert all(shared_lab.servers[f"bench{k}"].sessions_opened == 0 for k in (1, 2))
+
+
+def test_the_provider_world_has_an_address_that_takes_only_20_recipients_a_session():
+    with MailLab(provider_world(8)) as lab:
+        config = lab.engine_config()
+        capped = MailResolver(config).resolve(bench_domain(1))  # domains 1 and 5 are on bench1
+        addresses = [f"user{j:02d}@{bench_domain(1)}" for j in range(30)]
+        result = probe_domain_group(capped, addresses, config=config)
+        assert {item.verdict for item in result.results} == {SmtpVerdict.DELIVERABLE}
+        assert result.catch_all is False
+        # 20 recipients, then "452 4.5.3 too many recipients": the other 10 and the catch-all probe go on a
+        # second session
+        assert lab.servers["bench1"].sessions_opened == 2
+        assert lab.servers["bench0"].sessions_opened == 0
