@@ -3,8 +3,6 @@
 import os
 import secrets
 
-import pytest
-
 # One Redis key prefix per run, set before any test module is imported: the Celery app (built at the first
 # import of ``workers.celery_app``) and the Redis client read it then, so no message or key of a test run can
 # land in the development namespace where a local worker would pick it up.
@@ -23,22 +21,3 @@ pytest_plugins = [
     "tests.fixtures.lab",  # the mail lab: DNS on 127.0.0.1, SMTP servers on 127.0.0.x
     "tests.fixtures.db",  # a fresh Postgres database per run, migrated with Alembic
 ]
-
-# The modules that take longest (a schemathesis run of thousands of cases, whole stacks through faults, the
-# demo's lists) go first: bin/test runs the suite in two processes by file, and a long module handed out
-# last would leave one process idle while the other finishes it.
-LONG_FIRST = (
-    "tests/web/test_contract.py",
-    "tests/demo/",
-    "tests/faults/",
-    "tests/bench/",
-    "tests/dashboard/",
-)
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    def rank(item: pytest.Item) -> int:
-        path = item.nodeid
-        return next((at for at, prefix in enumerate(LONG_FIRST) if path.startswith(prefix)), len(LONG_FIRST))
-
-    items.sort(key=rank)  # stable: each module keeps its own order
