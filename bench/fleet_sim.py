@@ -83,7 +83,7 @@ SCENARIOS = (
     Scenario("defaults", "The policy as configured", lambda w, p: (w, p)),
     Scenario(
         "domain-lanes",
-        "Lanes per domain (before issue 26): the domains behind one MX address take turns on its slots",
+        "Lanes per domain, for comparison: the domains behind one MX address take turns on its slots",
         lambda w, p: (w, replace(p, lanes_by_mx=False)),
     ),
     Scenario(
@@ -108,7 +108,7 @@ SCENARIOS = (
     ),
     Scenario(
         "hosted-heavy-domain-lanes",
-        "The same list with lanes per domain (before issue 26)",
+        "The same list with lanes per domain, for comparison",
         lambda w, p: (hosted_heavy(w), replace(p, lanes_by_mx=False)),
     ),
     Scenario(

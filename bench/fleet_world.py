@@ -34,7 +34,7 @@ class Policy:
     lane_slots: int = 1  # owners of one lane at once: 1 in services/probing/lanes.take
     # Lanes per MX address (``services/probing/routes``: SMTP_SESSIONS_PER_MX_HOST lanes per address,
     # a domain's by the CRC-32 of its name, every domain behind the address in them); False: one lane per
-    # domain, as before issue 26
+    # domain, the design compared against
     lanes_by_mx: bool = True
     split_by_group: bool = False  # an address's lanes split by group id instead: one domain in all of them
 

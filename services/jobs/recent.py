@@ -30,12 +30,11 @@ from services.jobs.options import json_text
 
 def variant_sql(options: str) -> str:
     """SQL of the variant of the job options ``options`` (a jsonb expression): one definition for the writes
-    and the lookups, so they always agree. A test-mode job's variant has ``false`` appended, so a sandbox
-    verdict never answers a live request nor a live one a test request; live variants are as before."""
+    and the lookups, so they always agree. The mode is part of it (a job without ``livemode`` is live), so a
+    sandbox verdict never answers a live request nor a live one a test request."""
     return (
         f"md5(CAST(jsonb_build_array(({options})->'quickMode', ({options})->'skipCatchAll', "
-        f"({options})->'features') || CASE WHEN ({options})->'livemode' = 'false'::jsonb "
-        "THEN '[false]'::jsonb ELSE '[]'::jsonb END AS text))"
+        f"({options})->'features', COALESCE(({options})->'livemode', 'true'::jsonb)) AS text))"
     )
 
 

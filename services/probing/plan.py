@@ -20,6 +20,7 @@ usually in the Redis cache (a trade-off: a domain's chunks may still race and pr
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -40,9 +41,32 @@ from verifier.syntax import SyntaxFailure
 PARSE_CHUNK = 2_000
 
 
-def plan(job_id: int) -> None:
+@dataclass(frozen=True)
+class Reuse:
+    """What answering a job's addresses from recent verdicts needs (``services.jobs.recent``): whose, for
+    which options, how old at most. A job that named no ``maxAge`` has none."""
+
+    account_id: int
+    options: dict[str, Any]
+    max_age: int
+
+    @classmethod
+    def of(cls, account_id: int, options: dict[str, Any]) -> Reuse | None:
+        max_age = JobOptions.from_json(options).max_age
+        return cls(account_id, options, max_age) if max_age else None
+
+
+def reuse_of(job_id: int) -> Reuse | None:
+    """The job's ``Reuse``, read once per plan (a caller holding the job builds it with ``Reuse.of``)."""
+    with transaction() as session:
+        job = select(ValidationJob.account_id, ValidationJob.options).where(ValidationJob.id == job_id)
+        account_id, options = session.execute(job).one()
+    return Reuse.of(account_id, options)
+
+
+def plan(job_id: int, reuse: Reuse | None) -> None:
     """Parse, then group and dispatch; safe to run twice or concurrently (see the module docstring)."""
-    while parse_chunk(job_id):
+    while parse_chunk(job_id, reuse):
         pass
     with transaction() as session:
         make_groups(session, job_id)
@@ -51,16 +75,16 @@ def plan(job_id: int) -> None:
 def plan_patiently(job_id: int) -> None:
     """``plan`` in a worker: while Postgres is unreachable it waits for it (up to half a lease) instead of
     failing, since a failed plan message is sent again only after the sweeper's requeue time."""
-    patiently(lambda: plan(job_id), get_settings().jobs.lease / 2)
+    patiently(lambda: plan(job_id, reuse_of(job_id)), get_settings().jobs.lease / 2)
 
 
-def parse_chunk(job_id: int, limit: int = PARSE_CHUNK) -> int:
+def parse_chunk(job_id: int, reuse: Reuse | None, limit: int = PARSE_CHUNK) -> int:
     """Parse up to ``limit`` unparsed items; the number parsed (0 when none are left unlocked)."""
     with transaction() as session:
-        return parse_rows(session, job_id, limit)
+        return parse_rows(session, job_id, reuse, limit)
 
 
-def parse_rows(session: Session, job_id: int, limit: int) -> int:
+def parse_rows(session: Session, job_id: int, reuse: Reuse | None, limit: int) -> int:
     """``parse_chunk`` in ``session``: the rows taken stay locked until it commits."""
     rows = session.execute(
         select(JobItem.position, JobItem.input)
@@ -70,7 +94,7 @@ def parse_rows(session: Session, job_id: int, limit: int) -> int:
         .with_for_update(skip_locked=True)
     ).all()
     failures, parsed = _parse([(row.position, row.input) for row in rows])
-    reused, parsed = _reused(session, job_id, parsed)
+    reused, parsed = _reused(session, reuse, parsed) if reuse else ([], parsed)
     if settled := failures + reused:
         store.settle_unprobed(session, job_id, settled)
         store.add_counts(session, {job_id: Counter(str(row["severity"]) for row in settled)})
@@ -97,17 +121,13 @@ def _parse(rows: list[tuple[int, str]]) -> tuple[list[Row], list[Row]]:
     return failures, parsed
 
 
-def _reused(session: Session, job_id: int, parsed: list[Row]) -> tuple[list[Row], list[Row]]:
-    """The rows a recent verdict answers (the job asked for ``maxAge``: ``services.jobs.recent``), settled
-    with its copy, and the rest, still to probe."""
+def _reused(session: Session, reuse: Reuse, parsed: list[Row]) -> tuple[list[Row], list[Row]]:
+    """The rows a recent verdict answers, settled with its copy, and the rest, still to probe."""
     if not parsed:
         return [], parsed
-    job = select(ValidationJob.account_id, ValidationJob.options).where(ValidationJob.id == job_id)
-    account_id, options = session.execute(job).one()
-    if not (max_age := JobOptions.from_json(options).max_age):
-        return [], parsed
-    since = clock.now() - timedelta(seconds=max_age)
-    found = recent.find(session, account_id, options, [row["email"] for row in parsed], since)
+    since = clock.now() - timedelta(seconds=reuse.max_age)
+    emails = [row["email"] for row in parsed]
+    found = recent.find(session, reuse.account_id, reuse.options, emails, since)
     reused = [{**row, **_settled_by(found[row["email"]])} for row in parsed if row["email"] in found]
     return reused, [row for row in parsed if row["email"] not in found]
 

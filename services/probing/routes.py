@@ -13,7 +13,7 @@ first, public addresses only unless the lab's loopback is allowed) and split int
 lanes by domain: one drain holds one session at a time, so an address's lanes together use the sessions
 the politeness cap allows it, no more, and one domain's groups stay in one lane (one session at a time
 per domain, its catch-all asked once, as with a lane per domain). A domain with no MX address, or whose
-answer is not in within ``ROUTE_SECONDS``, keeps a lane of its own, named for the domain, as before.
+answer is not in within ``ROUTE_SECONDS``, keeps a lane of its own, named for the domain.
 
 Postgres stays the record: a lane name is never stored (a claim records its lane in the hold's token,
 ``lanes.take``), and a domain routed differently later (its MX changed, its answer came late) costs at

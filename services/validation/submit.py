@@ -88,7 +88,7 @@ def submit(
     except IntegrityError as error:
         return replay_of_concurrent(error, actor, idempotency_key, digest)
     job, quota = admit(actor, job.id, job.public_id, distinct)
-    plan.plan(job.id)
+    plan.plan(job.id, plan.Reuse.of(job.account_id, job.options))
     return Submitted(job, quota=quota)
 
 

@@ -28,9 +28,9 @@ def test_a_second_planner_running_while_the_first_holds_rows_leaves_no_row_witho
     public_id, job_id = _queued_list(owner)
 
     with transaction() as first:
-        assert plan.parse_rows(first, job_id, HELD) == HELD
-        plan.plan(job_id)  # the re-sent message: parses the other rows, finds these locked
-    plan.plan(job_id)  # the first planner carries on after committing its chunk
+        assert plan.parse_rows(first, job_id, None, HELD) == HELD
+        plan.plan(job_id, None)  # the re-sent message: parses the other rows, finds these locked
+    plan.plan(job_id, None)  # the first planner carries on after committing its chunk
 
     finished = wait_for(live_api, owner, public_id)
     assert finished["status"] == "completed", "rows were left without a group: the list never finishes"
