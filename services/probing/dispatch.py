@@ -2,9 +2,9 @@
 
 A job keeps up to ``JOB_WINDOW`` of its groups in lanes at once (``fill_window``). Groups go to the lanes
 of their domain's MX address (``services.probing.routes``, ``services.probing.lanes``), with one
-``drain_lane`` message per lane that nobody holds and has none on its way, so every group of the domains
-behind one mail server, whatever job or account it belongs to, is probed by the lanes' workers over shared
-sessions.
+``drain_lane`` message per seat the lane's refs can keep busy that nobody holds and has none on its way,
+so every group of the domains behind one mail server, whatever job or account it belongs to, is probed by
+the lane's workers over shared sessions.
 
 A waiting request must never be woken for a job whose result would roll back, so its signal is sent
 after commit too. Both are best effort: the record is in Postgres, and the beat sweeper
@@ -60,9 +60,11 @@ def lane_refs(groups: list[QueuedGroup]) -> list[LaneRef]:
     """Each group's ref, routed to its lane. Test-mode groups never ask DNS (``verifier.sandbox`` answers
     them): they wait in test lanes of their own domain, never behind a live list."""
     addresses = routes.mx_addresses(group.domain for group in groups if group.livemode)
-    return [
-        LaneRef(group.group_id, _lane(group, addresses), group.account_id, group.size) for group in groups
-    ]
+    refs = []
+    for group in groups:
+        lane = _lane(group, addresses)
+        refs.append(LaneRef(group.group_id, lane, group.account_id, group.size, routes.seats_for(lane)))
+    return refs
 
 
 def _lane(group: QueuedGroup, addresses: dict[str, str | None]) -> str:

@@ -1,6 +1,8 @@
 """Draining a lane: rounds of claimed groups behind one MX address, probed in turn, saved with other lanes'.
 
-One worker at a time owns a lane (``lanes.take``) for at most ``LANE_TURN_SECONDS``. Each round takes up
+One worker at a time owns each of a lane's seats (``lanes.take``) for at most ``LANE_TURN_SECONDS``, so
+an MX address's lane is drained by as many workers as it may have sessions, its domains spread over all of
+them as they come. Each round takes up
 to one session's worth of addresses (``SMTP_MAX_RCPT_PER_SESSION``), accounts in turn, claims those
 groups (``services.jobs.store.claim_groups``: a ref whose group is done or held by someone else is
 skipped), probes the groups of one domain that asked for the same checks as one group, one domain after
@@ -49,7 +51,7 @@ from models.session import patiently, transaction
 from services.jobs import store
 from services.jobs.options import JobOptions
 from services.jobs.store import Claim
-from services.probing import lanes, saving, settling
+from services.probing import lanes, routes, saving, settling
 from services.probing.coalescer import Coalescer
 from services.probing.dispatch import wake
 from services.probing.fleet_engine import shared_engine
@@ -62,39 +64,40 @@ log = logging.getLogger(__name__)
 Round = tuple[list[Claim], dict[int, GroupVerdicts]]
 
 
-def drain(lane: str) -> int:
-    """One turn on ``lane`` if nobody else holds it; the number of groups run."""
-    token = lanes.take(lane)
+def drain(seat: str) -> int:
+    """One turn on ``seat`` of its lane if nobody else holds the seat; the number of groups run."""
+    token = lanes.take(seat)
     if token is None:
         return 0  # its owner waits for the lane's wake-ups and takes the new groups itself
-    HOLDS.keep(lanes.owner_key(lane), token)
+    HOLDS.keep(lanes.owner_key(seat), token)
     try:
-        return _turn(lane, token)
+        return _turn(seat, token)
     except Exception:
         RECOVERY.sweep_when_back()  # work was cut short: sent again once both stores answer
         raise
     finally:
-        HOLDS.drop(lanes.owner_key(lane))
-        _hand_on(lane, token)
+        HOLDS.drop(lanes.owner_key(seat))
+        _hand_on(seat, token)
 
 
-def _hand_on(lane: str, token: str) -> None:
-    """Let the lane go (a drain message when refs still wait); with Redis unreachable, once it is back."""
+def _hand_on(seat: str, token: str) -> None:
+    """Let the seat go (a drain message when refs still wait); with Redis unreachable, once it is back."""
     try:
-        if lanes.let_go(lane, token):
-            wake(lane)  # pushed while we were finishing, or the turn ran out
+        if lanes.let_go(seat, token):
+            wake(seat)  # pushed while we were finishing, or the turn ran out
     except RedisError:
-        log.warning("lane %s not let go: Redis unreachable; letting go once it is back", lane)
-        RECOVERY.sweep_when_back((lane, token))
+        log.warning("seat %s not let go: Redis unreachable; letting go once it is back", seat)
+        RECOVERY.sweep_when_back((seat, token))
 
 
-def _turn(lane: str, token: str) -> int:
+def _turn(seat: str, token: str) -> int:
     config, settings = shared_engine().config, get_settings().jobs
-    started = time.monotonic()
+    lane, started = lanes.lane_of_seat(seat), time.monotonic()
+    seats = routes.seats_for(lane)
     done, saves = 0, list[Future[None]]()
     try:
-        while time.monotonic() < started + settings.lane_turn and not HOLDS.lost(lanes.owner_key(lane)):
-            popped = _next_round(lane, config.smtp_max_rcpt_per_session, config.smtp_session_idle)
+        while time.monotonic() < started + settings.lane_turn and not HOLDS.lost(lanes.owner_key(seat)):
+            popped = _next_round(lane, config.smtp_max_rcpt_per_session, config.smtp_session_idle, seats)
             if not popped.taken:
                 break
             claims = _claim(popped, token)
@@ -108,11 +111,11 @@ def _turn(lane: str, token: str) -> int:
     return done
 
 
-def _next_round(lane: str, round_size: int, linger: float) -> lanes.Popped:
+def _next_round(lane: str, round_size: int, linger: float, seats: int) -> lanes.Popped:
     """The next round's refs, waiting up to ``linger`` seconds for a push on an empty lane."""
     until = time.monotonic() + linger
     while True:
-        popped = lanes.pop_round(lane, round_size)
+        popped = lanes.pop_round(lane, round_size, seats)
         if popped.taken or (left := until - time.monotonic()) <= 0:
             return popped
         lanes.wait_for_push(lane, left)

@@ -1,21 +1,23 @@
 """Lanes: the domain groups waiting for one mail server, from every job of every account, in Redis.
 
-A lane is what one worker drains over one warm SMTP session (``services.probing.lane_runs``), so addresses
-of many batches, single validations and bulk lists, of every domain behind the same MX address, share
-connections instead of opening one each. A lane is named for the MX address its groups' domains resolve to
-(``mx/<ip>/<n>``, one of the address's ``SMTP_SESSIONS_PER_MX_HOST`` lanes), or for the domain itself
-when it has none (``services.probing.routes``). Keys, under the service's Redis prefix:
+A lane holds the groups of every domain behind one MX address (``mx/<ip>``), or of one domain when it has
+none (``services.probing.routes``): addresses of many batches, single validations and bulk lists share
+connections instead of opening one each. Workers drain a lane from its *seats*, one drain per seat, each
+over one warm SMTP session (``services.probing.lane_runs``): an MX address's lane has
+``SMTP_SESSIONS_PER_MX_HOST`` seats, the sessions the politeness cap allows it, so its domains share all
+of them, whichever domain has the most addresses; other lanes have one. A seat is named as its lane plus
+``#<n>`` (the first, ``n`` 0, as the lane itself). Keys, under the service's Redis prefix:
 
 - ``lane:<lane>:q:<account>`` a list of refs ``<group id>:<addresses>``, oldest first;
 - ``lane:<lane>:turns`` the accounts with refs waiting, in turn order: a round takes one ref per account
   in turn, so one account's million-address list never starves another's batch of 10;
-- ``lane:<lane>:owner`` ``sent`` while a drain message is on its way (for ``SENT_SECONDS``: a message
-  lost after that is sent again by the sweeper), else the token of the worker draining the lane, a hold
-  its process renews (``services.probing.holds``): a worker that dies owning a lane frees it within
-  ``HOLD_SECONDS``. A busy lane costs one broker message per turn, not one per group;
-- ``lane:<lane>:wakeup`` a wake-up pushed by a push while a worker owns the lane: the owner waits on it
-  (a blocking pop) between rounds instead of polling, so groups of batches in flight join the lane's warm
-  session.
+- ``lane:<seat>:owner`` ``sent`` while a drain message is on its way (for ``SENT_SECONDS``: a message
+  lost after that is sent again by the sweeper), else the token of the worker draining from the seat, a
+  hold its process renews (``services.probing.holds``): a worker that dies owning a seat frees it within
+  ``HOLD_SECONDS``. A busy lane costs one broker message per seat and turn, not one per group; a push
+  wakes no more seats than the lane has refs waiting;
+- ``lane:<lane>:wakeup`` wake-ups pushed by a push while workers own seats: owners wait on it (a blocking
+  pop) between rounds instead of polling, so groups of batches in flight join the lane's warm sessions.
 
 Every key expires (``LANE_TTL``, the hold, a minute for wake-ups): a lane nobody drains any more, or a
 key name no code reads any more, leaves nothing behind for good.
@@ -45,15 +47,17 @@ LANE_TTL = 86_400  # a lane nobody drains for a day is dropped; its groups come 
 SENT_SECONDS = 30
 
 # KEYS: none (one script for many lanes). ARGV: key prefix, ttl, sent, "missing" (1: push only refs not
-# already queued), then per lane: lane, account, number of refs, refs... Returns the lanes that need a
-# drain message (nobody owns them, none sent).
+# already queued), then per lane: lane, seats, account, number of refs, refs... Returns the seats that need
+# a drain message: as many as the lane's refs can keep busy, up to its seats, counting those owned or with
+# a message on its way. Owners waiting between rounds get one wake-up each, up to the refs pushed.
 _PUSH = """
 local prefix, ttl, sent, missing, i, woken = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1', 5, {}
 while i <= #ARGV do
-  local lane = prefix .. 'lane:' .. ARGV[i] .. ':'
-  local account, n = ARGV[i + 1], tonumber(ARGV[i + 2])
+  local name, seats = ARGV[i], tonumber(ARGV[i + 1])
+  local lane = prefix .. 'lane:' .. name .. ':'
+  local account, n = ARGV[i + 2], tonumber(ARGV[i + 3])
   local queue = lane .. 'q:' .. account
-  for j = i + 3, i + 2 + n do
+  for j = i + 4, i + 3 + n do
     if not (missing and redis.call('LPOS', queue, ARGV[j])) then redis.call('RPUSH', queue, ARGV[j]) end
   end
   if redis.call('EXISTS', queue) == 1 then
@@ -61,24 +65,51 @@ while i <= #ARGV do
     if not redis.call('LPOS', lane .. 'turns', account) then redis.call('RPUSH', lane .. 'turns', account) end
     redis.call('EXPIRE', lane .. 'turns', ttl)
   end
-  local owner = redis.call('GET', lane .. 'owner')
-  if not owner then
-    redis.call('SET', lane .. 'owner', 'sent', 'EX', sent)
-    table.insert(woken, ARGV[i])
-  elseif owner ~= 'sent' then
-    redis.call('RPUSH', lane .. 'wakeup', '1')
-    redis.call('EXPIRE', lane .. 'wakeup', 60)
+  local wanted = 1
+  if seats > 1 then
+    wanted = 0
+    for _, waiting in ipairs(redis.call('LRANGE', lane .. 'turns', 0, -1)) do
+      wanted = wanted + redis.call('LLEN', lane .. 'q:' .. waiting)
+    end
   end
-  i = i + 3 + n
+  local busy, draining, free = 0, 0, {}
+  for s = 0, seats - 1 do
+    local seat = s == 0 and name or (name .. '#' .. s)
+    local owner = redis.call('GET', prefix .. 'lane:' .. seat .. ':owner')
+    if not owner then
+      table.insert(free, seat)
+    else
+      busy = busy + 1
+      if owner ~= 'sent' then draining = draining + 1 end
+    end
+  end
+  for _, seat in ipairs(free) do
+    if busy >= math.min(wanted, seats) then break end
+    redis.call('SET', prefix .. 'lane:' .. seat .. ':owner', 'sent', 'EX', sent)
+    table.insert(woken, seat)
+    busy = busy + 1
+  end
+  for _ = 1, math.min(draining, math.max(n, 1)) do redis.call('RPUSH', lane .. 'wakeup', '1') end
+  if draining > 0 then redis.call('EXPIRE', lane .. 'wakeup', 60) end
+  i = i + 4 + n
 end
 return woken
 """
-# KEYS: turns. ARGV: queue key prefix, max addresses. Returns account, ref, account, ref...: one account's
-# turn at a time: the account goes to the back of the turns (a rotation, so the key keeps its expiry), or
-# leaves them once its queue is empty.
+# KEYS: turns. ARGV: queue key prefix, max addresses, seats. Returns account, ref, account, ref...: one
+# account's turn at a time: the account goes to the back of the turns (a rotation, so the key keeps its
+# expiry), or leaves them once its queue is empty. A lane of several seats gives a round no more than its
+# share of the refs waiting, so small groups (a batch's one address at a domain) go to the seats side by
+# side instead of one after the other on one session.
 _POP = """
-local taken, total = {}, 0
-while total < tonumber(ARGV[2]) do
+local taken, total, most = {}, 0, -1
+if tonumber(ARGV[3]) > 1 then
+  local waiting = 0
+  for _, account in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+    waiting = waiting + redis.call('LLEN', ARGV[1] .. account)
+  end
+  most = math.ceil(waiting / tonumber(ARGV[3]))
+end
+while total < tonumber(ARGV[2]) and #taken ~= 2 * most do
   local account = redis.call('LMOVE', KEYS[1], KEYS[1], 'LEFT', 'RIGHT')
   if not account then break end
   local queue = ARGV[1] .. account
@@ -105,12 +136,12 @@ end
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 return 1
 """
-# KEYS: owner, wakeup. ARGV: token, hold seconds. 1 when the lane is now ours (nobody else drains it).
+# KEYS: owner. ARGV: token, hold seconds. 1 when the seat is now ours (nobody else drains from it). A
+# stale wake-up left by an earlier owner costs one empty pop; deleting it could eat another seat's.
 _TAKE = """
 local owner = redis.call('GET', KEYS[1])
 if owner and owner ~= 'sent' then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
-redis.call('DEL', KEYS[2])
 return 1
 """
 # KEYS: owner, turns. ARGV: token, sent seconds. 1 when refs still wait and a drain message must be sent: the
@@ -139,29 +170,30 @@ class LaneRef:
     lane: str
     account_id: int
     addresses: int
+    seats: int = 1  # drains at once: an MX address's sessions (``routes.seats_for``), else one
 
     def encoded(self) -> str:
         return f"{self.group_id}:{self.addresses}"
 
 
 def push(refs: list[LaneRef]) -> list[str]:
-    """Queue ``refs`` in their lanes, in one script call; the lanes that need a drain message."""
+    """Queue ``refs`` in their lanes, in one script call; the seats that need a drain message."""
     return _push(refs, missing_only=False)
 
 
 def revive(refs: list[LaneRef]) -> list[str]:
     """Queue those of ``refs`` missing from their lanes (lost with Redis, or popped by a worker that died)
-    and mark every lane of them that nobody owns; the lanes that need a drain message."""
+    and mark the seats their lanes' refs can keep busy; the seats that need a drain message."""
     return _push(refs, missing_only=True)
 
 
 def _push(refs: list[LaneRef], *, missing_only: bool) -> list[str]:
-    by_lane: dict[tuple[str, int], list[str]] = {}
+    by_lane: dict[tuple[str, int, int], list[str]] = {}
     for ref in refs:
-        by_lane.setdefault((ref.lane, ref.account_id), []).append(ref.encoded())
+        by_lane.setdefault((ref.lane, ref.seats, ref.account_id), []).append(ref.encoded())
     args: list[str | int] = [get_settings().redis_key_prefix, LANE_TTL, SENT_SECONDS, int(missing_only)]
-    for (lane, account), encoded in by_lane.items():
-        args += [lane, account, len(encoded), *encoded]
+    for (lane, seats, account), encoded in by_lane.items():
+        args += [lane, seats, account, len(encoded), *encoded]
     woken = script(_PUSH)(keys=[], args=args)
     return [str(lane) for lane in woken]
 
@@ -178,9 +210,10 @@ class Popped:
         return [int(ref.split(":", 1)[0]) for _, ref in self.taken]
 
 
-def pop_round(lane: str, max_addresses: int) -> Popped:
-    """One round of ``lane``: accounts in turn, up to ``max_addresses`` (one ref over)."""
-    found = script(_POP)(keys=[_key(lane, "turns")], args=[_key(lane, "q:"), max_addresses])
+def pop_round(lane: str, max_addresses: int, seats: int = 1) -> Popped:
+    """One round of ``lane``: accounts in turn, up to ``max_addresses`` (one ref over), and with several
+    ``seats`` at most a seat's share of the refs waiting."""
+    found = script(_POP)(keys=[_key(lane, "turns")], args=[_key(lane, "q:"), max_addresses, seats])
     flat = [str(item) for item in found]
     return Popped(lane, list(zip(flat[::2], flat[1::2], strict=True)))
 
@@ -192,13 +225,25 @@ def put_back(popped: Popped) -> None:
         script(_PUT_BACK)(keys=[_key(popped.lane, "turns")], args=args)
 
 
-def take(lane: str) -> str | None:
-    """A token owning the lane if nobody drains it now (a drain message may be on its way: it is ours).
-    The caller keeps the hold alive (``holds.HOLDS.keep(owner_key(lane), token)``) while it drains.
-    The token names the lane (``lane_of``): a claim made under it says which lane's owner to ask about."""
-    token = f"{lane} {secrets.token_hex(8)}"
-    owning = script(_TAKE)(keys=[owner_key(lane), _key(lane, "wakeup")], args=[token, HOLD_SECONDS])
+def take(seat: str) -> str | None:
+    """A token owning the seat if nobody drains from it now (a drain message may be on its way: it is
+    ours). The caller keeps the hold alive (``holds.HOLDS.keep(owner_key(seat), token)``) while it drains
+    the seat's lane (``lane_of_seat``). The token names the seat (``lane_of``): a claim made under it says
+    which owner to ask about."""
+    token = f"{seat} {secrets.token_hex(8)}"
+    owning = script(_TAKE)(keys=[owner_key(seat)], args=[token, HOLD_SECONDS])
     return token if owning else None
+
+
+def seat_name(lane: str, number: int) -> str:
+    """The name of a lane's ``number``-th seat: the lane's own for the first (a lane of one seat is named
+    as its seat)."""
+    return lane if number == 0 else f"{lane}#{number}"
+
+
+def lane_of_seat(seat: str) -> str:
+    """The lane a seat drains (neither domains nor addresses hold a ``#``)."""
+    return seat.partition("#")[0]
 
 
 def wait_for_push(lane: str, seconds: float) -> bool:
@@ -209,34 +254,34 @@ def wait_for_push(lane: str, seconds: float) -> bool:
     return get_redis().blpop([_key(lane, "wakeup")], timeout=min(seconds, BLOCKING_SLICE)) is not None
 
 
-def let_go(lane: str, token: str) -> bool:
-    """Give the lane up; True when refs still wait, the lane is marked sent and the caller sends one drain
-    message."""
-    turns, owner = _key(lane, "turns"), owner_key(lane)
+def let_go(seat: str, token: str) -> bool:
+    """Give the seat up; True when refs still wait in its lane, the seat is marked sent and the caller
+    sends one drain message."""
+    turns, owner = _key(lane_of_seat(seat), "turns"), owner_key(seat)
     return bool(script(_LET_GO)(keys=[owner, turns], args=[token, SENT_SECONDS]))
 
 
-def drain_not_sent(lane: str) -> None:
+def drain_not_sent(seat: str) -> None:
     """The drain message could not be sent: drop its mark so the next push tries again."""
-    script(_NOT_SENT)(keys=[owner_key(lane)], args=[])
+    script(_NOT_SENT)(keys=[owner_key(seat)], args=[])
 
 
-def owners(lanes: Iterable[str]) -> dict[str, str | None]:
-    """Who owns each lane now: a drain's token, ``sent``, or None (nobody, no message on its way)."""
-    names = sorted(set(lanes))
+def owners(seats: Iterable[str]) -> dict[str, str | None]:
+    """Who owns each seat now: a drain's token, ``sent``, or None (nobody, no message on its way)."""
+    names = sorted(set(seats))
     if not names:
         return {}
-    found = get_redis().mget([owner_key(lane) for lane in names])
-    return {lane: None if owner is None else str(owner) for lane, owner in zip(names, found, strict=True)}
+    found = get_redis().mget([owner_key(seat) for seat in names])
+    return {seat: None if owner is None else str(owner) for seat, owner in zip(names, found, strict=True)}
 
 
 def lane_of(token: str) -> str | None:
-    """The lane a hold's token was taken on (None for a token that does not say)."""
+    """The seat a hold's token was taken on (None for a token that does not say)."""
     return token.rpartition(" ")[0] or None
 
 
-def owner_key(lane: str) -> str:
-    return _key(lane, "owner")
+def owner_key(seat: str) -> str:
+    return _key(seat, "owner")
 
 
 def _key(lane: str, part: str) -> str:

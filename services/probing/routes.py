@@ -9,11 +9,14 @@ sessions of its own; a lane per address carries them all over the same warm sess
 At dispatch a group's domain is resolved through the engine's own resolver (its answers are shared in
 Redis and memoized in the process, so this is mostly a memory read, and a miss warms the cache the probe
 reads next). The lane is named for the address the prober would connect to first (MX preference, IPv4
-first, public addresses only unless the lab's loopback is allowed) and split into ``sessions_per_mx_host``
-lanes by domain: one drain holds one session at a time, so an address's lanes together use the sessions
-the politeness cap allows it, no more, and one domain's groups stay in one lane (one session at a time
-per domain, its catch-all asked once, as with a lane per domain). A domain with no MX address, or whose
-answer is not in within ``ROUTE_SECONDS``, keeps a lane of its own, named for the domain.
+first, public addresses only unless the lab's loopback is allowed). The lane has ``sessions_per_mx_host``
+seats (``services.probing.lanes``): one drain per seat holds one session at a time, so the address's
+sessions are the politeness cap's, no more, and every domain behind it is carried by all of them: a
+provider's biggest domain is not left to one session while the others sit idle. A domain may so be probed
+on two sessions at once, within its address's cap; its catch-all verdict is shared through the fleet's
+cache, so it is asked again only when two sessions ask at the same moment. A domain with no MX address,
+or whose answer is not in within ``ROUTE_SECONDS``, keeps a lane of its own, named for the domain, with one
+seat.
 
 Postgres stays the record: a lane name is never stored (a claim records its lane in the hold's token,
 ``lanes.take``), and a domain routed differently later (its MX changed, its answer came late) costs at
@@ -24,7 +27,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import zlib
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 
@@ -36,6 +38,7 @@ from verifier.public_ip import text_refusal_reason
 
 log = logging.getLogger(__name__)
 ROUTE_SECONDS = 1.0  # DNS answers not in by then leave their domains in lanes of their own
+MX_LANE = "mx/"  # the lanes of MX addresses: "mx/<ip>"
 NO_ADDRESS = ""  # memoized: the domain has no MX address to route by
 # Lookups run beside the caller so that one slow domain costs a batch its own wait, not one per domain;
 # batches in flight at once share the lookups of their common domains (``_pending``), and answers are
@@ -61,11 +64,13 @@ def mx_addresses(domains: Iterable[str]) -> dict[str, str | None]:
 
 
 def lane_for(domain: str, address: str | None) -> str:
-    """The lane of a domain's groups: one of its MX address's lanes (the same in every process: CRC-32,
-    not Python's salted ``hash``), or its own."""
-    if address is None:
-        return domain
-    return f"mx/{address}/{zlib.crc32(domain.encode()) % max(get_settings().jobs.sessions_per_mx_host, 1)}"
+    """The lane of a domain's groups: its MX address's, or its own."""
+    return domain if address is None else f"{MX_LANE}{address}"
+
+
+def seats_for(lane: str) -> int:
+    """Drains at once of ``lane``: the sessions its MX address may have, or one for a domain's own."""
+    return max(get_settings().jobs.sessions_per_mx_host, 1) if lane.startswith(MX_LANE) else 1
 
 
 def test_lane(domain: str) -> str:

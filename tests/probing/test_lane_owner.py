@@ -106,3 +106,56 @@ def test_revive_queues_only_missing_refs_and_wakes_a_lane_nobody_owns(database_u
 
     assert lanes.take(domain) is not None
     assert lanes.pop_round(domain, 100).group_ids == [2, 1]  # each once
+
+
+def _mx_lane() -> str:
+    return f"mx/127.9.{secrets.randbelow(250)}.{secrets.randbelow(250)}-{secrets.token_hex(3)}"
+
+
+def test_an_mx_address_lane_wakes_one_seat_per_ref_up_to_its_seats(database_url) -> None:
+    lane = _mx_lane()
+    assert lanes.push([LaneRef(1, lane, 7, 50, seats=3)]) == [lane]
+    assert lanes.push([LaneRef(2, lane, 8, 50, seats=3)]) == [f"{lane}#1"]  # two refs keep two busy
+    woken = lanes.push([LaneRef(3, lane, 7, 50, seats=3), LaneRef(4, lane, 7, 50, seats=3)])
+    assert woken == [f"{lane}#2"]  # never more drains than the address's sessions
+    assert lanes.push([LaneRef(5, lane, 9, 50, seats=3)]) == []
+
+
+def test_the_seats_of_one_lane_drain_it_side_by_side_each_ref_once(database_url) -> None:
+    lane = _mx_lane()
+    lanes.push([LaneRef(group, lane, 7, 60, seats=3) for group in range(1, 7)])
+    seats = [lanes.seat_name(lane, n) for n in range(3)]
+    tokens = [lanes.take(seat) for seat in seats]
+    assert None not in tokens
+    assert lanes.take(seats[1]) is None  # one owner a seat
+    assert all(lanes.lane_of(str(token)) == seat for token, seat in zip(tokens, seats, strict=True))
+
+    rounds = [lanes.pop_round(lanes.lane_of_seat(seat), 100).group_ids for seat in seats]
+
+    assert rounds == [[1, 2], [3, 4], [5, 6]]
+    assert lanes.owners(seats) == dict(zip(seats, tokens, strict=True))
+
+
+def test_a_push_wakes_every_owner_waiting_on_the_lane_and_letting_go_is_per_seat(database_url) -> None:
+    lane = _mx_lane()
+    lanes.push([LaneRef(1, lane, 7, 1, seats=3), LaneRef(2, lane, 7, 1, seats=3)])
+    first, second = lanes.take(lane), lanes.take(f"{lane}#1")
+    assert first is not None
+    assert second is not None
+    assert lanes.pop_round(lane, 100).group_ids == [1, 2]
+
+    assert lanes.push([LaneRef(3, lane, 7, 1, seats=3), LaneRef(4, lane, 7, 1, seats=3)]) == []  # owned
+    assert lanes.wait_for_push(lane, 1.0) is True
+    assert lanes.wait_for_push(lane, 1.0) is True  # one wake-up for each owner waiting
+    assert lanes.let_go(f"{lane}#1", second) is True  # refs 3 and 4 wait: that seat gets a new message
+    assert lanes.owners([lane, f"{lane}#1"]) == {lane: first, f"{lane}#1": "sent"}
+    assert lanes.let_go(f"{lane}#1", first) is False  # a token lets go of its own seat only
+
+
+def test_a_round_of_a_lane_with_seats_takes_its_share_of_the_small_refs_waiting(database_url) -> None:
+    lane = _mx_lane()
+    lanes.push([LaneRef(group, lane, 7 + group % 2, 1, seats=3) for group in range(1, 8)])
+
+    shares = [lanes.pop_round(lane, 100, seats=3).group_ids for _ in range(4)]
+
+    assert shares == [[1, 2, 3], [4, 5], [6], [7]]  # a third of 7 waiting, of 4, of 2, of 1 (rounded up)
