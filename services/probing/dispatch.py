@@ -63,7 +63,8 @@ def lane_refs(groups: list[QueuedGroup]) -> list[LaneRef]:
     refs = []
     for group in groups:
         lane = _lane(group, addresses)
-        refs.append(LaneRef(group.group_id, lane, group.account_id, group.size, routes.seats_for(lane)))
+        seats = routes.seats_for(lane)
+        refs.append(LaneRef(group.group_id, lane, group.account_id, group.size, seats, group.domain))
     return refs
 
 

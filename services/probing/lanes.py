@@ -8,7 +8,7 @@ over one warm SMTP session (``services.probing.lane_runs``): an MX address's lan
 of them, whichever domain has the most addresses; other lanes have one. A seat is named as its lane plus
 ``#<n>`` (the first, ``n`` 0, as the lane itself). Keys, under the service's Redis prefix:
 
-- ``lane:<lane>:q:<account>`` a list of refs ``<group id>:<addresses>``, oldest first;
+- ``lane:<lane>:q:<account>`` a list of refs ``<group id>:<addresses>:<domain>``, oldest first;
 - ``lane:<lane>:turns`` the accounts with refs waiting, in turn order: a round takes one ref per account
   in turn, so one account's million-address list never starves another's batch of 10;
 - ``lane:<seat>:owner`` ``sent`` while a drain message is on its way (for ``SENT_SECONDS``: a message
@@ -99,7 +99,10 @@ return woken
 # account's turn at a time: the account goes to the back of the turns (a rotation, so the key keeps its
 # expiry), or leaves them once its queue is empty. A lane of several seats gives a round no more than its
 # share of the refs waiting, so small groups (a batch's one address at a domain) go to the seats side by
-# side instead of one after the other on one session.
+# side instead of one after the other on one session. Then, up to the addresses allowed, the round takes
+# the refs waiting for the domains it already has, whatever their account or place: they ride the same
+# RCPT round trips (``lane_runs`` probes one domain's claims as one group) instead of costing a round of
+# their own later.
 _POP = """
 local taken, total, most = {}, 0, -1
 if tonumber(ARGV[3]) > 1 then
@@ -118,7 +121,27 @@ while total < tonumber(ARGV[2]) and #taken ~= 2 * most do
   if ref then
     table.insert(taken, account)
     table.insert(taken, ref)
-    total = total + tonumber(string.match(ref, ':(%d+)$'))
+    total = total + tonumber(string.match(ref, '^%d+:(%d+)'))
+  end
+end
+local domains = {}
+for k = 2, #taken, 2 do
+  local domain = string.match(taken[k], '^%d+:%d+:(.+)$')
+  if domain then domains[domain] = true end
+end
+if next(domains) then
+  for _, account in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+    local queue = ARGV[1] .. account
+    for _, ref in ipairs(redis.call('LRANGE', queue, 0, -1)) do
+      if total >= tonumber(ARGV[2]) then break end
+      if domains[string.match(ref, '^%d+:%d+:(.+)$') or ''] then
+        redis.call('LREM', queue, 1, ref)
+        table.insert(taken, account)
+        table.insert(taken, ref)
+        total = total + tonumber(string.match(ref, '^%d+:(%d+)'))
+      end
+    end
+    if redis.call('LLEN', queue) == 0 then redis.call('LREM', KEYS[1], 0, account) end
   end
 end
 return taken
@@ -171,9 +194,14 @@ class LaneRef:
     account_id: int
     addresses: int
     seats: int = 1  # drains at once: an MX address's sessions (``routes.seats_for``), else one
+    domain: str = ""  # its addresses' domain: a round takes the refs of the domains it has together
 
     def encoded(self) -> str:
-        return f"{self.group_id}:{self.addresses}"
+        return (
+            f"{self.group_id}:{self.addresses}:{self.domain}"
+            if self.domain
+            else f"{self.group_id}:{self.addresses}"
+        )
 
 
 def push(refs: list[LaneRef]) -> list[str]:

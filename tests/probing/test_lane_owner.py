@@ -159,3 +159,16 @@ def test_a_round_of_a_lane_with_seats_takes_its_share_of_the_small_refs_waiting(
     shares = [lanes.pop_round(lane, 100, seats=3).group_ids for _ in range(4)]
 
     assert shares == [[1, 2, 3], [4, 5], [6], [7]]  # a third of 7 waiting, of 4, of 2, of 1 (rounded up)
+
+
+def test_a_round_takes_the_refs_waiting_for_its_domains_from_every_account(database_url) -> None:
+    lane = _mx_lane()
+    domains = {1: "a.test", 2: "b.test", 3: "c.test", 4: "c.test", 5: "a.test", 6: "d.test"}
+    refs = [LaneRef(group, lane, 7 if group <= 3 else 8, 1, 3, domain) for group, domain in domains.items()]
+    lanes.push(refs)
+
+    first = lanes.pop_round(lane, 100, seats=3).group_ids
+
+    assert first == [1, 4, 3, 5]  # its share in turn (a.test, c.test), then c.test's and a.test's others
+    rest = [lanes.pop_round(lane, 100, seats=3).group_ids for _ in range(3)]
+    assert rest == [[2], [6], []]
