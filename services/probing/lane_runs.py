@@ -8,7 +8,7 @@ groups (``services.jobs.store.claim_groups``: a ref whose group is done or held 
 skipped), probes the groups of one domain that asked for the same checks as one group, one domain after
 the other over the same session (the engine hands it from group to group and from round to round,
 ``verifier/smtp/keeper.py``: RCPTs of several domains in one transaction; catch-all probes stay per
-domain), and hands the verdicts to the process's saver, which
+domain), and hands each domain's verdicts to the process's saver as soon as it is probed, which
 writes the rounds of every lane that finished at about the same time in one transaction
 (``saving.save_round``), answering each job as soon as its own addresses are done. Claims go the same
 way (``services.probing.coalescer``): a worker draining 200 lanes of one-address groups spends a few
@@ -40,7 +40,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, wait
 from datetime import timedelta
 
@@ -101,9 +101,8 @@ def _turn(seat: str, token: str) -> int:
             if not popped.taken:
                 break
             claims = _claim(popped, token)
-            if claims:
-                saves.append(SAVES.submit(probe_round(claims)))
-                done += len(claims)
+            saves += [SAVES.submit(part) for part in probe_round(claims)]
+            done += len(claims)
     finally:
         wait(saves)  # the hold stays ours until the turn's saves are in, even when the turn failed
     for save in saves:
@@ -135,17 +134,21 @@ def _claim(popped: lanes.Popped, token: str) -> list[Claim]:
         raise
 
 
-def probe_round(claims: list[Claim]) -> Round:
-    """The verdicts of a round's claims; on an error they are let go at once and the error propagates."""
-    verdicts = {c.group_id: given_up(c.emails, c.attempt - 1) for c in claims if c.attempt > MAX_CLAIMS}
-    live = [claim for claim in claims if claim.attempt <= MAX_CLAIMS]
-    try:
-        for bucket in _by_domain_and_options(live):
-            verdicts |= probe_together(bucket)
-    except Exception:
-        _let_go(live)
-        raise
-    return claims, verdicts
+def probe_round(claims: list[Claim]) -> Iterator[Round]:
+    """The verdicts of a round's claims, a domain at a time as each is probed, so an address is saved
+    without waiting for the round's other domains; on an error the claims not answered yet are let go at
+    once and the error propagates."""
+    spent = [claim for claim in claims if claim.attempt > MAX_CLAIMS]
+    if spent:
+        yield spent, {claim.group_id: given_up(claim.emails, claim.attempt - 1) for claim in spent}
+    buckets = _by_domain_and_options([claim for claim in claims if claim.attempt <= MAX_CLAIMS])
+    for answered, bucket in enumerate(buckets):
+        try:
+            verdicts = probe_together(bucket)
+        except Exception:
+            _let_go([claim for waiting in buckets[answered:] for claim in waiting])
+            raise
+        yield bucket, verdicts
 
 
 def save_rounds(rounds: Sequence[Round]) -> list[None]:

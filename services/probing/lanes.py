@@ -70,6 +70,7 @@ while i <= #ARGV do
     wanted = 0
     for _, waiting in ipairs(redis.call('LRANGE', lane .. 'turns', 0, -1)) do
       wanted = wanted + redis.call('LLEN', lane .. 'q:' .. waiting)
+      if wanted >= seats then break end
     end
   end
   local busy, draining, free = 0, 0, {}
@@ -106,9 +107,10 @@ return woken
 _POP = """
 local taken, total, most = {}, 0, -1
 if tonumber(ARGV[3]) > 1 then
-  local waiting = 0
+  local waiting, enough = 0, tonumber(ARGV[2]) * tonumber(ARGV[3])
   for _, account in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
     waiting = waiting + redis.call('LLEN', ARGV[1] .. account)
+    if waiting >= enough then break end  -- a share this big: the addresses allowed bind first
   end
   most = math.ceil(waiting / tonumber(ARGV[3]))
 end

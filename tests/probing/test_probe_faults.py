@@ -50,12 +50,12 @@ def test_a_round_whose_limiter_loses_redis_lets_its_claim_go_with_no_verdict_the
     monkeypatch.setattr(politeness, "try_open", redis_gone)
 
     with pytest.raises(ProbeNotMade):
-        lane_runs.probe_round(_claim(group_id))
+        list(lane_runs.probe_round(_claim(group_id)))
 
     assert _standing(job_id) == ("running", 0, GroupState.PENDING.value, 1, {"pending"})
     monkeypatch.undo()
     _queue(job_id)
-    lane_runs.save_rounds([lane_runs.probe_round(_claim(group_id))])
+    lane_runs.save_rounds(list(lane_runs.probe_round(_claim(group_id))))
     assert _standing(job_id) == ("completed", 2, GroupState.DONE.value, 2, {"done"})
     assert_fault_free_verdicts(job_id)
 

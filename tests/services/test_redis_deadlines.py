@@ -41,7 +41,7 @@ def test_a_lane_lingers_past_the_socket_timeout_and_still_takes_a_late_push(shor
     late = threading.Timer(3.5, lanes.push, [[ref]])
     late.start()
     try:
-        assert lane_runs._next_round(domain, round_size=10, linger=5.0).group_ids == [77]
+        assert lane_runs._next_round(domain, round_size=10, linger=5.0, seats=1).group_ids == [77]
     finally:
         late.join()
         lanes.let_go(domain, token)
