@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import simpy
 
+from bench.fleet_lists import run_lists
 from bench.fleet_model import Fleet
 from bench.fleet_parts import WAKEUP_TTL, Group, Job, Lane
 from bench.fleet_runs import Runs
@@ -189,3 +190,23 @@ def test_a_push_to_an_owned_lane_wakes_one_owner_a_ref_and_a_take_leaves_the_wak
     assert [lane.stale_wakeup(1.0) for _ in range(4)] == [True, True, True, False]
     lane.wake_owners(pushed=1, now=2.0)
     assert not lane.stale_wakeup(2.0 + WAKEUP_TTL)  # the list expired
+
+
+def test_a_list_run_to_its_end_takes_as_long_as_its_slowest_address_and_seats_shorten_it(
+    policy: Policy,
+) -> None:
+    consumer_heavy = replace(
+        TINY,
+        greenlets=200,  # the lanes' drains, not the greenlets, set the pace
+        lists=1,
+        list_size=20_000,
+        provider_share=0.9,
+        consumer_share=0.9,
+        batch_rate=0.0,
+    )
+    fleet, seated = run_lists(consumer_heavy, policy, most=3_600)
+    assert [job.done for job in fleet.jobs] == [20_000]
+    assert seated.done_after == max(job.finished or 0.0 for job in fleet.jobs)
+    assert seated.addresses_per_second == pytest.approx(20_000 / seated.done_after)
+    _, split = run_lists(consumer_heavy, replace(policy, split_by_domain=True), most=3_600)
+    assert split.done_after > 2 * seated.done_after  # the consumer domains on 3 sessions each, not 1
