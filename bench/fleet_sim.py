@@ -123,6 +123,11 @@ SCENARIOS = (
         lambda w, p: (hosted_heavy(w), replace(p, split_by_domain=True)),
     ),
     Scenario("hosted-heavy-window", "The same list, JOB_WINDOW=1000", prober_ips(1, window=1000)),
+    Scenario(
+        "hosted-heavy-ips-2-window",
+        "The same list from 2 prober IPs (not built), JOB_WINDOW=1000",
+        prober_ips(2, window=1000),
+    ),
     Scenario("hosted-heavy-ips-4", "The same list from 4 prober IPs (not built)", prober_ips(4)),
     Scenario(
         "hosted-heavy-ips-4-window",
