@@ -71,6 +71,10 @@ REDIS_PUSH_PER_REF = 1
 # the emptied turns and the EVALSHA.
 REDIS_POP = 2
 REDIS_POP_PER_REF = 4
+# In a lane of several seats, first LRANGE turns and one LLEN per account waiting, to cap the round at
+# its seat's share of the refs.
+REDIS_POP_COUNT = 1
+REDIS_POP_COUNT_PER_ACCOUNT = 1
 # lanes._TAKE at a seat's turn's start: GET, SET + EVALSHA. lanes._LET_GO at its end: GET, EXISTS turns,
 # SET or DEL + EVALSHA. The owners' holds are renewed by one script per process every few seconds for all
 # its seats (services/probing/holds.py), not per turn: not charged here.

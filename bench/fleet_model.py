@@ -210,8 +210,11 @@ class Fleet:
         stays warm (SMTP_SESSION_IDLE_SECONDS) and pop again when a push rang."""
         until = self.env.now + self.policy.idle_seconds
         while True:
+            accounts = len(lane.turns)
             groups = lane.pop_round(self.policy.max_rcpt)
             units = cost.REDIS_POP + cost.REDIS_POP_PER_REF * len(groups)
+            if lane.seats > 1:
+                units += cost.REDIS_POP_COUNT + cost.REDIS_POP_COUNT_PER_ACCOUNT * accounts
             yield self.ledger.wait(wait + self.redis.ask(self.env.now, units, "lanes: rounds"), "Redis")
             wait = 0.0
             left = until - self.env.now

@@ -8,6 +8,7 @@ processes of ``bench/fleet_model.py`` do, with the delays these pieces answer.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -241,17 +242,24 @@ class Lane:
         self.refs += 1
 
     def pop_round(self, max_addresses: int) -> list[Group]:
-        """``policy.take_round``: one ref per account in turn, until the round holds ``max_addresses``."""
-        taken = take_round(self.turns, self.queues, max_addresses, _size)
+        """``policy.take_round``: one ref per account in turn, until the round holds ``max_addresses``; in
+        a lane of several seats, at most a seat's share of the refs waiting (``lanes._POP``), so small
+        groups go to the seats side by side instead of one after another on one session."""
+        most = math.ceil(self.refs / self.seats) if self.seats > 1 else math.inf
+        counted = 0
+
+        def size(group: Group) -> int:
+            # take_round stops once a round is full: the ref that makes the share counts as filling it
+            nonlocal counted
+            counted += 1
+            return group.size if counted < most else max_addresses
+
+        taken = take_round(self.turns, self.queues, max_addresses, size)
         self.refs -= len(taken)
         return taken
 
     def waiting(self) -> bool:
         return bool(self.turns)
-
-
-def _size(group: Group) -> int:
-    return group.size
 
 
 def pipeline(session: Session, addresses: int, policy: Policy, refused: Iterator[bool]) -> tuple[int, int]:

@@ -210,3 +210,15 @@ def test_a_list_run_to_its_end_takes_as_long_as_its_slowest_address_and_seats_sh
     assert seated.addresses_per_second == pytest.approx(20_000 / seated.done_after)
     _, split = run_lists(consumer_heavy, replace(policy, split_by_domain=True), most=3_600)
     assert split.done_after > 2 * seated.done_after  # the consumer domains on 3 sessions each, not 1
+
+
+def test_a_round_of_a_lane_of_several_seats_takes_at_most_its_seats_share_of_the_refs() -> None:
+    job = Job(account=1, total=60, created=0.0, batch=False)
+    seated, single = Lane((0, 0), seats=3), Lane(7)
+    for lane in (seated, single):
+        for _ in range(6):
+            lane.push(Group(job, 7, 10))
+    assert len(seated.pop_round(100)) == 2  # 6 refs over 3 seats
+    assert len(seated.pop_round(100)) == 2  # 4 left: still 2
+    assert len(single.pop_round(100)) == 6  # one seat: a session's worth
+    assert (seated.refs, single.refs) == (2, 0)
