@@ -54,24 +54,34 @@ PG_BATCH_ROWS_PER_GROUP = 2
 
 # -- Redis commands (one Redis for the fleet: lanes, politeness, caches and the Celery broker).
 # services/probing/lanes._PUSH, one script per dispatch (a job's refill) whatever its lanes: the EVALSHA;
-# per lane and account: EXPIRE queue, LPOS, RPUSH turns (counted always), EXPIRE turns, GET owner, then
-# SET owner "sent" for a lane nobody owns (it needs a drain message) or RPUSH, EXPIRE of the wake-up list
-# of an owned lane; one RPUSH per ref.
+# per lane and account: EXISTS queue, EXPIRE queue, LPOS, RPUSH turns (counted always), EXPIRE turns; a
+# GET owner per seat; for a lane of several seats (an MX address's), LRANGE turns and one LLEN per account
+# waiting, to count the refs the seats could take; SET owner "sent" per seat woken; one RPUSH on the
+# wake-up list per owner (up to the refs pushed) and its EXPIRE; one RPUSH per ref.
 REDIS_PUSH = 1
 REDIS_PUSH_PER_LANE = 5
+REDIS_PUSH_PER_SEAT = 1
+REDIS_PUSH_COUNT = 1
+REDIS_PUSH_COUNT_PER_ACCOUNT = 1
 REDIS_PUSH_WAKE = 1
-REDIS_PUSH_WAKE_OWNER = 2
+REDIS_PUSH_WAKEUP = 1
+REDIS_PUSH_WAKEUP_EXPIRE = 1
 REDIS_PUSH_PER_REF = 1
 # lanes._POP: per ref taken LMOVE turns, LPOP queue, LLEN, RPOP turns (counted always); one last LMOVE of
 # the emptied turns and the EVALSHA.
 REDIS_POP = 2
 REDIS_POP_PER_REF = 4
-# lanes._TAKE at a turn's start: GET, SET, DEL wakeup + EVALSHA. lanes._LET_GO at its end: GET, EXISTS
-# turns, SET or DEL + EVALSHA. The owners' holds are renewed by one script per process every few seconds
-# for all its lanes (services/probing/holds.py), not per turn: not charged here.
-REDIS_TAKE = 4
+# In a lane of several seats, first LRANGE turns and one LLEN per account waiting, to cap the round at
+# its seat's share of the refs.
+REDIS_POP_COUNT = 1
+REDIS_POP_COUNT_PER_ACCOUNT = 1
+# lanes._TAKE at a seat's turn's start: GET, SET + EVALSHA. lanes._LET_GO at its end: GET, EXISTS turns,
+# SET or DEL + EVALSHA. The owners' holds are renewed by one script per process every few seconds for all
+# its seats (services/probing/holds.py), not per turn: not charged here.
+REDIS_TAKE = 3
 REDIS_LET_GO = 4
-# lanes.wait_for_push: one BLPOP on the lane's wake-up list, answered by a wake-up or its timeout.
+# lanes.wait_for_push: one BLPOP on the lane's wake-up list, answered by a wake-up (one left from before
+# the turn too: the next pop finds the lane empty and waits again) or its timeout.
 REDIS_WAKEUP_WAIT = 1
 # Per round probed, the DNS answer and the catch-all verdict (services/probing/fleet_engine.RedisTtlCache and
 # CatchAllCache): each read through services/probing/dns_memo.DnsMemo, a GET and PTTL pipeline memoized in

@@ -1,14 +1,16 @@
 """The fleet's scheduling at scale as a discrete-event simulation (SimPy): what ``bench/fleet_sim.py`` runs.
 
 One SimPy process per greenlet of every probes worker takes drain messages from one broker queue and
-drains the lane as ``services/probing/lane_runs.drain`` does: the lane's ownership (``lanes.take``),
-rounds of one ref per account in turn (``lanes.pop_round``, with the service's own
+drains a seat of its lane as ``services/probing/lane_runs.drain`` does: the seat's ownership
+(``lanes.take``; an MX address's lane has SMTP_SESSIONS_PER_MX_HOST seats, drained side by side from the
+same queues), rounds of one ref per account in turn (``lanes.pop_round``, with the service's own
 ``policy.take_round``), on an empty lane a wait for a wake-up while a kept session stays warm, a turn of
 ``LANE_TURN_SECONDS``; each round's claim goes through the worker's claim coalescer (the round waits for
 it), the probe on a kept or new session, the CPU, then the save goes to the worker's save coalescer and
 the next round starts at once; the turn waits for its saves before it lets go. A save run settles the
 groups of every round in it, refills the jobs' windows (``dispatch.fill_window``) and pushes the new
-groups to their lanes, sending a drain message or waking their owners. Sessions go through the
+groups to their lanes, sending drain messages to as many free seats as the refs waiting can keep busy
+and one wake-up per owner. Sessions go through the
 service's politeness rules per MX IP (``MxIp``, ``services/probing/policy.py``) and the keeper of their
 worker; a provider answers 421 to a session past its own limit.
 
@@ -20,7 +22,6 @@ lease expiry, greylisting, the sweeper, web requests other than the batches' sub
 
 from __future__ import annotations
 
-import itertools
 import math
 import random
 import zlib
@@ -59,7 +60,6 @@ class Fleet:
         self.memo: dict[tuple[int, int], float] = {}  # (worker, domain) -> end of its memoized cache reads
         self.broker: simpy.Store = simpy.Store(self.env)
         self.lanes: dict[LaneKey, Lane] = {}
-        self.group_ids = itertools.count()  # with Policy.split_by_group, a group's id picks its lane
         self.jobs: list[Job] = []
         self.counts = Counts()
         self.ledger = Ledger(self.env, world.warmup)
@@ -134,34 +134,39 @@ class Fleet:
         if not groups:
             return 0.0
         job.in_flight += len(groups)
-        keys = []
+        pushed: dict[LaneKey, int] = {}
         for group in groups:
-            keys.append(self._lane_of(group))
-            lane = self.lanes.get(keys[-1]) or self.lanes.setdefault(keys[-1], Lane(keys[-1]))
+            key = self._lane_of(group)
+            lane = self.lanes.get(key) or self.lanes.setdefault(key, Lane(key, self.policy.seats))
             lane.push(group)
+            pushed[key] = pushed.get(key, 0) + 1
         units = cost.REDIS_PUSH + cost.REDIS_PUSH_PER_REF * len(groups)
         woken = []
-        for key in dict.fromkeys(keys):  # one entry per lane
-            lane, units = self.lanes[key], units + cost.REDIS_PUSH_PER_LANE
-            if lane.owners + lane.messages < self.policy.lane_slots:
-                woken.append(lane)
-                units += cost.REDIS_PUSH_WAKE
-            elif lane.owners:
-                lane.wake_owner()
-                units += cost.REDIS_PUSH_WAKE_OWNER
+        for key, refs in pushed.items():
+            lane = self.lanes[key]
+            units += cost.REDIS_PUSH_PER_LANE + cost.REDIS_PUSH_PER_SEAT * lane.seats
+            if lane.seats > 1:
+                units += cost.REDIS_PUSH_COUNT + cost.REDIS_PUSH_COUNT_PER_ACCOUNT * len(lane.turns)
+            seats = lane.seats_to_wake()
+            woken += [lane] * seats
+            units += cost.REDIS_PUSH_WAKE * seats
+            wakeups = lane.wake_owners(refs, self.env.now)
+            units += cost.REDIS_PUSH_WAKEUP * wakeups + cost.REDIS_PUSH_WAKEUP_EXPIRE * (wakeups > 0)
         wait = self.redis.ask(self.env.now, units, "lanes: push")
         for lane in woken:
             wait = self._wake(lane)
         return wait
 
     def _lane_of(self, group: Group) -> LaneKey:
-        """``routes.lane_for``: one of the ``SMTP_SESSIONS_PER_MX_HOST`` lanes of the group's MX address
-        (``Policy.lanes_by_mx``), by the CRC-32 of its domain (so one domain keeps one lane) or, with
-        ``Policy.split_by_group``, by group id; else the group's domain."""
+        """``routes.lane_for``: the lane of the group's MX address (``Policy.lanes_by_mx``), or with
+        ``Policy.split_by_domain`` one of the address's SMTP_SESSIONS_PER_MX_HOST lanes by the CRC-32 of its
+        domain (so one domain keeps one lane); else the group's domain."""
         if not self.policy.lanes_by_mx:
             return group.domain
-        split = next(self.group_ids) if self.policy.split_by_group else zlib.crc32(str(group.domain).encode())
-        return (self.catalog.ip_of(group.domain), split % self.policy.per_host)
+        ip = self.catalog.ip_of(group.domain)
+        if not self.policy.split_by_domain:
+            return (ip, 0)
+        return (ip, zlib.crc32(str(group.domain).encode()) % max(self.policy.per_host, 1))
 
     def _wake(self, lane: Lane) -> float:
         lane.messages += 1
@@ -175,18 +180,15 @@ class Fleet:
         while True:
             key = yield self.broker.get()
             lane = self.lanes[key]
-            lane.messages -= 1
             self.busy += 1
             yield from self._drain(worker, lane)
             self.busy -= 1
 
     def _drain(self, worker: int, lane: Lane) -> Process:
         wait = self.redis.ask(self.env.now, cost.REDIS_TAKE, "lanes: turn")
-        if lane.owners >= self.policy.lane_slots:
+        if not lane.take():
             yield self.ledger.wait(wait, "Redis")
             return
-        lane.owners += 1
-        lane.wakeups = 0  # _TAKE deletes the wake-up list: pushes from before the turn are in the queues
         started = self.env.now
         saves: list[simpy.Event] = []
         while self.env.now < started + self.policy.lane_turn:
@@ -198,9 +200,8 @@ class Fleet:
         since = self.env.now
         yield self.env.all_of(saves)  # the turn's saves, which ran while its next rounds did
         self.ledger.spend("save (Postgres)", self.env.now - since)
-        lane.owners -= 1
         wait = self.redis.ask(self.env.now, cost.REDIS_LET_GO, "lanes: turn")
-        if lane.waiting() and lane.owners + lane.messages < self.policy.lane_slots:
+        if lane.let_go():
             wait += self._wake(lane)
         yield self.ledger.wait(wait, "Redis")
 
@@ -209,8 +210,11 @@ class Fleet:
         stays warm (SMTP_SESSION_IDLE_SECONDS) and pop again when a push rang."""
         until = self.env.now + self.policy.idle_seconds
         while True:
+            accounts = len(lane.turns)
             groups = lane.pop_round(self.policy.max_rcpt)
             units = cost.REDIS_POP + cost.REDIS_POP_PER_REF * len(groups)
+            if lane.seats > 1:
+                units += cost.REDIS_POP_COUNT + cost.REDIS_POP_COUNT_PER_ACCOUNT * accounts
             yield self.ledger.wait(wait + self.redis.ask(self.env.now, units, "lanes: rounds"), "Redis")
             wait = 0.0
             left = until - self.env.now
@@ -222,8 +226,7 @@ class Fleet:
     def _wait_for_push(self, lane: Lane, seconds: float) -> Process:
         """lanes.wait_for_push: BLPOP on the wake-up list; True when a push woke us."""
         self.redis.ask(self.env.now, cost.REDIS_WAKEUP_WAIT, "lanes: wake-ups")
-        if lane.wakeups:
-            lane.wakeups -= 1
+        if lane.stale_wakeup(self.env.now):
             return True
         wakeup, since = self.env.event(), self.env.now
         lane.waiters.append(wakeup)
@@ -320,16 +323,18 @@ class Fleet:
             self.counts.samples += 1
             self.counts.busy_greenlets += self.busy / (self.world.workers * self.world.greenlets)
             held = [self.lanes[key].owners if key in self.lanes else 0 for key in consumer_lanes]
-            self.counts.consumer_lanes_held += sum(held) / max(1, len(held) * self.policy.lane_slots)
+            self.counts.consumer_lanes_held += sum(held) / max(1, len(held) * self.policy.seats)
             self.counts.provider_sessions += self._provider_sessions()
 
     def _consumer_lanes(self) -> list[LaneKey]:
-        """The lanes the providers' consumer domains wait in: their own, or their MX addresses'."""
+        """The lanes the providers' consumer domains wait in: their own, or their MX addresses' (every
+        one of an address's lanes split by domain)."""
         domains = range(self.world.providers)
         if not self.policy.lanes_by_mx:
             return list(domains)
         ips = dict.fromkeys(self.catalog.ip_of(domain) for domain in domains)
-        return [(ip, n) for ip in ips for n in range(self.policy.per_host)]
+        parts = range(max(self.policy.per_host, 1)) if self.policy.split_by_domain else range(1)
+        return [(ip, n) for ip in ips for n in parts]
 
     def _provider_sessions(self) -> float:
         ips = range(self.world.providers * self.world.ips_per_provider)

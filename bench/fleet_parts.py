@@ -8,6 +8,7 @@ processes of ``bench/fleet_model.py`` do, with the delays these pieces answer.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ class Counts:
     """What the run measured after the warm-up (``settled``: every result, from the start)."""
 
     addresses: int = 0
-    consumer_addresses: int = 0  # at the providers' consumer domains (one lane each)
+    consumer_addresses: int = 0  # at the providers' consumer domains (one domain each, like gmail.com)
     sessions: int = 0
     refusals_421: int = 0
     messages: int = 0
@@ -166,42 +167,99 @@ class Job:
         return bool(self.pending) or self.planned < self.total
 
 
-LaneKey = int | tuple[int, int]  # a domain, or (MX address, lane number): ``routes.lane_for``
+# A domain, or (MX address, lane number): ``routes.lane_for``. An address has one lane, number 0, but
+# with ``Policy.split_by_domain``, where the number is the domain's CRC-32 share.
+LaneKey = int | tuple[int, int]
+WAKEUP_TTL = 60.0  # seconds the wake-up list outlives the last push to it (lanes._PUSH: EXPIRE 60)
 
 
 @dataclass
 class Lane:
     """One lane (``services/probing/lanes``): a queue per account, the turns of the accounts, the wake-up
-    list. Keyed by one of its MX address's lanes, or (``Policy.lanes_by_mx`` off) by one domain."""
+    list, and how many of its ``seats`` are owned or have a drain message on its way. Keyed by its MX
+    address or (``Policy.lanes_by_mx`` off) by one domain."""
 
     key: LaneKey
+    seats: int = 1
     queues: dict[int, deque[Group]] = field(default_factory=dict)
     turns: deque[int] = field(default_factory=deque)
-    owners: int = 0
-    messages: int = 0  # drain messages on their way (the owner key's ``sent``)
+    refs: int = 0  # groups waiting, every account's (the LLENs of lanes._PUSH)
+    owners: int = 0  # seats owned by a drain
+    messages: int = 0  # seats with a drain message on its way (the seat owner key's ``sent``)
     wakeups: int = 0  # wake-ups waiting in the list, nobody blocked on it
+    wakeups_until: float = 0.0  # when the list expires, WAKEUP_TTL after the last push to it
     waiters: deque[simpy.Event] = field(default_factory=deque)  # owners blocked on the list (BLPOP)
 
-    def wake_owner(self) -> None:
-        """A push to an owned lane: the first owner blocked on the wake-up list wakes, else it waits."""
-        if self.waiters:
-            self.waiters.popleft().succeed()
-        else:
-            self.wakeups += 1
+    def seats_to_wake(self) -> int:
+        """lanes._PUSH: free seats that get a drain message, so that seats owned or on their way number
+        as many as the refs waiting can keep busy (at least one), up to the lane's seats."""
+        wanted = self.refs if self.seats > 1 else 1
+        return max(0, min(wanted, self.seats) - self.owners - self.messages)
+
+    def take(self) -> bool:
+        """lanes._TAKE by a drain message's receiver: the seat is ours unless every seat is owned. The
+        wake-up list stays: another seat's owner may be blocked on it, so a wake-up left from before costs
+        this owner one empty pop instead."""
+        self.messages -= 1
+        if self.owners >= self.seats:
+            return False
+        self.owners += 1
+        return True
+
+    def let_go(self) -> bool:
+        """lanes._LET_GO: the seat is given up; True when refs still wait and it needs a drain message
+        (the caller sends it)."""
+        self.owners -= 1
+        return self.waiting()
+
+    def wake_owners(self, pushed: int, now: float) -> int:
+        """lanes._PUSH on a lane with owners: one wake-up per owner, up to the refs pushed; the first
+        owners blocked on the list take theirs at once, the rest wait in it (a take leaves them, so a
+        later owner finding the lane empty spends one empty pop on each). How many were pushed."""
+        if now >= self.wakeups_until:
+            self.wakeups = 0  # the list expired
+        count = min(self.owners, max(pushed, 1)) if self.owners else 0
+        for _ in range(count):
+            if self.waiters:
+                self.waiters.popleft().succeed()
+            else:
+                self.wakeups += 1
+        if count:
+            self.wakeups_until = now + WAKEUP_TTL
+        return count
+
+    def stale_wakeup(self, now: float) -> bool:
+        """A BLPOP that finds a wake-up already in the list (taking it)."""
+        if now >= self.wakeups_until:
+            self.wakeups = 0
+        if not self.wakeups:
+            return False
+        self.wakeups -= 1
+        return True
 
     def push(self, group: Group) -> None:
         join_turns(self.turns, self.queues, group.job.account, group)
+        self.refs += 1
 
     def pop_round(self, max_addresses: int) -> list[Group]:
-        """``policy.take_round``: one ref per account in turn, until the round holds ``max_addresses``."""
-        return take_round(self.turns, self.queues, max_addresses, _size)
+        """``policy.take_round``: one ref per account in turn, until the round holds ``max_addresses``; in
+        a lane of several seats, at most a seat's share of the refs waiting (``lanes._POP``), so small
+        groups go to the seats side by side instead of one after another on one session."""
+        most = math.ceil(self.refs / self.seats) if self.seats > 1 else math.inf
+        counted = 0
+
+        def size(group: Group) -> int:
+            # take_round stops once a round is full: the ref that makes the share counts as filling it
+            nonlocal counted
+            counted += 1
+            return group.size if counted < most else max_addresses
+
+        taken = take_round(self.turns, self.queues, max_addresses, size)
+        self.refs -= len(taken)
+        return taken
 
     def waiting(self) -> bool:
         return bool(self.turns)
-
-
-def _size(group: Group) -> int:
-    return group.size
 
 
 def pipeline(session: Session, addresses: int, policy: Policy, refused: Iterator[bool]) -> tuple[int, int]:

@@ -83,8 +83,14 @@ SCENARIOS = (
     Scenario("defaults", "The policy as configured", lambda w, p: (w, p)),
     Scenario(
         "domain-lanes",
-        "Lanes per domain, for comparison: the domains behind one MX address take turns on its slots",
+        "Lanes per domain, for comparison: the domains behind one MX address take turns on its sessions",
         lambda w, p: (w, replace(p, lanes_by_mx=False)),
+    ),
+    Scenario(
+        "crc-split",
+        "Each MX address as lanes of one seat, a domain's by its CRC-32, for comparison: one domain on "
+        "one session at a time",
+        lambda w, p: (w, replace(p, split_by_domain=True)),
     ),
     Scenario(
         "one-list",
@@ -112,11 +118,16 @@ SCENARIOS = (
         lambda w, p: (hosted_heavy(w), replace(p, lanes_by_mx=False)),
     ),
     Scenario(
-        "hosted-heavy-by-group",
-        "The same list, an address's lanes split by group id instead of domain",
-        lambda w, p: (hosted_heavy(w), replace(p, split_by_group=True)),
+        "hosted-heavy-crc-split",
+        "The same list, each MX address as lanes of one seat, a domain's by its CRC-32, for comparison",
+        lambda w, p: (hosted_heavy(w), replace(p, split_by_domain=True)),
     ),
     Scenario("hosted-heavy-window", "The same list, JOB_WINDOW=1000", prober_ips(1, window=1000)),
+    Scenario(
+        "hosted-heavy-ips-2-window",
+        "The same list from 2 prober IPs (not built), JOB_WINDOW=1000",
+        prober_ips(2, window=1000),
+    ),
     Scenario("hosted-heavy-ips-4", "The same list from 4 prober IPs (not built)", prober_ips(4)),
     Scenario(
         "hosted-heavy-ips-4-window",

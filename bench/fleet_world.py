@@ -31,12 +31,14 @@ class Policy:
     politeness: Politeness  # the service's own rules per MX address (services/probing/policy.py)
     lane_turn: float  # LANE_TURN_SECONDS
     window: int  # JOB_WINDOW
-    lane_slots: int = 1  # owners of one lane at once: 1 in services/probing/lanes.take
-    # Lanes per MX address (``services/probing/routes``: SMTP_SESSIONS_PER_MX_HOST lanes per address,
-    # a domain's by the CRC-32 of its name, every domain behind the address in them); False: one lane per
-    # domain, the design compared against
+    # One lane per MX address (``services/probing/routes.lane_for``), every domain behind the address in
+    # it, drained from SMTP_SESSIONS_PER_MX_HOST seats at once (``routes.seats_for``); False: one lane
+    # per domain, with one seat, the design compared against
     lanes_by_mx: bool = True
-    split_by_group: bool = False  # an address's lanes split by group id instead: one domain in all of them
+    # For comparison: an address's sessions as SMTP_SESSIONS_PER_MX_HOST lanes of one seat each, a
+    # domain's groups always in the same one (by the CRC-32 of its name), so a domain is probed on one
+    # session at a time
+    split_by_domain: bool = False
 
     @classmethod
     def read(cls, settings: Settings, engine: EngineConfig) -> Policy:
@@ -56,6 +58,11 @@ class Policy:
     def per_host(self) -> int:
         """SMTP_SESSIONS_PER_MX_HOST."""
         return self.politeness.per_host
+
+    @property
+    def seats(self) -> int:
+        """Drains at once of one lane: an MX address's sessions (``routes.seats_for``), else one."""
+        return max(self.per_host, 1) if self.lanes_by_mx and not self.split_by_domain else 1
 
     def with_per_host(self, per_host: int) -> Policy:
         """This policy with another SMTP_SESSIONS_PER_MX_HOST."""
