@@ -15,7 +15,8 @@ of them, whichever domain has the most addresses; other lanes have one. A seat i
   lost after that is sent again by the sweeper), else the token of the worker draining from the seat, a
   hold its process renews (``services.probing.holds``): a worker that dies owning a seat frees it within
   ``HOLD_SECONDS``. A busy lane costs one broker message per seat and turn, not one per group; a push
-  wakes no more seats than the lane has refs waiting;
+  wakes no more seats than the lane has domains waiting (behind an MX address of one domain, one seat
+  carries its groups over one session, as a lane per domain did);
 - ``lane:<lane>:wakeup`` wake-ups pushed by a push while workers own seats: owners wait on it (a blocking
   pop) between rounds instead of polling, so groups of batches in flight join the lane's warm sessions.
 
@@ -48,8 +49,9 @@ SENT_SECONDS = 30
 
 # KEYS: none (one script for many lanes). ARGV: key prefix, ttl, sent, "missing" (1: push only refs not
 # already queued), then per lane: lane, seats, account, number of refs, refs... Returns the seats that need
-# a drain message: as many as the lane's refs can keep busy, up to its seats, counting those owned or with
-# a message on its way. Owners waiting between rounds get one wake-up each, up to the refs pushed.
+# a drain message: one per domain waiting (a domain's refs go to one round together, ``_POP``), up to its
+# seats, counting those owned or with a message on its way. Owners waiting between rounds get one wake-up
+# each, up to the refs pushed.
 _PUSH = """
 local prefix, ttl, sent, missing, i, woken = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1', 5, {}
 while i <= #ARGV do
@@ -65,14 +67,17 @@ while i <= #ARGV do
     if not redis.call('LPOS', lane .. 'turns', account) then redis.call('RPUSH', lane .. 'turns', account) end
     redis.call('EXPIRE', lane .. 'turns', ttl)
   end
-  local wanted = 1
-  if seats > 1 then
-    wanted = 0
-    for _, waiting in ipairs(redis.call('LRANGE', lane .. 'turns', 0, -1)) do
-      wanted = wanted + redis.call('LLEN', lane .. 'q:' .. waiting)
-      if wanted >= seats then break end
+  local wanted, domains = 0, {}
+  for _, waiting in ipairs(seats > 1 and redis.call('LRANGE', lane .. 'turns', 0, -1) or {}) do
+    for _, ref in ipairs(redis.call('LRANGE', lane .. 'q:' .. waiting, 0, -1)) do
+      local domain = string.match(ref, '^%d+:%d+:(.+)$') or ref
+      if wanted < seats and not domains[domain] then
+        domains[domain], wanted = true, wanted + 1
+      end
     end
+    if wanted >= seats then break end
   end
+  if seats == 1 then wanted = 1 end
   local busy, draining, free = 0, 0, {}
   for s = 0, seats - 1 do
     local seat = s == 0 and name or (name .. '#' .. s)

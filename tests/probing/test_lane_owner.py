@@ -172,3 +172,13 @@ def test_a_round_takes_the_refs_waiting_for_its_domains_from_every_account(datab
     assert first == [1, 4, 3, 5]  # its share in turn (a.test, c.test), then c.test's and a.test's others
     rest = [lanes.pop_round(lane, 100, seats=3).group_ids for _ in range(3)]
     assert rest == [[2], [6], []]
+
+
+def test_a_lane_wakes_one_seat_per_domain_waiting(database_url) -> None:
+    lane = _mx_lane()
+    one_domain = [LaneRef(group, lane, 7 + group % 2, 1, 3, "only.test") for group in range(1, 6)]
+    assert lanes.push(one_domain) == [lane]  # one domain's groups ride one session
+    assert lanes.push([LaneRef(6, lane, 7, 1, 3, "only.test")]) == []
+    assert lanes.push([LaneRef(7, lane, 9, 1, 3, "other.test")]) == [f"{lane}#1"]
+    woken = lanes.push([LaneRef(8, lane, 9, 1, 3, "third.test"), LaneRef(9, lane, 9, 1, 3, "fourth.test")])
+    assert woken == [f"{lane}#2"]
