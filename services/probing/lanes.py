@@ -15,8 +15,8 @@ of them, whichever domain has the most addresses; other lanes have one. A seat i
   lost after that is sent again by the sweeper), else the token of the worker draining from the seat, a
   hold its process renews (``services.probing.holds``): a worker that dies owning a seat frees it within
   ``HOLD_SECONDS``. A busy lane costs one broker message per seat and turn, not one per group; a push
-  wakes no more seats than the lane has domains waiting (behind an MX address of one domain, one seat
-  carries its groups over one session, as a lane per domain did);
+  wakes no more seats than rounds of each domain wait (a batch's few addresses at an MX address of one
+  domain ride one session, as with a lane per domain; a big domain's list is carried by every seat);
 - ``lane:<lane>:wakeup`` wake-ups pushed by a push while workers own seats: owners wait on it (a blocking
   pop) between rounds instead of polling, so groups of batches in flight join the lane's warm sessions.
 
@@ -37,6 +37,7 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from services.probing.fleet_engine import shared_engine
 from services.probing.holds import HOLD_SECONDS
 from services.redis_client import get_redis, key, script
 from settings import BLOCKING_SLICE, get_settings
@@ -48,12 +49,13 @@ LANE_TTL = 86_400  # a lane nobody drains for a day is dropped; its groups come 
 SENT_SECONDS = 30
 
 # KEYS: none (one script for many lanes). ARGV: key prefix, ttl, sent, "missing" (1: push only refs not
-# already queued), then per lane: lane, seats, account, number of refs, refs... Returns the seats that need
-# a drain message: one per domain waiting (a domain's refs go to one round together, ``_POP``), up to its
-# seats, counting those owned or with a message on its way. Owners waiting between rounds get one wake-up
-# each, up to the refs pushed.
+# already queued), addresses a round may take, then per lane: lane, seats, account, number of refs,
+# refs... Returns the seats that need a drain message: one per round's worth of each domain's addresses
+# waiting (a domain's refs go to a round together, ``_POP``), up to its seats, counting those owned or with
+# a message on its way. Owners waiting between rounds get one wake-up each, up to the refs pushed.
 _PUSH = """
-local prefix, ttl, sent, missing, i, woken = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1', 5, {}
+local prefix, ttl, sent, missing, i, woken = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1', 6, {}
+local round = tonumber(ARGV[5])
 while i <= #ARGV do
   local name, seats = ARGV[i], tonumber(ARGV[i + 1])
   local lane = prefix .. 'lane:' .. name .. ':'
@@ -67,13 +69,14 @@ while i <= #ARGV do
     if not redis.call('LPOS', lane .. 'turns', account) then redis.call('RPUSH', lane .. 'turns', account) end
     redis.call('EXPIRE', lane .. 'turns', ttl)
   end
-  local wanted, domains = 0, {}
+  local wanted, addresses = 0, {}
   for _, waiting in ipairs(seats > 1 and redis.call('LRANGE', lane .. 'turns', 0, -1) or {}) do
     for _, ref in ipairs(redis.call('LRANGE', lane .. 'q:' .. waiting, 0, -1)) do
       local domain = string.match(ref, '^%d+:%d+:(.+)$') or ref
-      if wanted < seats and not domains[domain] then
-        domains[domain], wanted = true, wanted + 1
-      end
+      local before = addresses[domain] or 0
+      addresses[domain] = before + tonumber(string.match(ref, '^%d+:(%d+)'))
+      wanted = wanted + math.ceil(addresses[domain] / round) - math.ceil(before / round)
+      if wanted >= seats then break end
     end
     if wanted >= seats then break end
   end
@@ -226,7 +229,14 @@ def _push(refs: list[LaneRef], *, missing_only: bool) -> list[str]:
     by_lane: dict[tuple[str, int, int], list[str]] = {}
     for ref in refs:
         by_lane.setdefault((ref.lane, ref.seats, ref.account_id), []).append(ref.encoded())
-    args: list[str | int] = [get_settings().redis_key_prefix, LANE_TTL, SENT_SECONDS, int(missing_only)]
+    round_size = shared_engine().config.smtp_max_rcpt_per_session
+    args: list[str | int] = [
+        get_settings().redis_key_prefix,
+        LANE_TTL,
+        SENT_SECONDS,
+        int(missing_only),
+        round_size,
+    ]
     for (lane, seats, account), encoded in by_lane.items():
         args += [lane, seats, account, len(encoded), *encoded]
     woken = script(_PUSH)(keys=[], args=args)

@@ -174,11 +174,18 @@ def test_a_round_takes_the_refs_waiting_for_its_domains_from_every_account(datab
     assert rest == [[2], [6], []]
 
 
-def test_a_lane_wakes_one_seat_per_domain_waiting(database_url) -> None:
+def test_a_lane_wakes_one_seat_per_round_of_each_domain_waiting(database_url) -> None:
     lane = _mx_lane()
     one_domain = [LaneRef(group, lane, 7 + group % 2, 1, 3, "only.test") for group in range(1, 6)]
-    assert lanes.push(one_domain) == [lane]  # one domain's groups ride one session
+    assert lanes.push(one_domain) == [lane]  # a few addresses of one domain ride one session
     assert lanes.push([LaneRef(6, lane, 7, 1, 3, "only.test")]) == []
     assert lanes.push([LaneRef(7, lane, 9, 1, 3, "other.test")]) == [f"{lane}#1"]
     woken = lanes.push([LaneRef(8, lane, 9, 1, 3, "third.test"), LaneRef(9, lane, 9, 1, 3, "fourth.test")])
     assert woken == [f"{lane}#2"]
+
+
+def test_a_big_domain_alone_behind_its_address_is_carried_by_every_seat(database_url) -> None:
+    lane = _mx_lane()
+    assert lanes.push([LaneRef(1, lane, 7, 100, 3, "gmail.test")]) == [lane]
+    assert lanes.push([LaneRef(2, lane, 7, 60, 3, "gmail.test")]) == [f"{lane}#1"]  # a second round's worth
+    assert lanes.push([LaneRef(3, lane, 7, 100, 3, "gmail.test")]) == [f"{lane}#2"]
