@@ -112,7 +112,7 @@ def _mx_lane() -> str:
     return f"mx/127.9.{secrets.randbelow(250)}.{secrets.randbelow(250)}-{secrets.token_hex(3)}"
 
 
-def test_an_mx_address_lane_wakes_one_seat_per_ref_up_to_its_seats(database_url) -> None:
+def test_an_mx_address_lane_wakes_a_seat_per_group_of_its_own_up_to_its_seats(database_url) -> None:
     lane = _mx_lane()
     assert lanes.push([LaneRef(1, lane, 7, 50, seats=3)]) == [lane]
     assert lanes.push([LaneRef(2, lane, 8, 50, seats=3)]) == [f"{lane}#1"]  # two refs keep two busy
