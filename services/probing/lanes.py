@@ -141,6 +141,7 @@ for k = 2, #taken, 2 do
 end
 if next(domains) then
   for _, account in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+    if total >= tonumber(ARGV[2]) then break end  -- a full round reads no more queues
     local queue = ARGV[1] .. account
     for _, ref in ipairs(redis.call('LRANGE', queue, 0, -1)) do
       if total >= tonumber(ARGV[2]) then break end

@@ -80,6 +80,21 @@ def test_batches_to_24_domains_behind_one_mx_address_open_a_few_sessions_there_n
     assert opened <= len(PROVIDER_DOMAINS) // 3, opened
 
 
+def test_a_big_domain_alone_behind_its_mx_address_is_probed_on_several_sessions_at_once(
+    live_api: Api, worker: Worker, lab: MailLab
+) -> None:
+    """Three sessions' worth of one domain wake the three seats of its address: the server sees more
+    than one session at a time (a lane a domain keeps to one session would show one), never more than the
+    politeness cap. sluggish.test answers every command 300 ms late, so its sessions overlap."""
+    server = lab.servers["sluggish"]
+    server.reset()
+    persona = open_persona()
+    job_id = submit_list(live_api, persona, [f"many{i}@sluggish.test" for i in range(300)])
+
+    assert poll_until_finished(live_api, persona, f"/bulk/jobs/{job_id}", 90)["status"] == "completed"
+    assert 2 <= server.peak_concurrent_sessions <= 3, server.peak_concurrent_sessions
+
+
 def test_a_batch_of_10_is_answered_while_another_accounts_big_list_is_still_running(
     live_api: Api, worker: Worker, lab: MailLab
 ) -> None:
