@@ -35,6 +35,7 @@ from verifier.smtp import (
     DomainProbeResult,
     LocalSessionLimiter,
     ProberFault,
+    Relay,
     SessionKeeper,
     SessionLimiter,
     not_probed,
@@ -283,8 +284,24 @@ class Engine:
         results = {raw: self._result(raw, item, outcomes, options, degraded) for raw, item in parsed.items()}
         return [results[raw] for raw in inputs]
 
-    def run_group(self, members: Sequence[ParsedAddress], options: Options) -> GroupOutcome:
-        """Stages 2 and 3 for the addresses of one domain."""
+    def relay(self, groups: Sequence[tuple[Sequence[ParsedAddress], Options]]) -> Relay:
+        """A round's groups (each one domain's addresses with their options, in the order they will be
+        probed) for ``run_group(..., relay=)``: each group's session goes on to the next group at the same
+        MX address with RCPTs sent ahead for it (``verifier/smtp/relay.py``)."""
+        return Relay([self._relayed(members, options) for members, options in groups], self.config)
+
+    def _relayed(
+        self, members: Sequence[ParsedAddress], options: Options
+    ) -> tuple[MailDomain | None, list[str]]:
+        first = members[0] if members else None
+        if first is None or first.is_literal or not (options.resolves_domain and options.probes_smtp):
+            return None, []
+        return resolve_domain(first, self.resolver), list(dict.fromkeys(member.email for member in members))
+
+    def run_group(
+        self, members: Sequence[ParsedAddress], options: Options, relay: Relay | None = None
+    ) -> GroupOutcome:
+        """Stages 2 and 3 for the addresses of one domain (one of a round's with ``relay``)."""
         first = members[0]
         mail_domain = resolve_domain(first, self.resolver) if options.resolves_domain else None
         if mail_domain is None or first.is_literal or not options.probes_smtp:
@@ -298,6 +315,7 @@ class Engine:
                 limiter=self.limiter,
                 check_catch_all=options.checks_catch_all,
                 keeper=self.keeper,
+                relay=relay,
             )
         except ProberFault as fault:  # the injected limiter (Redis) failed: the server was not asked
             log.warning("SMTP probe of %s not made, our side failed: %s", mail_domain.domain, fault)

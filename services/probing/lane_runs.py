@@ -56,9 +56,10 @@ from services.probing.coalescer import Coalescer
 from services.probing.dispatch import wake
 from services.probing.fleet_engine import shared_engine
 from services.probing.holds import HOLDS
-from services.probing.probe import MAX_CLAIMS, GroupVerdicts, given_up, probe_group
+from services.probing.probe import MAX_CLAIMS, Group, GroupVerdicts, given_up, probe_group, relay_for
 from services.probing.recovery import RECOVERY
 from settings import get_settings
+from verifier.smtp import ProberFault, Relay
 
 log = logging.getLogger(__name__)
 Round = tuple[list[Claim], dict[int, GroupVerdicts]]
@@ -142,13 +143,27 @@ def probe_round(claims: list[Claim]) -> Iterator[Round]:
     if spent:
         yield spent, {claim.group_id: given_up(claim.emails, claim.attempt - 1) for claim in spent}
     buckets = _by_domain_and_options([claim for claim in claims if claim.attempt <= MAX_CLAIMS])
-    for answered, bucket in enumerate(buckets):
-        try:
-            verdicts = probe_together(bucket)
-        except Exception:
-            _let_go([claim for waiting in buckets[answered:] for claim in waiting])
-            raise
-        yield bucket, verdicts
+    groups = [_group_of(bucket) for bucket in buckets]
+    relay = relay_for(groups)
+    try:
+        for answered, (bucket, group) in enumerate(zip(buckets, groups, strict=True)):
+            relay.advance()
+            try:
+                verdicts = probe_together(bucket, group, relay)
+            except Exception:
+                _let_go([claim for waiting in buckets[answered:] for claim in waiting])
+                raise
+            yield bucket, verdicts
+    finally:
+        _finish(relay)
+
+
+def _finish(relay: Relay) -> None:
+    """The round's last sessions go to the process's keeper (or are closed)."""
+    try:
+        relay.finish(shared_engine().keeper)
+    except ProberFault as fault:  # every session is closed; the lease expires by itself
+        log.warning("ending a round's SMTP sessions: %s", fault)
 
 
 def save_rounds(rounds: Sequence[Round]) -> list[None]:
@@ -211,12 +226,17 @@ CLAIMS = Coalescer("lane-claims", claim_rounds, gather=0.005, most=1000, weight=
 SAVES = Coalescer("lane-saves", save_rounds, gather=0.02, most=3000, weight=_addresses)
 
 
-def probe_together(claims: list[Claim]) -> dict[int, GroupVerdicts]:
-    """Claims of one domain asking for the same checks, probed as one group, verdicts shared back."""
-    options = JobOptions.from_json(claims[0].options)
+def _group_of(claims: list[Claim]) -> Group:
+    """Claims of one domain asking for the same checks: one group of their distinct addresses."""
     emails = list(dict.fromkeys(email for claim in claims for email in claim.emails))
+    return Group.of(emails, JobOptions.from_json(claims[0].options))
+
+
+def probe_together(claims: list[Claim], group: Group, relay: Relay) -> dict[int, GroupVerdicts]:
+    """Claims of one domain asking for the same checks, probed as one ``group``, verdicts shared back."""
     retry_until = min(claim.deadline for claim in claims)
-    merged = probe_group(emails, options, retry_until=retry_until, attempt=max(c.attempt for c in claims))
+    attempt = max(claim.attempt for claim in claims)
+    merged = probe_group(group, retry_until=retry_until, attempt=attempt, relay=relay)
     return {claim.group_id: _verdicts_for(claim.emails, merged) for claim in claims}
 
 

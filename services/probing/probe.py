@@ -28,7 +28,7 @@ from verifier import sandbox
 from verifier.dns import MailDomain
 from verifier.engine import Engine, GroupOutcome, Options, assemble, syntax_failure_result
 from verifier.results import CheckName, CheckResult, Severity, ValidationResult
-from verifier.smtp import DomainProbeResult
+from verifier.smtp import DomainProbeResult, Relay
 from verifier.syntax import ParsedAddress, SyntaxFailure
 
 
@@ -58,25 +58,49 @@ class GroupVerdicts:
         return tuple(self.interim)
 
 
+@dataclass(frozen=True)
+class Group:
+    """One domain's (normalised, distinct) addresses to probe together, parsed under today's rules."""
+
+    options: JobOptions
+    members: list[ParsedAddress]
+    settled: dict[str, ValidationResult]  # what the policy refuses since planning: judged by today's rules
+
+    @classmethod
+    def of(cls, emails: list[str], options: JobOptions) -> Group:
+        engine = shared_engine()
+        members: list[ParsedAddress] = []
+        settled: dict[str, ValidationResult] = {}
+        for email in emails:
+            item = engine.parse(email)
+            if isinstance(item, SyntaxFailure):
+                settled[email] = syntax_failure_result(email, item)
+            else:
+                members.append(item)
+        return cls(options, members, settled)
+
+    @property
+    def probed(self) -> bool:
+        """Does probing it ask DNS and SMTP (test mode answers from the magic table)?"""
+        return bool(self.members) and self.options.livemode
+
+
+def relay_for(groups: list[Group]) -> Relay:
+    """A round's groups, probed in this order, sharing their MX addresses' round trips (``Relay``)."""
+    return shared_engine().relay([(g.members if g.probed else [], g.options.engine) for g in groups])
+
+
 def probe_group(
-    emails: list[str], options: JobOptions, *, retry_until: datetime, attempt: int
+    group: Group, *, retry_until: datetime, attempt: int, relay: Relay | None = None
 ) -> GroupVerdicts:
-    """Verdicts for the (normalised, distinct) ``emails`` of one domain."""
-    engine = shared_engine()
-    members: list[ParsedAddress] = []
-    settled: dict[str, ValidationResult] = {}
-    for email in emails:
-        item = engine.parse(email)
-        if isinstance(item, SyntaxFailure):  # the policy changed since planning: judge by today's rules
-            settled[email] = syntax_failure_result(email, item)
-        else:
-            members.append(item)
+    """Verdicts for the addresses of one domain (one of a round's groups, in its order, with ``relay``)."""
+    members, options, settled = group.members, group.options, dict(group.settled)
     if not members:
         return GroupVerdicts(settled)
     retry = retry_until if options.retry_temporary and attempt < DEFER_CLAIMS else None
     if not options.livemode:  # test mode: the magic table, no DNS, no SMTP
         return _split(members, _sandboxed(options.engine, attempt), settled, retry)
-    outcome = run_with_cached_catch_all(engine, members, options.engine)
+    outcome = run_with_cached_catch_all(shared_engine(), members, options.engine, relay)
     judged = _engine_judged(outcome, options.engine)
     return _with_reachability(_split(members, judged, settled, retry), outcome)
 
@@ -129,12 +153,14 @@ def given_up(emails: list[str], failures: int) -> GroupVerdicts:
     return GroupVerdicts(settled)
 
 
-def run_with_cached_catch_all(engine: Engine, members: list[ParsedAddress], options: Options) -> GroupOutcome:
+def run_with_cached_catch_all(
+    engine: Engine, members: list[ParsedAddress], options: Options, relay: Relay | None = None
+) -> GroupOutcome:
     """Stages 2-3, skipping the random-address probe when the domain's verdict is cached."""
     domain = members[0].ascii_domain
     known = CATCH_ALL.get(domain) if options.checks_catch_all else None
     outcome = engine.run_group(
-        members, replace(options, skip_catch_all=True) if known is not None else options
+        members, replace(options, skip_catch_all=True) if known is not None else options, relay
     )
     if outcome.fault is not None:
         raise ProbeNotMade(f"the SMTP probe of {domain} was not made ({outcome.fault})")

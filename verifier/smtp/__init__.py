@@ -10,6 +10,7 @@ from verifier.smtp.keeper import SessionKeeper
 from verifier.smtp.limiter import LocalSessionLimiter, SessionLimiter, SessionObserver
 from verifier.smtp.prober import not_probed, probe_domain_group
 from verifier.smtp.providers import Provider, ProviderRules, rules_for
+from verifier.smtp.relay import Relay
 from verifier.smtp.result import AddressProbe, DomainProbeResult, SmtpVerdict
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "ProberFault",
     "Provider",
     "ProviderRules",
+    "Relay",
     "ReplyEvidence",
     "SessionKeeper",
     "SessionLimiter",

@@ -39,6 +39,7 @@ from __future__ import annotations
 import functools
 from collections import deque
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from verifier.config import EngineConfig
 from verifier.dns.model import MailDomain
@@ -52,6 +53,9 @@ from verifier.smtp.limiter import SessionLimiter
 from verifier.smtp.providers import ProviderRules
 from verifier.smtp.result import AddressProbe, judge
 from verifier.smtp.session import ProbeSession, Target
+
+if TYPE_CHECKING:
+    from verifier.smtp.relay import Relay
 
 NOT_SENT_UTF8 = Classification(ProbeOutcome.NOT_SENT, "smtputf8_unsupported")
 MX_NOT_PUBLIC = Classification(ProbeOutcome.NOT_SENT, "mx_not_public")
@@ -69,6 +73,8 @@ class GroupRun:
         limiter: SessionLimiter | None,
         rules: ProviderRules,
         keeper: SessionKeeper | None = None,
+        *,
+        relay: Relay | None = None,
     ) -> None:
         self.domain = domain
         self.config = config
@@ -82,6 +88,7 @@ class GroupRun:
         # whatever the injected limiter raises is our fault, never the server's answer (``faults.py``)
         self._limiter = GuardedLimiter(limiter) if limiter is not None else None
         self._keeper = keeper
+        self._relay = relay  # the round's later groups at the same address (``relay.py``)
         self._current: ProbeSession | None = None
         self._sent_in_current = 0
         self._rejected_in_current = 0
@@ -105,7 +112,7 @@ class GroupRun:
 
     def _step(self, address: str, upcoming: list[str]) -> bool:
         """Try to settle ``address``; False when it must be asked again on a new session."""
-        if self.failure is None:
+        if self.failure is None and not self._pending(address):
             self.session(utf8_wanted=any(not _local(item).isascii() for item in upcoming))
         if self.failure is not None or self._current is None:
             found, evidence = self.failure or (Classification(ProbeOutcome.NO_ANSWER, "no_session"), None)
@@ -173,22 +180,37 @@ class GroupRun:
             return self._retry_in_plaintext(session.target, utf8_wanted)
         return self._current
 
-    def _room(self, extra: int = 0) -> bool:
-        """May the current session take another RCPT (``extra`` beyond the recipient limit)?"""
-        recipients = self._sent_in_current < self.limit + extra
-        return recipients and self._rejected_in_current < self.config.smtp_session_max_rejections
+    def _pending(self, address: str) -> bool:
+        """Was ``address``'s RCPT already sent on the current session (pipelined, maybe by an earlier
+        group of the round), its reply still to be asked for?"""
+        current = self._current
+        return current is not None and current.alive and current.pending(self._recipient(address))
 
-    def _depth(self) -> int:
-        """RCPTs that may be in flight at once: never more than the refusals the session may still take."""
-        refusals = self.config.smtp_session_max_rejections - self._rejected_in_current
-        return max(min(self.limit - self._sent_in_current, refusals), 0)
+    def _in_flight(self) -> int:
+        return self._current.in_flight if self._current is not None else 0
+
+    def _room(self, extra: int = 0) -> bool:
+        """May the current session take another RCPT (``extra`` beyond the recipient limit)? The RCPTs
+        in flight count as sent and as refused, whichever group sent them."""
+        in_flight = self._in_flight()
+        recipients = self._sent_in_current + in_flight < self.limit + extra
+        refusals = self._rejected_in_current + in_flight
+        return recipients and refusals < self.config.smtp_session_max_rejections
+
+    def _depth(self, session: ProbeSession) -> int:
+        """RCPTs that may be in flight at once on ``session``: never more than the refusals it may still
+        take, those already in flight counted."""
+        in_flight = session.in_flight
+        refusals = self.config.smtp_session_max_rejections - self._rejected_in_current - in_flight
+        return max(min(self.limit - self._sent_in_current - in_flight, refusals), 0)
 
     def _adopt(self, utf8_wanted: bool) -> ProbeSession | None:
-        """A kept session to one of our MX hosts, carried on under this group (see ``SessionKeeper``)."""
-        if self._keeper is None or self.failure is not None:
+        """A kept session to one of our MX hosts, carried on under this group (see ``SessionKeeper``):
+        the round's own first (``Relay``: our RCPTs may be on their way on it already)."""
+        if (self._keeper is None and self._relay is None) or self.failure is not None:
             return None
         found = next(
-            ((t, k) for t in self._targets() if (k := self._keeper.take(t, utf8=utf8_wanted)) is not None),
+            ((t, k) for t in self._targets() if (k := self._take(t, utf8_wanted)) is not None),
             None,
         )
         if found is None:
@@ -201,19 +223,27 @@ class GroupRun:
         self._leases[id(session)] = kept.lease
         self._current, self._preferred = session, session.target
         self._sent_in_current, self._rejected_in_current = kept.sent, kept.rejected
-        if not self._room():
+        if not self._room() and not any(map(self._pending, self._waiting)):
             self.close_current()
             return None
         session.pipeline_rcpts(self._pipelined(session))
         return session
 
+    def _take(self, target: Target, utf8_wanted: bool) -> KeptSession | None:
+        kept = self._relay.take(target.ip, utf8=utf8_wanted) if self._relay is not None else None
+        if kept is None and self._keeper is not None:
+            kept = self._keeper.take(target, utf8=utf8_wanted)
+        return kept
+
     def _hand_over(self) -> ProbeSession | None:
-        """Give the current session to the keeper when it has room left under our own limits."""
+        """Give the current session to the round's next group at its address (with the RCPTs sent ahead
+        for it), else to the keeper when it has room left under our own limits and owes nothing."""
         current = self._current
-        if self._keeper is None or current is None or not current.alive or current.owes_replies:
+        if current is None or not current.alive or self.limit != self.config.smtp_max_rcpt_per_session:
+            return None  # dead, or a server-taught limit: it ends here
+        relayed = self._relay is not None and self._relay.wants(current.target.ip)
+        if not relayed and (self._keeper is None or current.owes_replies or not self._room()):
             return None
-        if self.limit != self.config.smtp_max_rcpt_per_session or not self._room():
-            return None  # a server-taught limit, or a full session: it ends here
         lease, limiter = self._leases.pop(id(current), ""), self._limiter
 
         def release() -> None:
@@ -227,7 +257,10 @@ class GroupRun:
             current, self._sent_in_current, self._rejected_in_current, lease, release, opened_for
         )
         self._current, self._sent_in_current, self._rejected_in_current = None, 0, 0
-        self._keeper.keep(kept)
+        if relayed and self._relay is not None:
+            self._relay.keep(kept)
+        elif self._keeper is not None:
+            self._keeper.keep(kept)
         return current
 
     def set_aside(self) -> None:
@@ -295,10 +328,14 @@ class GroupRun:
     def _pipelined(self, session: ProbeSession) -> list[str]:
         """The recipients a new session will RCPT, in order, to send along with MAIL FROM: the same
         addresses ``_step`` would send one by one (sendable ones, up to the session limit)."""
-        if self.rules.one_rcpt_per_session:
-            return []
+        if self.rules.one_rcpt_per_session or not session.may_pipeline:
+            return []  # nothing would be sent now (a relay's recipients would count as sent all the same)
         sendable = [address for address in self._waiting if _sendable(address, session)]
-        return [self._recipient(address) for address in sendable[: self._depth()]]
+        mine = [item for item in map(self._recipient, sendable) if not session.pending(item)]
+        depth = self._depth(session)
+        if self._relay is None or len(mine) >= depth or len(sendable) < len(self._waiting):
+            return mine[:depth]
+        return mine + self._relay.ahead(session.target.ip, depth - len(mine))
 
     def _recipient(self, address: str) -> str:
         """The address as RCPT spells it: its local part at the domain's ASCII name."""
@@ -318,15 +355,14 @@ class GroupRun:
         return [Target(r.host, ip) for r in self.domain.mx_records for ip in r.addresses]
 
     def _targets(self) -> Iterator[Target]:
-        candidates = [target for target in self._every_target() if self._may_connect(target)]
+        candidates = connectable_targets(self.domain, self.config)
         if self._preferred in candidates:
             candidates.remove(self._preferred)
             candidates.insert(0, self._preferred)
         yield from candidates[: self.config.smtp_max_mx_attempts]
 
     def _may_connect(self, target: Target) -> bool:
-        allow_loopback = self.config.smtp_allow_loopback_mx
-        return text_refusal_reason(target.ip, allow_loopback=allow_loopback) is None
+        return _may_connect(target, self.config)
 
     def _acquire(self, target: Target) -> str | None:
         if self._limiter is None:
@@ -379,6 +415,17 @@ def _observe(limiter: GuardedLimiter | None, session: ProbeSession) -> None:
     """Tell a limiter that listens how the session went (its politeness may back off from the server)."""
     if limiter is not None and session.connected:
         limiter.session_ended(session.target.ip, session.transcript)
+
+
+def connectable_targets(domain: MailDomain, config: EngineConfig) -> list[Target]:
+    """The MX addresses a group of ``domain`` may connect to, in preference order."""
+    every = (Target(record.host, ip) for record in domain.mx_records for ip in record.addresses)
+    return [target for target in every if _may_connect(target, config)]
+
+
+def _may_connect(target: Target, config: EngineConfig) -> bool:
+    allow_loopback = config.smtp_allow_loopback_mx
+    return text_refusal_reason(target.ip, allow_loopback=allow_loopback) is None
 
 
 def _local(address: str) -> str:

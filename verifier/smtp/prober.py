@@ -21,6 +21,7 @@ from verifier.smtp.group import GroupRun
 from verifier.smtp.keeper import SessionKeeper
 from verifier.smtp.limiter import SessionLimiter
 from verifier.smtp.providers import ProviderRules, rules_for
+from verifier.smtp.relay import Relay
 from verifier.smtp.result import AddressProbe, DomainProbeResult, judge
 
 CATCH_ALL_LOCAL_LENGTH = 20
@@ -34,18 +35,20 @@ def probe_domain_group(
     limiter: SessionLimiter | None = None,
     check_catch_all: bool = True,
     keeper: SessionKeeper | None = None,
+    relay: Relay | None = None,
 ) -> DomainProbeResult:
     """Probe ``addresses`` (all of ``mail_domain``) and return one ``AddressProbe`` per distinct address.
 
     Addresses keep their spelling in the result; the RCPT uses their local part at the domain's ASCII
     name. A domain that does not accept mail (or whose DNS is unknown) is not contacted at all. With a
-    ``keeper``, sessions outlive the group for the next group of the same MX host (``keeper.py``).
+    ``keeper``, sessions outlive the group for the next group of the same MX host (``keeper.py``); with
+    a ``relay``, the group is one of a round's, and its session goes on to the next one (``relay.py``).
     """
     unique = list(dict.fromkeys(addresses))
     rules = rules_for([record.host for record in mail_domain.mx_records])
     if not mail_domain.accepts_mail:
         return _not_contacted(mail_domain, unique, rules)
-    run = GroupRun(mail_domain, config, limiter, rules, keeper)
+    run = GroupRun(mail_domain, config, limiter, rules, keeper, relay=relay)
     try:
         run.probe_all(unique)
         catch_all, probe = _catch_all(run) if check_catch_all else (None, None)

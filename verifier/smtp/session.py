@@ -107,6 +107,8 @@ class ProbeSession:
         self._deadline = deadline
         self._client = _Client(local_hostname=config.smtp_helo_host)
         self._owed: deque[str] = deque()  # pipelined commands whose replies are still to be read
+        # replies read ahead of their turn, for recipients a later group of the round sent (``relay.py``)
+        self._early: dict[str, deque[tuple[Reply, float]]] = {}
 
     @property
     def connected(self) -> bool:
@@ -203,7 +205,7 @@ class ProbeSession:
         """Send the RCPTs of ``addresses`` in one write on a session whose transaction is open; their
         replies are read by ``rcpt()`` in order. Nothing is sent unless pipelining is on and every earlier
         reply has been read (a write cannot fail silently here: a dead socket fails the first read)."""
-        if not addresses or not self.pipelining or self._owed or not self.alive:
+        if not addresses or not self.may_pipeline:
             return
         lines = [rcpt_line(address) for address in addresses]
         try:
@@ -212,6 +214,11 @@ class ProbeSession:
             self.alive = False
             return
         self._owed.extend(lines)
+
+    @property
+    def may_pipeline(self) -> bool:
+        """Would ``pipeline_rcpts`` send now?"""
+        return self.pipelining and self.alive and not self._owed
 
     def adopt(self, deadline: Deadline, target: Target | None = None) -> None:
         """Carry on under another group's deadline, with an empty transcript (the evidence of earlier groups
@@ -236,7 +243,18 @@ class ProbeSession:
 
     @property
     def owes_replies(self) -> bool:
-        return bool(self._owed)
+        """Sent RCPTs whose replies nobody has asked for yet (read or not)."""
+        return self.in_flight > 0
+
+    @property
+    def in_flight(self) -> int:
+        """RCPTs sent whose replies were not asked for yet: each may still be a refusal the server counts."""
+        return len(self._owed) + sum(len(replies) for replies in self._early.values())
+
+    def pending(self, address: str) -> bool:
+        """Was the RCPT of ``address`` sent, its reply not asked for yet?"""
+        line = rcpt_line(address)
+        return line in self._early or line in self._owed
 
     def rcpt(self, address: str) -> ReplyEvidence:
         line = rcpt_line(address)
@@ -245,6 +263,7 @@ class ProbeSession:
     def close(self) -> None:
         """QUIT politely if we can (briefly), then drop the socket whatever happens."""
         self._drain()
+        self._early.clear()
         if self.alive:
             self._command(
                 "QUIT", lambda: self._client.docmd("QUIT"), timeout=min(1.0, self._config.smtp_timeout)
@@ -271,11 +290,19 @@ class ProbeSession:
     def _command(self, line: str, send: Callable[[], Reply], timeout: float | None = None) -> ReplyEvidence:
         """Send one command with its own bounded timeout; a failure records evidence and kills the session.
 
-        A command already sent in a pipelined group is not sent again: its reply, next in line, is read.
+        A command already sent in a pipelined group is not sent again: its reply is read, and the replies
+        before it, owed to recipients of a later group, are kept for when that group asks
+        (``_read_ahead``). Any other command is sent once every owed reply was read.
         """
-        if self._owed and self._owed[0] == line:
-            self._owed.popleft()
+        if line in self._early:
+            return self._early_reply(line)
+        if line in self._owed:
+            self._read_ahead(until=line)
+            if self._owed and self._owed[0] == line:  # else the session died first: the read fails
+                self._owed.popleft()
             send = self._client.getreply
+        elif self._owed and line.startswith("RCPT"):
+            self._read_ahead(until=None)
         elif self._owed:
             self._drain()
 
@@ -286,8 +313,30 @@ class ProbeSession:
 
         return self._run(line, bounded)
 
-    def _run(self, label: str, action: Callable[[], Reply]) -> ReplyEvidence:
-        started = time.monotonic()
+    def _read_ahead(self, until: str | None) -> None:
+        """Read the owed replies before ``until`` (all of them for None), each kept for its own RCPT; a
+        failed read kills the session, and the command asked for then fails as any read would."""
+        while self._owed and self._owed[0] != until and self.alive:
+            started = time.monotonic()
+            try:
+                reply = self._client.getreply()
+            except _FAILURES:
+                self.alive = False
+                return
+            if reply[0] in (-1, 421):
+                self.alive = False  # closed: nothing more will come; what was read is kept
+            self._early.setdefault(self._owed.popleft(), deque()).append((reply, time.monotonic() - started))
+
+    def _early_reply(self, line: str) -> ReplyEvidence:
+        """The reply read ahead for ``line``, as the evidence of its own command."""
+        replies = self._early[line]
+        reply, took = replies.popleft()
+        if not replies:
+            del self._early[line]
+        return self._run(line, lambda: reply, took)
+
+    def _run(self, label: str, action: Callable[[], Reply], took: float = 0.0) -> ReplyEvidence:
+        started = time.monotonic() - took
         try:
             code, message = action()
         except _FAILURES as error:

@@ -1,0 +1,163 @@
+"""A round's groups behind one MX address share round trips (``verifier/smtp/relay.py``): a group's
+pipelined write carries the RCPTs of the next domains at that address, each reply is still judged by its
+own group, and the verdicts, budgets and fallbacks are those of the groups probed one by one."""
+
+from __future__ import annotations
+
+import pytest
+
+from maillab import MailLab
+from maillab.world import SHARED_CATCH_ALL, SHARED_ORDINARY, TENANT_DOMAINS
+from verifier.config import EngineConfig
+from verifier.dns import MailResolver
+from verifier.smtp import (
+    DomainProbeResult,
+    LocalSessionLimiter,
+    Relay,
+    SessionKeeper,
+    SmtpVerdict,
+    probe_domain_group,
+)
+from verifier.smtp.deadline import Deadline
+from verifier.smtp.session import ProbeSession, Target
+
+
+def _probe_round(
+    config: EngineConfig, groups: list[tuple[str, list[str]]], *, relay: bool = True, catch_all: bool = True
+) -> list[DomainProbeResult]:
+    """Each ``(domain, local parts)`` group probed in turn as a lane's round does, with a relay or not."""
+    keeper, limiter, resolver = SessionKeeper(idle_seconds=5.0), LocalSessionLimiter(3), MailResolver(config)
+    rounds = [
+        (resolver.resolve(domain), [f"{local}@{domain}" for local in locals_]) for domain, locals_ in groups
+    ]
+    passing = Relay(rounds, config) if relay else None
+    results = []
+    for mail_domain, addresses in rounds:
+        if passing is not None:
+            passing.advance()
+        results.append(
+            probe_domain_group(
+                mail_domain,
+                addresses,
+                config=config,
+                limiter=limiter,
+                keeper=keeper,
+                check_catch_all=catch_all,
+                relay=passing,
+            )
+        )
+    if passing is not None:
+        passing.finish(keeper)
+    keeper.close_idle(everything=True)
+    return results
+
+
+def _verdicts(result: DomainProbeResult) -> list[SmtpVerdict]:
+    return [item.verdict for item in result.results]
+
+
+def _rcpt_writes(lab: MailLab, server: str) -> list[int]:
+    """Per session, how many separate writes its RCPTs came in (a pipelined group arrives before the
+    reply to the command ahead of it: same count of replies sent)."""
+    return [
+        len({arrival.replies_before for arrival in session if arrival.line.startswith("RCPT")})
+        for session in lab.servers[server].arrivals()
+    ]
+
+
+def test_the_next_domains_rcpts_ride_the_same_write(lab: MailLab) -> None:
+    groups = [(domain, ["alice", "bob"]) for domain in SHARED_ORDINARY]
+
+    results = _probe_round(lab.engine_config(), groups, catch_all=False)
+
+    assert all(_verdicts(result) == [SmtpVerdict.DELIVERABLE] * 2 for result in results)
+    assert lab.servers["hosting"].sessions_opened == 1
+    assert _rcpt_writes(lab, "hosting") == [2]  # 16 RCPTs, at most 9 in flight: 2 round trips, not 8
+    assert all(item.mx_host == f"mx.{result.domain}" for result in results for item in result.transcript)
+    for result in results:  # each group's transcript holds its own RCPTs' replies, none of another's
+        rcpts = [item.command for item in result.transcript if item.command.startswith("RCPT")]
+        assert rcpts == [f"RCPT TO:<{local}@{result.domain}>" for local in ("alice", "bob")]
+
+
+def test_without_a_relay_each_domain_waits_its_own_round_trip(lab: MailLab) -> None:
+    groups = [(domain, ["alice", "bob"]) for domain in SHARED_ORDINARY]
+
+    _probe_round(lab.engine_config(), groups, relay=False, catch_all=False)
+
+    assert _rcpt_writes(lab, "hosting") == [8]
+
+
+@pytest.mark.parametrize("relay", [False, True], ids=["one by one", "relayed"])
+def test_mixed_verdicts_are_the_same_relayed_or_not(lab: MailLab, relay: bool) -> None:
+    order = [SHARED_ORDINARY[0], SHARED_CATCH_ALL[0], SHARED_ORDINARY[1], SHARED_CATCH_ALL[1]]
+    groups = [(domain, ["alice", "nobody"]) for domain in order] + [("mailbox.test", ["alice", "zed"])]
+
+    results = _probe_round(lab.engine_config(), groups, relay=relay)
+
+    deliverable, undeliverable = SmtpVerdict.DELIVERABLE, SmtpVerdict.UNDELIVERABLE
+    assert [_verdicts(result) for result in results[:4]] == [
+        [deliverable, undeliverable],
+        [deliverable, deliverable],  # a catch-all accepts everyone: the catch-all verdict tells
+        [deliverable, undeliverable],
+        [deliverable, deliverable],
+    ]
+    assert [result.catch_all for result in results[:4]] == [False, True, False, True]
+    assert _verdicts(results[4]) == [deliverable, undeliverable]  # another address: its own session
+
+
+def test_a_relayed_session_stays_within_the_servers_error_limit(lab: MailLab) -> None:
+    config = lab.engine_config(smtp_session_max_rejections=4)  # the lab's "hosting" drops us at the 6th
+    groups = [(domain, [f"nobody{i}" for i in range(3)] + ["alice"]) for domain in SHARED_ORDINARY]
+
+    results = _probe_round(config, groups)
+
+    assert all(_verdicts(r) == [SmtpVerdict.UNDELIVERABLE] * 3 + [SmtpVerdict.DELIVERABLE] for r in results)
+    sessions = lab.servers["hosting"].transcripts()
+    refused = [
+        sum(line.startswith("RCPT") and "alice" not in line for line in session) for session in sessions
+    ]
+    assert max(refused) <= 4, refused
+
+
+def test_a_domain_refused_in_a_relayed_session_is_asked_again_on_its_own(lab: MailLab) -> None:
+    results = _probe_round(lab.engine_config(), [(domain, ["alice", "zed"]) for domain in TENANT_DOMAINS])
+
+    for result in results:
+        assert _verdicts(result) == [SmtpVerdict.DELIVERABLE, SmtpVerdict.UNDELIVERABLE], result.domain
+        assert result.catch_all is False
+    sessions = lab.servers["tenants"].transcripts()
+    first_rcpts = [next(line for line in session if line.startswith("RCPT")) for session in sessions]
+    for domain in TENANT_DOMAINS:  # each domain's verdicts came from a session it opened the transaction of
+        assert any(line.endswith(f"@{domain}>") for line in first_rcpts), first_rcpts
+
+
+def test_a_domain_its_shared_server_does_not_host_gets_the_answer_it_gets_alone(lab: MailLab) -> None:
+    config = lab.engine_config()
+    alone = _probe_round(config, [("partial-away.test", ["alice"])], relay=False)[0]
+
+    relayed = _probe_round(config, [("partial-home.test", ["alice"]), ("partial-away.test", ["alice"])])
+
+    assert _verdicts(relayed[0]) == [SmtpVerdict.DELIVERABLE]
+    assert _verdicts(relayed[1]) == _verdicts(alone)
+    assert relayed[1].results[0].reason == alone.results[0].reason
+
+
+def test_replies_read_ahead_are_kept_for_their_own_rcpt(lab: MailLab) -> None:
+    config = lab.engine_config()
+    session = ProbeSession(Target("mx.shared-0.test", "127.0.0.41"), config, Deadline(30.0))
+    session.open()
+    session.greet()
+    sent = ["alice@shared-0.test", "nobody@shared-1.test", "bob@shared-2.test"]
+    session.mail_from(utf8=False, pipelined=sent)
+
+    last = session.rcpt(sent[2])  # the two replies before it are read and kept
+
+    assert session.in_flight == 2
+    assert all(session.pending(address) for address in sent[:2])
+    first, second = session.rcpt(sent[0]), session.rcpt(sent[1])
+    assert (first.code, second.code, last.code) == (250, 550, 250)
+    assert [item.command for item in session.transcript[-3:]] == [
+        f"RCPT TO:<{a}>" for a in (sent[2], *sent[:2])
+    ]
+    assert session.in_flight == 0
+    session.close()
