@@ -303,7 +303,9 @@ class Engine:
     ) -> GroupOutcome:
         """Stages 2 and 3 for the addresses of one domain (one of a round's with ``relay``)."""
         first = members[0]
-        mail_domain = resolve_domain(first, self.resolver) if options.resolves_domain else None
+        mail_domain = relay.mail_domain if relay is not None else None  # resolved for the round
+        if mail_domain is None and options.resolves_domain:
+            mail_domain = resolve_domain(first, self.resolver)
         if mail_domain is None or first.is_literal or not options.probes_smtp:
             return GroupOutcome(mail_domain)
         emails = [member.email for member in members]

@@ -13,6 +13,7 @@ and their wording are the same as the service's for webhook targets, so that cod
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from ipaddress import IPv4Address, IPv6Address
 
@@ -37,8 +38,10 @@ def refusal_reason(address: IPAddress, *, allow_loopback: bool = False) -> str |
     return None
 
 
+@functools.lru_cache(maxsize=4096)
 def text_refusal_reason(text: str, *, allow_loopback: bool = False) -> str | None:
-    """``refusal_reason`` of an address given as text; text that is no IP address is refused too."""
+    """``refusal_reason`` of an address given as text; text that is no IP address is refused too.
+    Remembered: every group asks it of each of its MX addresses, and a fleet sees few of them."""
     try:
         address = ipaddress.ip_address(text)
     except ValueError:

@@ -143,8 +143,12 @@ def probe_round(claims: list[Claim]) -> Iterator[Round]:
     if spent:
         yield spent, {claim.group_id: given_up(claim.emails, claim.attempt - 1) for claim in spent}
     buckets = _by_domain_and_options([claim for claim in claims if claim.attempt <= MAX_CLAIMS])
-    groups = [_group_of(bucket) for bucket in buckets]
-    relay = relay_for(groups)
+    try:
+        groups = [_group_of(bucket) for bucket in buckets]
+        relay = relay_for(groups)
+    except Exception:
+        _let_go([claim for waiting in buckets for claim in waiting])
+        raise
     try:
         for answered, (bucket, group) in enumerate(zip(buckets, groups, strict=True)):
             relay.advance()

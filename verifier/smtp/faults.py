@@ -14,8 +14,10 @@ the server is cheaper than telling apart which half of a failing prober can stil
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import cast
 
 from verifier.smtp.evidence import ReplyEvidence
 from verifier.smtp.limiter import SessionLimiter, SessionObserver
@@ -44,7 +46,9 @@ class GuardedLimiter:
 
     def __init__(self, limiter: SessionLimiter) -> None:
         self._limiter = limiter
-        self._observer = limiter if isinstance(limiter, SessionObserver) else None
+        self._observer: SessionObserver | None = None
+        if _observes(type(limiter)):
+            self._observer = cast(SessionObserver, limiter)
 
     def acquire(self, mx_ip: str, timeout: float) -> str | None:
         with ours():
@@ -64,6 +68,13 @@ class GuardedLimiter:
             return 0.0
         with ours():
             return self._observer.backing_off(mx_ip)
+
+
+@functools.cache
+def _observes(kind: type) -> bool:
+    """Does a limiter of this class also observe sessions? Asked once per class: a runtime protocol
+    check inspects every member, and each group builds its guard."""
+    return issubclass(kind, SessionObserver)
 
 
 def each(actions: Sequence[Callable[[], object]]) -> None:

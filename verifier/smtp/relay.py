@@ -37,6 +37,7 @@ from verifier.smtp.providers import rules_for
 
 @dataclass
 class _Group:
+    domain: MailDomain | None  # as resolved for the round
     ip: str | None  # the MX address its first session goes to; None: never sent ahead
     recipients: list[str]  # as its RCPTs spell them, in the order the group asks
     sent: int = 0  # how many were sent ahead
@@ -55,6 +56,11 @@ class Relay:
     def advance(self) -> None:
         """The next group of the round starts."""
         self._current += 1
+
+    @property
+    def mail_domain(self) -> MailDomain | None:
+        """The current group's domain as resolved for the round (None: not probed by SMTP)."""
+        return self._groups[self._current].domain if 0 <= self._current < len(self._groups) else None
 
     def ahead(self, ip: str, most: int) -> list[str]:
         """Up to ``most`` recipients of the groups after the current one whose sessions go to ``ip``, not
@@ -107,13 +113,13 @@ def _end(kept: KeptSession, keeper: SessionKeeper | None) -> None:
 def _group(domain: MailDomain | None, addresses: Sequence[str], config: EngineConfig) -> _Group:
     """What may be sent ahead of a group: nothing unless every address could ride another transaction."""
     if domain is None or not domain.accepts_mail or not addresses:
-        return _Group(None, [])
+        return _Group(domain, None, [])
     locals_ = [address.rpartition("@")[0] for address in dict.fromkeys(addresses)]
     if rules_for([record.host for record in domain.mx_records]).one_rcpt_per_session:
-        return _Group(None, [])
+        return _Group(domain, None, [])
     if not all(local.isascii() for local in locals_):
-        return _Group(None, [])
-    return _Group(first_ip(domain, config), [f"{local}@{domain.domain}" for local in locals_])
+        return _Group(domain, None, [])
+    return _Group(domain, first_ip(domain, config), [f"{local}@{domain.domain}" for local in locals_])
 
 
 def first_ip(domain: MailDomain, config: EngineConfig) -> str | None:
