@@ -161,3 +161,27 @@ def test_replies_read_ahead_are_kept_for_their_own_rcpt(lab: MailLab) -> None:
     ]
     assert session.in_flight == 0
     session.close()
+
+
+@pytest.mark.parametrize(
+    ("server", "groups"),
+    [
+        ("too-many", [["alice", "bob"], ["carol", "dave"]]),  # takes 2 RCPTs a transaction: 452 after
+        ("hangup", [["alice"], ["bob"]]),  # hangs up at a transaction's 2nd RCPT
+        ("drop-421", [["alice"], ["bob"], ["carol"]]),  # the same with a 421
+    ],
+)
+def test_a_later_groups_rcpts_cut_off_in_the_shared_session_are_asked_again(
+    lab: MailLab, server: str, groups: list[list[str]]
+) -> None:
+    """Two groups of one domain (a round holds one per set of options): the RCPTs sent ahead for the
+    second die with the session, or are refused as one too many; it asks them again on its own."""
+    rounds = [(f"{server}.test", locals_) for locals_ in groups]
+
+    relayed = _probe_round(lab.engine_config(), rounds, catch_all=False)
+
+    assert [_verdicts(result) for result in relayed] == [[SmtpVerdict.DELIVERABLE] * len(g) for g in groups]
+    assert [_verdicts(result) for result in relayed] == [
+        _verdicts(result)
+        for result in _probe_round(lab.engine_config(), rounds, relay=False, catch_all=False)
+    ]

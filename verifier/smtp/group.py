@@ -121,8 +121,10 @@ class GroupRun:
             return self._settle(address, NOT_SENT_UTF8, None)
         adopted = self._current.reused and self._current.transcript == []
         found, evidence = self.rcpt(address)
-        if adopted and evidence.code is None and self.failure is not None:
-            self.failure = None  # a kept session the server closed while idle: ask again on a new one
+        if adopted and self.failure is not None and evidence.code in (None, 421):
+            # a kept session the server closed while idle, or the channel an earlier group's transaction
+            # used up (our RCPT was sent ahead in it): nothing about this mailbox; ask again on a new one
+            self.failure = None
             return False
         if self.misrouted:
             self.set_aside()
