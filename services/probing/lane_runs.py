@@ -8,7 +8,9 @@ groups (``services.jobs.store.claim_groups``: a ref whose group is done or held 
 skipped), probes the groups of one domain that asked for the same checks as one group, one domain after
 the other over the same session (the engine hands it from group to group and from round to round,
 ``verifier/smtp/keeper.py``: RCPTs of several domains in one transaction; catch-all probes stay per
-domain), and hands each domain's verdicts to the process's saver as soon as it is probed, which
+domain), each domain's pipelined write carrying the next domains' RCPTs at the same address so that a
+round of one-address groups costs a round trip per write, not per domain (``verifier/smtp/relay.py``),
+and hands each domain's verdicts to the process's saver as soon as it is probed, which
 writes the rounds of every lane that finished at about the same time in one transaction
 (``saving.save_round``), answering each job as soon as its own addresses are done. Claims go the same
 way (``services.probing.coalescer``): a worker draining 200 lanes of one-address groups spends a few
