@@ -35,7 +35,11 @@ def guess(client: FlaskClient, ip: str) -> tuple[int, dict[str, str]]:
     return response.status_code, dict(response.headers)
 
 
-def test_a_key_guesser_is_answered_429_once_its_window_is_spent(client: FlaskClient, strict: None) -> None:
+def test_a_key_guesser_is_answered_429_once_its_window_is_spent(
+    client: FlaskClient,
+    strict: None,
+    frozen_clock: None,  # every guess in one clock minute, however slow the machine
+) -> None:
     answers = [guess(client, "198.51.100.7") for _ in range(PER_MINUTE + 2)]
 
     assert [status for status, _ in answers] == [401] * PER_MINUTE + [429, 429]
@@ -51,7 +55,11 @@ def test_a_key_guesser_is_answered_429_once_its_window_is_spent(client: FlaskCli
     assert guess(client, "198.51.100.8")[0] == 401  # another client has its own window
 
 
-def test_an_ipv6_client_is_counted_by_its_64(client: FlaskClient, strict: None) -> None:
+def test_an_ipv6_client_is_counted_by_its_64(
+    client: FlaskClient,
+    strict: None,
+    frozen_clock: None,  # every guess in one clock minute, however slow the machine
+) -> None:
     for host in range(PER_MINUTE):
         assert guess(client, f"2001:db8:1:2::{host + 1}")[0] == 401
 
