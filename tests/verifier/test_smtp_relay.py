@@ -23,10 +23,17 @@ from verifier.smtp.session import ProbeSession, Target
 
 
 def _probe_round(
-    config: EngineConfig, groups: list[tuple[str, list[str]]], *, relay: bool = True, catch_all: bool = True
+    config: EngineConfig,
+    groups: list[tuple[str, list[str]]],
+    *,
+    relay: bool = True,
+    catch_all: bool = True,
+    sessions: int = 3,
 ) -> list[DomainProbeResult]:
-    """Each ``(domain, local parts)`` group probed in turn as a lane's round does, with a relay or not."""
-    keeper, limiter, resolver = SessionKeeper(idle_seconds=5.0), LocalSessionLimiter(3), MailResolver(config)
+    """Each ``(domain, local parts)`` group probed in turn as a lane's round does, with a relay or not,
+    at most ``sessions`` at once per MX address."""
+    keeper, limiter = SessionKeeper(idle_seconds=5.0), LocalSessionLimiter(sessions)
+    resolver = MailResolver(config)
     rounds = [
         (resolver.resolve(domain), [f"{local}@{domain}" for local in locals_]) for domain, locals_ in groups
     ]
@@ -129,6 +136,17 @@ def test_a_domain_refused_in_a_relayed_session_is_asked_again_on_its_own(lab: Ma
     first_rcpts = [next(line for line in session if line.startswith("RCPT")) for session in sessions]
     for domain in TENANT_DOMAINS:  # each domain's verdicts came from a session it opened the transaction of
         assert any(line.endswith(f"@{domain}>") for line in first_rcpts), first_rcpts
+
+
+def test_the_rounds_held_session_gives_its_slot_to_a_group_that_needs_one_of_its_own(lab: MailLab) -> None:
+    """One session at once per address: the second tenant, refused in the first one's transaction, needs
+    a session of its own while the round holds the shared one for the third."""
+    config = lab.engine_config(smtp_deadline=5.0)
+
+    results = _probe_round(config, [(domain, ["alice", "zed"]) for domain in TENANT_DOMAINS], sessions=1)
+
+    for result in results:
+        assert _verdicts(result) == [SmtpVerdict.DELIVERABLE, SmtpVerdict.UNDELIVERABLE], result.domain
 
 
 def test_a_domain_its_shared_server_does_not_host_gets_the_answer_it_gets_alone(lab: MailLab) -> None:

@@ -369,13 +369,16 @@ class GroupRun:
     def _acquire(self, target: Target) -> str | None:
         if self._limiter is None:
             return ""
-        if self._keeper is None:
+        if self._keeper is None and self._relay is None:
             return self._limiter.acquire(target.ip, self.deadline.remaining())
         while True:  # an idle kept session to this IP gives its slot up rather than make us wait
             lease = self._limiter.acquire(target.ip, min(KEEPER_POLL, self.deadline.remaining()))
             if lease is not None or self.deadline.expired:
                 return lease
-            self._keeper.close_idle_to(target.ip, idle_for=KEEPER_POLL)
+            if self._relay is not None:
+                self._relay.let_go(target.ip)  # the round's own, held for a later group
+            if self._keeper is not None:
+                self._keeper.close_idle_to(target.ip, idle_for=KEEPER_POLL)
 
     def _release(self, session: ProbeSession) -> None:
         session.close()

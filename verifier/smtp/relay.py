@@ -19,6 +19,9 @@ Trade-offs accepted:
 - A group refused in the shared session ("relaying denied", ``GroupRun.misrouted``) or cut short leaves
   replies nobody asks for; they stay counted as in flight, and the session is closed at the end of the
   round rather than kept, so no refusal the server counted goes uncounted by us.
+- The session held between two groups keeps its slot under the per-address limit; a group of the round
+  waiting for a slot there (one refused in the shared transaction needs a session of its own) makes the
+  relay close it (``let_go``), and the later groups open their own.
 """
 
 from __future__ import annotations
@@ -93,6 +96,13 @@ class Relay:
             return None
         del self._held[ip]
         return kept
+
+    def let_go(self, ip: str) -> None:
+        """Close the session held for ``ip``: a group of the round waits for a slot there (one refused in
+        the shared transaction needs a session of its own), and the later groups can open theirs."""
+        kept = self._held.pop(ip, None)
+        if kept is not None:
+            _end(kept, None)
 
     def finish(self, keeper: SessionKeeper | None) -> None:
         """The round is over: a session with nothing owed goes to ``keeper``, any other is closed."""
