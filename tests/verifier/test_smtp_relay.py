@@ -8,59 +8,11 @@ import pytest
 
 from maillab import MailLab
 from maillab.world import SHARED_CATCH_ALL, SHARED_ORDINARY, TENANT_DOMAINS
-from verifier.config import EngineConfig
-from verifier.dns import MailResolver
-from verifier.smtp import (
-    DomainProbeResult,
-    LocalSessionLimiter,
-    Relay,
-    SessionKeeper,
-    SmtpVerdict,
-    probe_domain_group,
-)
+from tests.verifier.rounds import probe_round as _probe_round
+from tests.verifier.rounds import verdicts as _verdicts
+from verifier.smtp import SmtpVerdict
 from verifier.smtp.deadline import Deadline
 from verifier.smtp.session import ProbeSession, Target
-
-
-def _probe_round(
-    config: EngineConfig,
-    groups: list[tuple[str, list[str]]],
-    *,
-    relay: bool = True,
-    catch_all: bool = True,
-    sessions: int = 3,
-) -> list[DomainProbeResult]:
-    """Each ``(domain, local parts)`` group probed in turn as a lane's round does, with a relay or not,
-    at most ``sessions`` at once per MX address."""
-    keeper, limiter = SessionKeeper(idle_seconds=5.0), LocalSessionLimiter(sessions)
-    resolver = MailResolver(config)
-    rounds = [
-        (resolver.resolve(domain), [f"{local}@{domain}" for local in locals_]) for domain, locals_ in groups
-    ]
-    passing = Relay(rounds, config) if relay else None
-    results = []
-    for mail_domain, addresses in rounds:
-        if passing is not None:
-            passing.advance()
-        results.append(
-            probe_domain_group(
-                mail_domain,
-                addresses,
-                config=config,
-                limiter=limiter,
-                keeper=keeper,
-                check_catch_all=catch_all,
-                relay=passing,
-            )
-        )
-    if passing is not None:
-        passing.finish(keeper)
-    keeper.close_idle(everything=True)
-    return results
-
-
-def _verdicts(result: DomainProbeResult) -> list[SmtpVerdict]:
-    return [item.verdict for item in result.results]
 
 
 def _rcpt_writes(lab: MailLab, server: str) -> list[int]:
@@ -112,32 +64,6 @@ def test_mixed_verdicts_are_the_same_relayed_or_not(lab: MailLab, relay: bool) -
     assert _verdicts(results[4]) == [deliverable, undeliverable]  # another address: its own session
 
 
-def test_a_relayed_session_stays_within_the_servers_error_limit(lab: MailLab) -> None:
-    config = lab.engine_config(smtp_session_max_rejections=4)  # the lab's "hosting" drops us at the 6th
-    groups = [(domain, [f"nobody{i}" for i in range(3)] + ["alice"]) for domain in SHARED_ORDINARY]
-
-    results = _probe_round(config, groups)
-
-    assert all(_verdicts(r) == [SmtpVerdict.UNDELIVERABLE] * 3 + [SmtpVerdict.DELIVERABLE] for r in results)
-    sessions = lab.servers["hosting"].transcripts()
-    refused = [
-        sum(line.startswith("RCPT") and "alice" not in line for line in session) for session in sessions
-    ]
-    assert max(refused) <= 4, refused
-
-
-def test_a_domain_refused_in_a_relayed_session_is_asked_again_on_its_own(lab: MailLab) -> None:
-    results = _probe_round(lab.engine_config(), [(domain, ["alice", "zed"]) for domain in TENANT_DOMAINS])
-
-    for result in results:
-        assert _verdicts(result) == [SmtpVerdict.DELIVERABLE, SmtpVerdict.UNDELIVERABLE], result.domain
-        assert result.catch_all is False
-    sessions = lab.servers["tenants"].transcripts()
-    first_rcpts = [next(line for line in session if line.startswith("RCPT")) for session in sessions]
-    for domain in TENANT_DOMAINS:  # each domain's verdicts came from a session it opened the transaction of
-        assert any(line.endswith(f"@{domain}>") for line in first_rcpts), first_rcpts
-
-
 def test_the_rounds_held_session_gives_its_slot_to_a_group_that_needs_one_of_its_own(lab: MailLab) -> None:
     """One session at once per address: the second tenant, refused in the first one's transaction, needs
     a session of its own while the round holds the shared one for the third."""
@@ -147,17 +73,6 @@ def test_the_rounds_held_session_gives_its_slot_to_a_group_that_needs_one_of_its
 
     for result in results:
         assert _verdicts(result) == [SmtpVerdict.DELIVERABLE, SmtpVerdict.UNDELIVERABLE], result.domain
-
-
-def test_a_domain_its_shared_server_does_not_host_gets_the_answer_it_gets_alone(lab: MailLab) -> None:
-    config = lab.engine_config()
-    alone = _probe_round(config, [("partial-away.test", ["alice"])], relay=False)[0]
-
-    relayed = _probe_round(config, [("partial-home.test", ["alice"]), ("partial-away.test", ["alice"])])
-
-    assert _verdicts(relayed[0]) == [SmtpVerdict.DELIVERABLE]
-    assert _verdicts(relayed[1]) == _verdicts(alone)
-    assert relayed[1].results[0].reason == alone.results[0].reason
 
 
 def test_replies_read_ahead_are_kept_for_their_own_rcpt(lab: MailLab) -> None:

@@ -4,50 +4,44 @@ per domain; a server that refuses a domain in another domain's session is asked 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import pytest
+
 from maillab import MailLab
 from maillab.world import SHARED_CATCH_ALL, SHARED_ORDINARY, TENANT_DOMAINS
+from tests.verifier.rounds import probe_round
+from tests.verifier.rounds import verdicts as _verdicts
 from verifier.config import EngineConfig
-from verifier.dns import MailResolver
-from verifier.smtp import (
-    DomainProbeResult,
-    LocalSessionLimiter,
-    SessionKeeper,
-    SmtpVerdict,
-    probe_domain_group,
-)
+from verifier.smtp import DomainProbeResult, SmtpVerdict
 
 
-def _probe_in_turn(
-    config: EngineConfig, groups: list[tuple[str, list[str]]], *, check_catch_all: bool = True
-) -> list[DomainProbeResult]:
-    """Each ``(domain, local parts)`` group probed in turn with one keeper, as a lane's round does."""
-    keeper, limiter = SessionKeeper(idle_seconds=5.0), LocalSessionLimiter(3)
-    resolver = MailResolver(config)
-    results = []
-    for domain, locals_ in groups:
-        addresses = [f"{local}@{domain}" for local in locals_]
-        results.append(
-            probe_domain_group(
-                resolver.resolve(domain),
-                addresses,
-                config=config,
-                limiter=limiter,
-                keeper=keeper,
-                check_catch_all=check_catch_all,
-            )
-        )
-    keeper.close_idle(everything=True)
-    return results
+@pytest.fixture(params=[False, True], ids=["one by one", "relayed"])
+def relayed(request: pytest.FixtureRequest) -> bool:
+    """Every case twice: the groups one by one through the keeper, and as a round with a relay (the next
+    groups' RCPTs sent ahead, ``verifier/smtp/relay.py``), which must change nothing here."""
+    return bool(request.param)
 
 
-def _verdicts(result: DomainProbeResult) -> list[SmtpVerdict]:
-    return [item.verdict for item in result.results]
+InTurn = Callable[..., list[DomainProbeResult]]
 
 
-def test_eight_domains_behind_one_mx_address_are_probed_over_one_session(lab: MailLab) -> None:
+@pytest.fixture
+def in_turn(relayed: bool) -> InTurn:
+    def probe(
+        config: EngineConfig, groups: list[tuple[str, list[str]]], *, check_catch_all: bool = True
+    ) -> list[DomainProbeResult]:
+        return probe_round(config, groups, relay=relayed, catch_all=check_catch_all)
+
+    return probe
+
+
+def test_eight_domains_behind_one_mx_address_are_probed_over_one_session(
+    lab: MailLab, in_turn: InTurn
+) -> None:
     groups = [(domain, ["alice", "bob"]) for domain in SHARED_ORDINARY]
 
-    results = _probe_in_turn(lab.engine_config(), groups, check_catch_all=False)
+    results = in_turn(lab.engine_config(), groups, check_catch_all=False)
 
     assert lab.servers["hosting"].sessions_opened == 1
     assert [result.sessions_opened for result in results] == [1] + [0] * 7
@@ -58,21 +52,23 @@ def test_eight_domains_behind_one_mx_address_are_probed_over_one_session(lab: Ma
 
 
 def test_catch_all_and_ordinary_domains_behind_one_address_keep_their_own_catch_all_verdicts(
-    lab: MailLab,
+    lab: MailLab, in_turn: InTurn
 ) -> None:
     order = [SHARED_ORDINARY[0], SHARED_CATCH_ALL[0], SHARED_ORDINARY[1], SHARED_CATCH_ALL[1]]
 
-    results = _probe_in_turn(lab.engine_config(), [(domain, ["alice"]) for domain in order])
+    results = in_turn(lab.engine_config(), [(domain, ["alice"]) for domain in order])
 
     assert [result.catch_all for result in results] == [False, True, False, True]
     assert lab.servers["hosting"].sessions_opened == 1
 
 
-def test_a_session_shared_by_domains_stays_within_the_servers_error_limit(lab: MailLab) -> None:
+def test_a_session_shared_by_domains_stays_within_the_servers_error_limit(
+    lab: MailLab, in_turn: InTurn
+) -> None:
     config = lab.engine_config(smtp_session_max_rejections=4)  # the lab's "hosting" drops us at the 6th
     groups = [(domain, [f"nobody{i}" for i in range(3)] + ["alice"]) for domain in SHARED_ORDINARY]
 
-    results = _probe_in_turn(config, groups)
+    results = in_turn(config, groups)
 
     assert all(_verdicts(r) == [SmtpVerdict.UNDELIVERABLE] * 3 + [SmtpVerdict.DELIVERABLE] for r in results)
     sessions = lab.servers["hosting"].transcripts()
@@ -83,8 +79,10 @@ def test_a_session_shared_by_domains_stays_within_the_servers_error_limit(lab: M
     assert len(sessions) < len(SHARED_ORDINARY)  # still shared: 24 refusals over 4 per session, not 8
 
 
-def test_a_domain_refused_in_another_domains_session_is_asked_again_on_its_own(lab: MailLab) -> None:
-    results = _probe_in_turn(lab.engine_config(), [(domain, ["alice", "zed"]) for domain in TENANT_DOMAINS])
+def test_a_domain_refused_in_another_domains_session_is_asked_again_on_its_own(
+    lab: MailLab, in_turn: InTurn
+) -> None:
+    results = in_turn(lab.engine_config(), [(domain, ["alice", "zed"]) for domain in TENANT_DOMAINS])
 
     for result in results:
         assert _verdicts(result) == [SmtpVerdict.DELIVERABLE, SmtpVerdict.UNDELIVERABLE], result.domain
@@ -95,11 +93,13 @@ def test_a_domain_refused_in_another_domains_session_is_asked_again_on_its_own(l
         assert any(line.endswith(f"@{domain}>") for line in first_rcpts), first_rcpts
 
 
-def test_a_domain_its_shared_server_does_not_host_gets_the_answer_it_gets_alone(lab: MailLab) -> None:
+def test_a_domain_its_shared_server_does_not_host_gets_the_answer_it_gets_alone(
+    lab: MailLab, in_turn: InTurn
+) -> None:
     config = lab.engine_config()
-    alone = _probe_in_turn(config, [("partial-away.test", ["alice"])])[0]
+    alone = in_turn(config, [("partial-away.test", ["alice"])])[0]
 
-    shared = _probe_in_turn(config, [("partial-home.test", ["alice"]), ("partial-away.test", ["alice"])])
+    shared = in_turn(config, [("partial-home.test", ["alice"]), ("partial-away.test", ["alice"])])
 
     assert _verdicts(shared[0]) == [SmtpVerdict.DELIVERABLE]
     assert _verdicts(shared[1]) == _verdicts(alone)
