@@ -85,6 +85,7 @@ def list_deliveries(
 ) -> DeliveryPage:
     """The endpoint's deliveries, newest first; ``starting_after`` (a delivery id) pages back in time."""
     with transaction() as session:
+        _one_snapshot(session)
         owned_endpoint(session, actor, endpoint_id)
         stmt = select(WebhookDelivery).where(WebhookDelivery.endpoint_id == endpoint_id)
         if starting_after is not None:
@@ -99,6 +100,7 @@ def list_event_deliveries(
     """The endpoint's log by event, newest first delivery first: each event's first delivery with its
     redeliveries. ``starting_after`` (a first delivery's id) pages back in time."""
     with transaction() as session:
+        _one_snapshot(session)
         owned_endpoint(session, actor, endpoint_id)
         firsts = _first_deliveries(session, endpoint_id, limit + 1, starting_after)
         events = [first.event_id for first in firsts[:limit]]
@@ -179,13 +181,18 @@ def _first_attempt(delivery_id: int) -> DeliveryRecord:
     give_up = time.monotonic() + WAIT_SECONDS
     while True:
         with transaction() as session:
-            # One snapshot for the delivery and its attempts: read apart, a worker committing in between
-            # shows the attempt beside a delivery still pending.
-            session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+            _one_snapshot(session)
             [record] = _records(session, [session.get_one(WebhookDelivery, delivery_id)])
         if record.attempted or time.monotonic() >= give_up:
             return record
         time.sleep(POLL_SECONDS)
+
+
+def _one_snapshot(session: Session) -> None:
+    """Read deliveries and their attempts in one snapshot (called before the transaction's first
+    statement): read apart, a worker committing in between shows an attempt beside a delivery still
+    pending, where one attempt of one allowed is already failed."""
+    session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
 
 
 def _test_target(session: Session, actor: Actor, endpoint_id: int | None) -> WebhookEndpoint:
