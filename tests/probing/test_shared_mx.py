@@ -1,7 +1,8 @@
-"""Many domains behind one MX address, through the whole service: batches and bulk lists of several accounts
-share the server's sessions, every address still ends with exactly one result and its own verdict,
-catch-all verdicts stay per domain, a tenant gateway's "relay access denied" in another domain's session is
-no verdict, and a server with low error limits never sees them crossed. Real worker, real HTTP, the lab."""
+"""Many domains behind one MX address, through the whole service: single validations, batches and bulk
+lists of several accounts share the server's sessions, every address still ends with exactly one result
+and its own verdict, catch-all verdicts stay per domain, a tenant gateway's "relay access denied" in
+another domain's session is no verdict, and a server with low error limits never sees them crossed. Real
+worker, real HTTP, the lab."""
 
 from __future__ import annotations
 
@@ -64,10 +65,15 @@ def test_batches_and_lists_of_three_accounts_over_shared_mx_addresses_get_one_ri
     accounts = [open_persona() for _ in range(3)]
     lists = [submit_list(live_api, p, _addresses(f"bulk{n}x", 150, n)) for n, p in enumerate(accounts)]
     work = [(p, _addresses(f"b{n}x", 30, 5 * n + k)) for k in range(3) for n, p in enumerate(accounts)]
+    singles = [(p, email) for n, p in enumerate(accounts) for email in _addresses(f"s{n}x", 4, 3 * n)]
 
-    with ThreadPoolExecutor(len(work)) as pool:
+    with ThreadPoolExecutor(len(work) + len(singles)) as pool:
+        answers = pool.map(lambda item: _validate_one(live_api, *item), singles)
         batches = list(pool.map(lambda item: submit_batch(live_api, *item), work))
+        single_results = list(answers)
 
+    assert sorted(result["email"] for result in single_results) == sorted(email for _, email in singles)
+    _assert_verdicts(single_results)
     for (persona, emails), body in zip(work, batches, strict=True):
         results = _results(live_api, persona, f"/batches/{body['batchId']}/results?limit=1000")
         assert sorted(r["email"] for r in results) == sorted(emails)
@@ -84,6 +90,14 @@ def test_batches_and_lists_of_three_accounts_over_shared_mx_addresses_get_one_ri
     sessions = lab.servers["hosting"].transcripts()
     refused = [sum(line.startswith("RCPT") and _refused(line) for line in session) for session in sessions]
     assert max(refused) <= 4, refused  # the server would have dropped us at its 6th
+
+
+def _validate_one(api: Api, persona: Persona, email: str) -> dict[str, Any]:
+    """``POST /validate``, answered at once with the address's result (it rides the same lanes)."""
+    response = api.call("post", "/validate", persona, json={"email": email})
+    assert response.status_code == 200, response.text
+    result: dict[str, Any] = response.json()
+    return result
 
 
 def _refused(rcpt: str) -> bool:

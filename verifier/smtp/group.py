@@ -24,6 +24,9 @@ Rules, in the order they bite:
   denied" (a server hosting only some of the domains that name it, or one domain per transaction) is no
   verdict: the group's addresses are asked again on sessions of its own, where that answer is the
   server's word about the domain, as it was before sessions were shared.
+- With a ``Relay`` (a lane round's groups in turn), a group whose own RCPTs all fit in its pipelined
+  write adds the next groups' at the same address and hands its session straight to the next group,
+  which reads its replies there (``verifier/smtp/relay.py``).
 - Each session holds a ``SessionLimiter`` lease on its MX IP address for as long as it is open: names
   pointing at one server share its limit.
 - Where the server offers RFC 2920 PIPELINING, a new session sends MAIL FROM together with the RCPTs it
@@ -328,8 +331,9 @@ class GroupRun:
         return False
 
     def _pipelined(self, session: ProbeSession) -> list[str]:
-        """The recipients a new session will RCPT, in order, to send along with MAIL FROM: the same
-        addresses ``_step`` would send one by one (sendable ones, up to the session limit)."""
+        """The recipients to send in one write (with MAIL FROM on a new session): the same addresses
+        ``_step`` would send one by one (sendable ones not sent yet, up to the session limit), then, when
+        all of ours fit, the next groups' of the round at the same address (``Relay.ahead``)."""
         if self.rules.one_rcpt_per_session or not session.may_pipeline:
             return []  # nothing would be sent now (a relay's recipients would count as sent all the same)
         sendable = [address for address in self._waiting if _sendable(address, session)]
@@ -345,7 +349,7 @@ class GroupRun:
 
     def _fail(self, evidence: ReplyEvidence | None, *, rcpt: bool) -> None:
         if evidence is None:
-            refused = any(not self._may_connect(target) for target in self._every_target())
+            refused = any(not _may_connect(target, self.config) for target in every_target(self.domain))
             self.failure = (MX_NOT_PUBLIC if refused else NO_MX_ADDRESS), None
             return
         self.failure = (
@@ -353,18 +357,12 @@ class GroupRun:
             evidence,
         )
 
-    def _every_target(self) -> list[Target]:
-        return [Target(r.host, ip) for r in self.domain.mx_records for ip in r.addresses]
-
     def _targets(self) -> Iterator[Target]:
         candidates = connectable_targets(self.domain, self.config)
         if self._preferred in candidates:
             candidates.remove(self._preferred)
             candidates.insert(0, self._preferred)
         yield from candidates[: self.config.smtp_max_mx_attempts]
-
-    def _may_connect(self, target: Target) -> bool:
-        return _may_connect(target, self.config)
 
     def _acquire(self, target: Target) -> str | None:
         if self._limiter is None:
@@ -422,10 +420,14 @@ def _observe(limiter: GuardedLimiter | None, session: ProbeSession) -> None:
         limiter.session_ended(session.target.ip, session.transcript)
 
 
+def every_target(domain: MailDomain) -> list[Target]:
+    """Every MX address of ``domain``, in preference order."""
+    return [Target(record.host, ip) for record in domain.mx_records for ip in record.addresses]
+
+
 def connectable_targets(domain: MailDomain, config: EngineConfig) -> list[Target]:
     """The MX addresses a group of ``domain`` may connect to, in preference order."""
-    every = (Target(record.host, ip) for record in domain.mx_records for ip in record.addresses)
-    return [target for target in every if _may_connect(target, config)]
+    return [target for target in every_target(domain) if _may_connect(target, config)]
 
 
 def _may_connect(target: Target, config: EngineConfig) -> bool:
