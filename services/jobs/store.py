@@ -20,10 +20,23 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import psycopg2
-from sqlalchemy import Table, and_, delete, exists, func, insert, or_, select, text, tuple_, update
+from sqlalchemy import (
+    Table,
+    TextClause,
+    and_,
+    delete,
+    exists,
+    func,
+    insert,
+    or_,
+    select,
+    text,
+    tuple_,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from core import clock
@@ -421,13 +434,20 @@ UPDATE job_items i SET state = 'done', email = r.email, result = r.result, score
        severity = r.severity
 FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(position int, email text, result jsonb, score int,
                                                     severity text)
-WHERE i.job_id = :job AND i.position = r.position AND i.state = 'new'
+WHERE i.job_id = :job AND i.position BETWEEN :first AND :last AND i.position = r.position
+  AND i.state = 'new'
 """)
 _MARK_PARSED = text("""
 UPDATE job_items i SET state = 'pending', email = r.email, domain = r.domain
 FROM jsonb_to_recordset(CAST(:rows AS jsonb)) AS r(position int, email text, domain text)
-WHERE i.job_id = :job AND i.position = r.position AND i.state = 'new'
+WHERE i.job_id = :job AND i.position BETWEEN :first AND :last AND i.position = r.position
+  AND i.state = 'new'
 """)
+# The planner guesses 100 rows for a JSON record set and, from stale statistics (a new job's rows are
+# not in them), often one for the job's unparsed rows: it then picks a nested loop that parses the JSON
+# once per row, 0.65 s for a chunk of 2,000 rows (measured) and quadratic in the chunk. Joins by position
+# are therefore hashed or merged, never nested, and the rows read are bounded by the chunk's positions.
+_NO_NESTED_LOOP = text("SET LOCAL enable_nestloop = off")
 _REWRITE = text("""
 UPDATE job_items i
 SET result = r.result || jsonb_strip_nulls(jsonb_build_object('metadata', i.result->'metadata'))
@@ -498,12 +518,23 @@ def record_interim(session: Session, rows: Sequence[Mapping[str, object]]) -> No
 def settle_unprobed(session: Session, job_id: int, rows: Sequence[Mapping[str, object]]) -> None:
     """Final results of unparsed rows (``position`` and a result row) settled without a probe: not
     addresses at all, or answered from a recent verdict (``recent``)."""
-    session.execute(_SETTLE_FAILURES, {"job": job_id, "rows": json_text(rows)})
+    _by_position(session, _SETTLE_FAILURES, job_id, rows)
 
 
 def mark_parsed(session: Session, job_id: int, rows: Sequence[Mapping[str, object]]) -> None:
     """Unparsed rows (``position``, normalised ``email``, ``domain``) now waiting for their probe."""
-    session.execute(_MARK_PARSED, {"job": job_id, "rows": json_text(rows)})
+    _by_position(session, _MARK_PARSED, job_id, rows)
+
+
+def _by_position(
+    session: Session, statement: TextClause, job_id: int, rows: Sequence[Mapping[str, object]]
+) -> None:
+    """``statement`` over the job's rows at the positions of ``rows``; nested loops stay off for the rest
+    of the transaction (``_NO_NESTED_LOOP``)."""
+    positions = [cast(int, row["position"]) for row in rows]
+    session.execute(_NO_NESTED_LOOP)
+    params = {"job": job_id, "rows": json_text(rows), "first": min(positions), "last": max(positions)}
+    session.execute(statement, params)
 
 
 def rewrite_results(session: Session, job_id: int, rows: Sequence[Mapping[str, object]]) -> None:
