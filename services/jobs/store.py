@@ -496,6 +496,17 @@ ORDER BY chunk, domain
 # -- items ------------------------------------------------------------------------------------------------
 
 
+# Saves reach their rows by key (a job's address, a group's id, a job's id). From statistics taken while
+# the tables were smaller (a new deployment, a burst of new jobs) the planner chose to scan job_items whole
+# for every save, up to 25 ms a statement on a table of 20,000 rows; keyed, each row costs an index probe.
+_BY_KEYS = text("SET LOCAL enable_seqscan = off")
+
+
+def by_keys(session: Session) -> None:
+    """The rest of ``session``'s transaction reads its rows through indexes, never by a whole-table scan."""
+    session.execute(_BY_KEYS)
+
+
 def settle_items(session: Session, rows: Iterable[Mapping[str, object]]) -> dict[int, Counter[str]]:
     """Final results (rows of ``job``, ``email``, ``result``, ``score``, ``severity``) for the items still
     waiting for one; per job, the severities of the rows that changed (every row of an address, duplicates
@@ -614,11 +625,15 @@ class Claim:
 
 # One constant text, so the claim of a round of any size is compiled and planned once, with the owners'
 # tokens as an array beside the ids (a CASE of one WHEN per group was rebuilt and compiled per claim).
+# The groups are found by their ids in the primary key and each takes its token by its id's place: joined
+# to the ids as a set, the planner (its statistics behind a growing table) scanned every open group of the
+# running jobs once per id, 2-5 ms a claim where the keys take 0.1 ms.
 _CLAIM = text("""
 UPDATE job_groups g
-SET state = 'running', lease_until = :lease_until, attempts = g.attempts + 1, held_by = o.token
-FROM unnest(CAST(:ids AS bigint[]), CAST(:tokens AS text[])) AS o(id, token), validation_jobs j
-WHERE g.id = o.id AND j.id = g.job_id AND j.status = 'running'
+SET state = 'running', lease_until = :lease_until, attempts = g.attempts + 1,
+    held_by = (CAST(:tokens AS text[]))[array_position(CAST(:ids AS bigint[]), g.id)]
+FROM validation_jobs j
+WHERE g.id = ANY(CAST(:ids AS bigint[])) AND j.id = g.job_id AND j.status = 'running'
   AND (g.state = 'queued' OR (g.state = 'running' AND g.lease_until < :now))
 RETURNING g.id, g.attempts, g.job_id, g.emails, j.options, j.deadline, j.kind, g.domain
 """)

@@ -36,6 +36,7 @@ def save_round(session: Session, saved: Sequence[tuple[Claim, GroupVerdicts]]) -
     if not saved:
         return
     job_ids = sorted({claim.job_id for claim, _ in saved})
+    store.by_keys(session)
     # Rounds of different lanes share jobs (a batch spans 80 domains): lock the jobs' rows first, in id
     # order, so two rounds serialise on them instead of deadlocking on the counters in another order.
     session.execute(
