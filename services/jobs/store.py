@@ -446,8 +446,10 @@ WHERE i.job_id = :job AND i.position BETWEEN :first AND :last AND i.position = r
 # The planner guesses 100 rows for a JSON record set and, from stale statistics (a new job's rows are
 # not in them), often one for the job's unparsed rows: it then picks a nested loop that parses the JSON
 # once per row, 0.65 s for a chunk of 2,000 rows (measured) and quadratic in the chunk. Joins by position
-# are therefore hashed or merged, never nested, and the rows read are bounded by the chunk's positions.
+# are therefore hashed or merged, never nested, and the rows read are bounded by the chunk's positions;
+# the setting ends with the statement: the transaction's later ones (the job's counters) want keyed loops.
 _NO_NESTED_LOOP = text("SET LOCAL enable_nestloop = off")
+_NESTED_LOOP_AGAIN = text("RESET enable_nestloop")
 _REWRITE = text("""
 UPDATE job_items i
 SET result = r.result || jsonb_strip_nulls(jsonb_build_object('metadata', i.result->'metadata'))
@@ -540,12 +542,13 @@ def mark_parsed(session: Session, job_id: int, rows: Sequence[Mapping[str, objec
 def _by_position(
     session: Session, statement: TextClause, job_id: int, rows: Sequence[Mapping[str, object]]
 ) -> None:
-    """``statement`` over the job's rows at the positions of ``rows``; nested loops stay off for the rest
-    of the transaction (``_NO_NESTED_LOOP``)."""
+    """``statement`` over the job's rows at the positions of ``rows``, joined without nested loops
+    (``_NO_NESTED_LOOP``)."""
     positions = [cast(int, row["position"]) for row in rows]
-    session.execute(_NO_NESTED_LOOP)
     params = {"job": job_id, "rows": json_text(rows), "first": min(positions), "last": max(positions)}
+    session.execute(_NO_NESTED_LOOP)
     session.execute(statement, params)
+    session.execute(_NESTED_LOOP_AGAIN)
 
 
 def rewrite_results(session: Session, job_id: int, rows: Sequence[Mapping[str, object]]) -> None:
