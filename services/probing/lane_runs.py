@@ -61,6 +61,7 @@ from services.probing.holds import HOLDS
 from services.probing.probe import MAX_CLAIMS, Group, GroupVerdicts, given_up, probe_group, relay_for
 from services.probing.recovery import RECOVERY
 from settings import get_settings
+from verifier.config import EngineConfig
 from verifier.smtp import ProberFault, Relay
 
 log = logging.getLogger(__name__)
@@ -100,7 +101,7 @@ def _turn(seat: str, token: str) -> int:
     done, saves = 0, list[Future[None]]()
     try:
         while time.monotonic() < started + settings.lane_turn and not HOLDS.lost(lanes.owner_key(seat)):
-            popped = _next_round(lane, config.smtp_max_rcpt_per_session, config.smtp_session_idle, seats)
+            popped = _next_round(lane, config, seats)
             if not popped.taken:
                 break
             claims = _claim(popped, token)
@@ -113,11 +114,14 @@ def _turn(seat: str, token: str) -> int:
     return done
 
 
-def _next_round(lane: str, round_size: int, linger: float, seats: int) -> lanes.Popped:
-    """The next round's refs, waiting up to ``linger`` seconds for a push on an empty lane."""
-    until = time.monotonic() + linger
+def _next_round(lane: str, config: EngineConfig, seats: int) -> lanes.Popped:
+    """The next round's refs (a session's worth of addresses, at least a write's worth of refs), waiting
+    as long as a kept session stays warm for a push on an empty lane."""
+    until = time.monotonic() + config.smtp_session_idle
     while True:
-        popped = lanes.pop_round(lane, round_size, seats)
+        popped = lanes.pop_round(
+            lane, config.smtp_max_rcpt_per_session, seats, least=config.smtp_session_max_rejections
+        )
         if popped.taken or (left := until - time.monotonic()) <= 0:
             return popped
         lanes.wait_for_push(lane, left)

@@ -49,13 +49,15 @@ LANE_TTL = 86_400  # a lane nobody drains for a day is dropped; its groups come 
 SENT_SECONDS = 30
 
 # KEYS: none (one script for many lanes). ARGV: key prefix, ttl, sent, "missing" (1: push only refs not
-# already queued), addresses a round may take, then per lane: lane, seats, account, number of refs,
-# refs... Returns the seats that need a drain message: one per round's worth of each domain's addresses
-# waiting (a domain's refs go to a round together, ``_POP``), up to its seats, counting those owned or with
-# a message on its way. Owners waiting between rounds get one wake-up each, up to the refs pushed.
+# already queued), addresses a round may take, addresses a write carries, then per lane: lane, seats,
+# account, number of refs, refs... Returns the seats that need a drain message: one per round's worth of
+# each domain's addresses waiting (a domain's refs go to a round together, ``_POP``), but no more than one
+# per write's worth of all the addresses waiting (a round's domains share its writes, ``relay``), up to its
+# seats, counting those owned or with a message on its way. Owners waiting between rounds get as many
+# wake-ups as seats are wanted: a push of a few small groups wakes one owner, which takes them all.
 _PUSH = """
-local prefix, ttl, sent, missing, i, woken = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1', 6, {}
-local round = tonumber(ARGV[5])
+local prefix, ttl, sent, missing, i, woken = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1', 7, {}
+local round, width = tonumber(ARGV[5]), tonumber(ARGV[6])
 while i <= #ARGV do
   local name, seats = ARGV[i], tonumber(ARGV[i + 1])
   local lane = prefix .. 'lane:' .. name .. ':'
@@ -69,13 +71,14 @@ while i <= #ARGV do
     if not redis.call('LPOS', lane .. 'turns', account) then redis.call('RPUSH', lane .. 'turns', account) end
     redis.call('EXPIRE', lane .. 'turns', ttl)
   end
-  local wanted, addresses = 0, {}
+  local rounds, wanted, addresses, all = 0, 0, {}, 0
   for _, waiting in ipairs(seats > 1 and redis.call('LRANGE', lane .. 'turns', 0, -1) or {}) do
     for _, ref in ipairs(redis.call('LRANGE', lane .. 'q:' .. waiting, 0, -1)) do
       local domain = string.match(ref, '^%d+:%d+:(.+)$') or ref
-      local before = addresses[domain] or 0
-      addresses[domain] = before + tonumber(string.match(ref, '^%d+:(%d+)'))
-      wanted = wanted + math.ceil(addresses[domain] / round) - math.ceil(before / round)
+      local before, size = addresses[domain] or 0, tonumber(string.match(ref, '^%d+:(%d+)'))
+      addresses[domain], all = before + size, all + size
+      rounds = rounds + math.ceil(addresses[domain] / round) - math.ceil(before / round)
+      wanted = math.min(rounds, math.ceil(all / width))
       if wanted >= seats then break end
     end
     if wanted >= seats then break end
@@ -98,20 +101,21 @@ while i <= #ARGV do
     table.insert(woken, seat)
     busy = busy + 1
   end
-  for _ = 1, math.min(draining, math.max(n, 1)) do redis.call('RPUSH', lane .. 'wakeup', '1') end
+  for _ = 1, math.min(draining, math.max(wanted, 1)) do redis.call('RPUSH', lane .. 'wakeup', '1') end
   if draining > 0 then redis.call('EXPIRE', lane .. 'wakeup', 60) end
   i = i + 4 + n
 end
 return woken
 """
-# KEYS: turns. ARGV: queue key prefix, max addresses, seats. Returns account, ref, account, ref...: one
-# account's turn at a time: the account goes to the back of the turns (a rotation, so the key keeps its
-# expiry), or leaves them once its queue is empty. A lane of several seats gives a round no more than its
-# share of the refs waiting, so small groups (a batch's one address at a domain) go to the seats side by
-# side instead of one after the other on one session. Then, up to the addresses allowed, the round takes
-# the refs waiting for the domains it already has, whatever their account or place: they ride the same
-# RCPT round trips (``lane_runs`` probes one domain's claims as one group) instead of costing a round of
-# their own later.
+# KEYS: turns. ARGV: queue key prefix, max addresses, seats, least refs. Returns account, ref, account,
+# ref...: one account's turn at a time: the account goes to the back of the turns (a rotation, so the key
+# keeps its expiry), or leaves them once its queue is empty. A lane of several seats gives a round its
+# share of the refs waiting, so a big backlog goes to the seats side by side, but never fewer than ``least``
+# (what one pipelined write carries): a few small groups (a batch's one address at a domain) ride one
+# write of one session, where splitting them would cost the same round trip on each seat, and a round
+# each. Then, up to the addresses allowed, the round takes the refs waiting for the domains it already
+# has, whatever their account or place: they ride the same RCPT round trips (``lane_runs`` probes one
+# domain's claims as one group) instead of costing a round of their own later.
 _POP = """
 local taken, total, most = {}, 0, -1
 if tonumber(ARGV[3]) > 1 then
@@ -120,7 +124,7 @@ if tonumber(ARGV[3]) > 1 then
     waiting = waiting + redis.call('LLEN', ARGV[1] .. account)
     if waiting >= enough then break end  -- a share this big: the addresses allowed bind first
   end
-  most = math.ceil(waiting / tonumber(ARGV[3]))
+  most = math.max(math.ceil(waiting / tonumber(ARGV[3])), tonumber(ARGV[4]))
 end
 while total < tonumber(ARGV[2]) and #taken ~= 2 * most do
   local account = redis.call('LMOVE', KEYS[1], KEYS[1], 'LEFT', 'RIGHT')
@@ -230,13 +234,14 @@ def _push(refs: list[LaneRef], *, missing_only: bool) -> list[str]:
     by_lane: dict[tuple[str, int, int], list[str]] = {}
     for ref in refs:
         by_lane.setdefault((ref.lane, ref.seats, ref.account_id), []).append(ref.encoded())
-    round_size = shared_engine().config.smtp_max_rcpt_per_session
+    config = shared_engine().config
     args: list[str | int] = [
         get_settings().redis_key_prefix,
         LANE_TTL,
         SENT_SECONDS,
         int(missing_only),
-        round_size,
+        config.smtp_max_rcpt_per_session,
+        config.smtp_session_max_rejections,  # at most this many RCPTs are ever in one write
     ]
     for (lane, seats, account), encoded in by_lane.items():
         args += [lane, seats, account, len(encoded), *encoded]
@@ -256,10 +261,11 @@ class Popped:
         return [int(ref.split(":", 1)[0]) for _, ref in self.taken]
 
 
-def pop_round(lane: str, max_addresses: int, seats: int = 1) -> Popped:
+def pop_round(lane: str, max_addresses: int, seats: int = 1, least: int = 1) -> Popped:
     """One round of ``lane``: accounts in turn, up to ``max_addresses`` (one ref over), and with several
-    ``seats`` at most a seat's share of the refs waiting."""
-    found = script(_POP)(keys=[_key(lane, "turns")], args=[_key(lane, "q:"), max_addresses, seats])
+    ``seats`` at most a seat's share of the refs waiting, or ``least`` refs if that is more."""
+    args = [_key(lane, "q:"), max_addresses, seats, least]
+    found = script(_POP)(keys=[_key(lane, "turns")], args=args)
     flat = [str(item) for item in found]
     return Popped(lane, list(zip(flat[::2], flat[1::2], strict=True)))
 

@@ -136,7 +136,7 @@ def test_the_seats_of_one_lane_drain_it_side_by_side_each_ref_once(database_url)
     assert lanes.owners(seats) == dict(zip(seats, tokens, strict=True))
 
 
-def test_a_push_wakes_every_owner_waiting_on_the_lane_and_letting_go_is_per_seat(database_url) -> None:
+def test_a_push_wakes_an_owner_per_write_of_addresses_and_letting_go_is_per_seat(database_url) -> None:
     lane = _mx_lane()
     lanes.push([LaneRef(1, lane, 7, 1, seats=3), LaneRef(2, lane, 7, 1, seats=3)])
     first, second = lanes.take(lane), lanes.take(f"{lane}#1")
@@ -144,9 +144,12 @@ def test_a_push_wakes_every_owner_waiting_on_the_lane_and_letting_go_is_per_seat
     assert second is not None
     assert lanes.pop_round(lane, 100).group_ids == [1, 2]
 
-    assert lanes.push([LaneRef(3, lane, 7, 1, seats=3), LaneRef(4, lane, 7, 1, seats=3)]) == []  # owned
+    assert lanes.push([LaneRef(3, lane, 7, 1, seats=3, domain="a.test")]) == []  # owned
     assert lanes.wait_for_push(lane, 1.0) is True
-    assert lanes.wait_for_push(lane, 1.0) is True  # one wake-up for each owner waiting
+    assert lanes.wait_for_push(lane, 0.1) is False  # one address waits: one owner takes it
+    assert lanes.push([LaneRef(4, lane, 7, 10, seats=3, domain="b.test")]) == []
+    assert lanes.wait_for_push(lane, 1.0) is True
+    assert lanes.wait_for_push(lane, 1.0) is True  # 11 addresses, more than a write: both owners
     assert lanes.let_go(f"{lane}#1", second) is True  # refs 3 and 4 wait: that seat gets a new message
     assert lanes.owners([lane, f"{lane}#1"]) == {lane: first, f"{lane}#1": "sent"}
     assert lanes.let_go(f"{lane}#1", first) is False  # a token lets go of its own seat only
@@ -159,6 +162,16 @@ def test_a_round_of_a_lane_with_seats_takes_its_share_of_the_small_refs_waiting(
     shares = [lanes.pop_round(lane, 100, seats=3).group_ids for _ in range(4)]
 
     assert shares == [[1, 2, 3], [4, 5], [6], [7]]  # a third of 7 waiting, of 4, of 2, of 1 (rounded up)
+
+
+def test_a_round_of_a_lane_with_seats_takes_at_least_a_writes_worth_of_refs(database_url) -> None:
+    lane = _mx_lane()
+    lanes.push([LaneRef(group, lane, 7, 1, seats=3) for group in range(1, 31)])
+
+    rounds = [lanes.pop_round(lane, 100, seats=3, least=9).group_ids for _ in range(4)]
+
+    # a third of 30 waiting, then never fewer than 9: splitting 11 in three would cost three rounds
+    assert rounds == [list(range(1, 11)), list(range(11, 20)), list(range(20, 29)), [29, 30]]
 
 
 def test_a_round_takes_the_refs_waiting_for_its_domains_from_every_account(database_url) -> None:
@@ -174,13 +187,17 @@ def test_a_round_takes_the_refs_waiting_for_its_domains_from_every_account(datab
     assert rest == [[2], [6], []]
 
 
-def test_a_lane_wakes_one_seat_per_round_of_each_domain_waiting(database_url) -> None:
+def test_a_lane_wakes_one_seat_per_round_of_each_domain_waiting_and_per_write_of_addresses(
+    database_url,
+) -> None:
     lane = _mx_lane()
     one_domain = [LaneRef(group, lane, 7 + group % 2, 1, 3, "only.test") for group in range(1, 6)]
     assert lanes.push(one_domain) == [lane]  # a few addresses of one domain ride one session
     assert lanes.push([LaneRef(6, lane, 7, 1, 3, "only.test")]) == []
-    assert lanes.push([LaneRef(7, lane, 9, 1, 3, "other.test")]) == [f"{lane}#1"]
-    woken = lanes.push([LaneRef(8, lane, 9, 1, 3, "third.test"), LaneRef(9, lane, 9, 1, 3, "fourth.test")])
+    assert lanes.push([LaneRef(7, lane, 9, 1, 3, "other.test")]) == []  # 7 addresses: one write carries them
+    assert lanes.push([LaneRef(8, lane, 9, 10, 3, "third.test")]) == [f"{lane}#1"]  # 17: two writes
+    assert lanes.push([LaneRef(9, lane, 9, 1, 3, "fourth.test")]) == []
+    woken = lanes.push([LaneRef(10, lane, 9, 10, 3, "fifth.test")])
     assert woken == [f"{lane}#2"]
 
 
