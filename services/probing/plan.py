@@ -32,7 +32,7 @@ from models.jobs import ItemState, JobItem, ValidationJob
 from models.session import patiently, transaction
 from services.jobs import recent, store
 from services.jobs.options import JobOptions, result_row
-from services.probing import completion, dispatch
+from services.probing import completion, dispatch, routes
 from services.probing.fleet_engine import shared_engine
 from settings import get_settings
 from verifier.engine import syntax_failure_result
@@ -56,17 +56,11 @@ class Reuse:
         return cls(account_id, options, max_age) if max_age else None
 
 
-def reuse_of(job_id: int) -> Reuse | None:
-    """The job's ``Reuse``, read once per plan (a caller holding the job builds it with ``Reuse.of``)."""
-    with transaction() as session:
-        job = select(ValidationJob.account_id, ValidationJob.options).where(ValidationJob.id == job_id)
-        account_id, options = session.execute(job).one()
-    return Reuse.of(account_id, options)
-
-
-def plan(job_id: int, reuse: Reuse | None) -> None:
-    """Parse, then group and dispatch; safe to run twice or concurrently (see the module docstring)."""
-    while parse_chunk(job_id, reuse):
+def plan(job_id: int, reuse: Reuse | None, *, live: bool = False) -> None:
+    """Parse, then group and dispatch; safe to run twice or concurrently (see the module docstring). A
+    ``live`` job's domains are looked up for their lanes as each chunk is parsed (``routes.warm``), so
+    its first groups are dispatched without waiting for DNS."""
+    while parse_chunk(job_id, reuse, live=live):
         pass
     with transaction() as session:
         make_groups(session, job_id)
@@ -75,16 +69,23 @@ def plan(job_id: int, reuse: Reuse | None) -> None:
 def plan_patiently(job_id: int) -> None:
     """``plan`` in a worker: while Postgres is unreachable it waits for it (up to half a lease) instead of
     failing, since a failed plan message is sent again only after the sweeper's requeue time."""
-    patiently(lambda: plan(job_id, reuse_of(job_id)), get_settings().jobs.lease / 2)
+
+    def run() -> None:
+        with transaction() as session:
+            job = select(ValidationJob.account_id, ValidationJob.options, ValidationJob.livemode)
+            account_id, options, livemode = session.execute(job.where(ValidationJob.id == job_id)).one()
+        plan(job_id, Reuse.of(account_id, options), live=livemode)
+
+    patiently(run, get_settings().jobs.lease / 2)
 
 
-def parse_chunk(job_id: int, reuse: Reuse | None, limit: int = PARSE_CHUNK) -> int:
+def parse_chunk(job_id: int, reuse: Reuse | None, limit: int = PARSE_CHUNK, *, live: bool = False) -> int:
     """Parse up to ``limit`` unparsed items; the number parsed (0 when none are left unlocked)."""
     with transaction() as session:
-        return parse_rows(session, job_id, reuse, limit)
+        return parse_rows(session, job_id, reuse, limit, live=live)
 
 
-def parse_rows(session: Session, job_id: int, reuse: Reuse | None, limit: int) -> int:
+def parse_rows(session: Session, job_id: int, reuse: Reuse | None, limit: int, *, live: bool = False) -> int:
     """``parse_chunk`` in ``session``: the rows taken stay locked until it commits."""
     rows = session.execute(
         select(JobItem.position, JobItem.input)
@@ -94,6 +95,8 @@ def parse_rows(session: Session, job_id: int, reuse: Reuse | None, limit: int) -
         .with_for_update(skip_locked=True)
     ).all()
     failures, parsed = _parse([(row.position, row.input) for row in rows])
+    if live:
+        routes.warm(row["domain"] for row in parsed)
     reused, parsed = _reused(session, reuse, parsed) if reuse else ([], parsed)
     if settled := failures + reused:
         store.settle_unprobed(session, job_id, settled)

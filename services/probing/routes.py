@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 ROUTE_SECONDS = 1.0  # DNS answers not in by then leave their domains in lanes of their own
 MX_LANE = "mx/"  # the lanes of MX addresses: "mx/<ip>"
 NO_ADDRESS = ""  # memoized: the domain has no MX address to route by
+WARMING_MOST = 1_000  # lookups in flight at most for ``warm``
 # Lookups run beside the caller so that one slow domain costs a batch its own wait, not one per domain;
 # batches in flight at once share the lookups of their common domains (``_pending``), and answers are
 # memoized as the DNS memo does (``dns_memo``), so a dispatch mostly reads memory.
@@ -61,6 +62,18 @@ def mx_addresses(domains: Iterable[str]) -> dict[str, str | None]:
             lookups[domain] = _lookup(domain)
     done, _ = wait(lookups.values(), timeout=ROUTE_SECONDS)
     return found | {domain: lookup.result() if lookup in done else None for domain, lookup in lookups.items()}
+
+
+def warm(domains: Iterable[str]) -> None:
+    """Start the lookups of ``domains`` not memoized yet, without waiting for them (a list's planner, as it
+    parses: its groups are then routed from memory). Once ``WARMING_MOST`` lookups are in flight the rest
+    are left to dispatch, which looks up only the groups of a job's window: a million-row list queues no
+    million lookups at once."""
+    for domain in set(domains):
+        if len(_pending) >= WARMING_MOST:
+            return
+        if _memo.get(domain) is None:
+            _lookup(domain)
 
 
 def lane_for(domain: str, address: str | None) -> str:
