@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import secrets
+import time
+
 import pytest
 
 from maillab import MailLab
+from maillab.model import DomainSpec
 from maillab.world import standard_world
 from verifier.dns import DomainStatus, MailResolver, MemoryCache
 
@@ -108,3 +112,21 @@ def test_memory_cache_expires_entries_after_their_ttl():
 def test_mail_domain_survives_a_json_round_trip(resolver):
     domain = resolver.resolve("backup.test")
     assert type(domain).from_dict(domain.to_dict()) == domain
+
+
+def test_domains_naming_one_mx_host_ask_its_addresses_once_and_live_no_longer_than_them(resolver, lab):
+    host = f"mx-{secrets.token_hex(4)}.test"
+    first, second = (f"hosted-{secrets.token_hex(4)}.test" for _ in range(2))
+    lab.publish(
+        DomainSpec(host, a=("127.0.0.11",), ttl=3),
+        *(DomainSpec(name, mx=((10, host),), ttl=300) for name in (first, second)),
+    )
+    assert resolver.resolve(first).ttl == 3
+    time.sleep(1.1)
+    lab.reset()
+
+    hosted = resolver.resolve(second)
+
+    assert hosted.mx_records[0].addresses == ("127.0.0.11",)
+    assert lab.dns_questions == [second]  # its MX only: the host's A and AAAA were asked for the first
+    assert hosted.ttl <= 2  # what is left of the host's records, not its full TTL again

@@ -5,7 +5,10 @@ or internal name must never leak to the system resolver (no ``getaddrinfo`` on M
 
 Answers are cached in a ``TtlCache`` for the smallest TTL involved (MX set, host addresses, or the SOA
 negative TTL), capped by ``DNS_CACHE_MAX_TTL``. "Unknown" (timeout, SERVFAIL) is never cached: the next
-attempt should ask again rather than repeat a failure for an hour.
+attempt should ask again rather than repeat a failure for an hour. An MX host's addresses are cached on
+their own too, until their records expire: thousands of domains name the same few hosts (a provider's,
+a hosting company's), and each would otherwise ask A and AAAA of the same name again; a domain resolved
+from them lives no longer than what is left of their TTL.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from verifier.dns.model import DomainStatus, MailDomain, MxRecord
 
 MAX_MX_HOSTS = 10  # beyond this many MX hosts we list the names but do not resolve them (the prober tries 3)
 CACHE_KEY = "dns:mail:v1:{}"
+HOST_KEY = "dns:host:v1:{}"
 MIN_LIFETIME = 0.05
 A, AAAA, MX = dns.rdatatype.A, dns.rdatatype.AAAA, dns.rdatatype.MX
 
@@ -104,6 +108,19 @@ class MailResolver:
         return MailDomain(domain, DomainStatus.NO_MAIL_HOSTS, ttl=ttl, detail="no MX and no A/AAAA records")
 
     def _addresses(self, host: str, budget_end: float) -> _Addresses:
+        """``host``'s addresses, from the cache while its records live, else asked (``_asked``)."""
+        key = HOST_KEY.format(host)
+        cached = self._cache.get(key)
+        if cached is not None:
+            addresses, until = json.loads(cached)
+            return _Addresses(tuple(addresses), max(0, int(until - time.time())), "")
+        found = self._asked(host, budget_end)
+        if found.addresses and not found.error and found.ttl:
+            ttl = self._ttl(found.ttl)
+            self._cache.set(key, json.dumps([found.addresses, time.time() + ttl]), ttl)
+        return found
+
+    def _asked(self, host: str, budget_end: float) -> _Addresses:
         """A then AAAA of ``host`` (IPv4 first: most probing hosts have no IPv6 route on port 25)."""
         lookups = [self._bounded_query(host, rdtype, budget_end) for rdtype in (A, AAAA)]
         addresses = tuple(value for lookup in lookups for value in lookup.values)
