@@ -15,6 +15,7 @@ from services import redis_client
 from services.probing import lane_runs, lanes
 from services.probing.lanes import LaneRef
 from settings import ConfigError, Settings, get_settings
+from verifier.config import EngineConfig
 
 
 @pytest.fixture
@@ -41,7 +42,8 @@ def test_a_lane_lingers_past_the_socket_timeout_and_still_takes_a_late_push(shor
     late = threading.Timer(3.5, lanes.push, [[ref]])
     late.start()
     try:
-        assert lane_runs._next_round(domain, round_size=10, linger=5.0, seats=1).group_ids == [77]
+        config = EngineConfig(smtp_max_rcpt_per_session=10, smtp_session_idle=5.0)
+        assert lane_runs._next_round(domain, config, seats=1).group_ids == [77]
     finally:
         late.join()
         lanes.let_go(domain, token)
