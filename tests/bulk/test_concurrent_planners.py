@@ -8,14 +8,11 @@ message would. Groups go to the module's real worker, which runs them to the end
 
 from __future__ import annotations
 
-from sqlalchemy import insert
-
-from models.jobs import ItemState, JobItem, JobKind, JobStatus
 from models.session import transaction
 from services.probing import plan
 from tests.fixtures.db import Persona
 from tests.workers.harness import Api, Worker, wait_for
-from tests.workers.rows import new_job
+from tests.workers.rows import queued_list
 
 DOMAINS = ("mailbox.test", "tls.test", "greylist.test")
 EMAILS = [f"user{i}@{DOMAINS[i % len(DOMAINS)]}" for i in range(300)]
@@ -38,16 +35,5 @@ def test_a_second_planner_running_while_the_first_holds_rows_leaves_no_row_witho
 
 
 def _queued_list(owner: Persona) -> tuple[str, int]:
-    """A stored list, opened and waiting for its planner, as ``services.validation.bulk`` leaves it."""
-    with transaction() as session:
-        options = {"quickMode": True, "skipCatchAll": False, "features": ["syntax", "domain"]}
-        job = new_job(owner, JobKind.BULK, JobStatus.QUEUED, len(EMAILS), options, source="json")
-        session.add(job)
-        session.flush()
-        rows = [
-            {"job_id": job.id, "position": i, "input": email, "state": ItemState.NEW.value}
-            | {"key": email, "duplicate_of": None}
-            for i, email in enumerate(EMAILS)
-        ]
-        session.execute(insert(JobItem), rows)
-        return job.public_id, job.id
+    options = {"quickMode": True, "skipCatchAll": False, "features": ["syntax", "domain"]}
+    return queued_list(owner, EMAILS, options)

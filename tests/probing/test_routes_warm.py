@@ -6,16 +6,14 @@ from __future__ import annotations
 import secrets
 import time
 
-from sqlalchemy import insert
-
 from maillab import MailLab
 from maillab.model import DomainSpec
-from models.jobs import GroupState, ItemState, JobGroup, JobItem, JobKind, JobStatus
+from models.jobs import GroupState, JobGroup
 from models.session import transaction
 from services.jobs.options import JobOptions
 from services.probing import plan, routes
 from tests.fixtures.db import Persona
-from tests.workers.rows import new_job
+from tests.workers.rows import queued_list
 
 
 def _domains(lab: MailLab, count: int) -> list[str]:
@@ -26,20 +24,8 @@ def _domains(lab: MailLab, count: int) -> list[str]:
 
 
 def _stored_list(owner: Persona, emails: list[str], *, livemode: bool) -> int:
-    """A list stored and waiting for its planner, as ``services.validation.bulk`` leaves it."""
     options = JobOptions(features=("syntax", "domain", "smtp"), livemode=livemode).to_json()
-    with transaction() as session:
-        job = new_job(owner, JobKind.BULK, JobStatus.QUEUED, len(emails), options, source="json")
-        job.livemode = livemode
-        session.add(job)
-        session.flush()
-        rows = [
-            {"job_id": job.id, "position": i, "input": email, "state": ItemState.NEW.value}
-            | {"key": email, "duplicate_of": None}
-            for i, email in enumerate(emails)
-        ]
-        session.execute(insert(JobItem), rows)
-        return job.id
+    return queued_list(owner, emails, options, livemode=livemode)[1]
 
 
 def _asked(lab: MailLab, domains: list[str]) -> set[str]:

@@ -76,3 +76,22 @@ def running_batch(owner: Persona, emails: list[str], options: dict[str, Any]) ->
         )
         session.add(group)
         return job.public_id, job.id
+
+
+def queued_list(
+    owner: Persona, emails: list[str], options: dict[str, Any], *, livemode: bool = True
+) -> tuple[str, int]:
+    """A stored list of ``emails``, opened and waiting for its planner, as ``services.validation.bulk``
+    leaves it; its public id and row id."""
+    with transaction() as session:
+        job = new_job(owner, JobKind.BULK, JobStatus.QUEUED, len(emails), options, source="json")
+        job.livemode = livemode
+        session.add(job)
+        session.flush()
+        rows = [
+            {"job_id": job.id, "position": i, "input": email, "state": ItemState.NEW.value}
+            | {"key": email, "duplicate_of": None}
+            for i, email in enumerate(emails)
+        ]
+        session.execute(insert(JobItem), rows)
+        return job.public_id, job.id
