@@ -65,7 +65,7 @@ class Facts:
         """This address's own probe, when the domain was probed."""
         if self.domain_probe is None or self.mail_domain is None or not self.mail_domain.accepts_mail:
             return None
-        return next((item for item in self.domain_probe.results if item.address == self.parsed.email), None)
+        return self.domain_probe.get(self.parsed.email)
 
     @property
     def is_corporate(self) -> bool:

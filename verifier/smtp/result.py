@@ -7,7 +7,7 @@ A verdict is drawn only here, from a ``Classification`` plus the provider's rule
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -116,12 +116,18 @@ class DomainProbeResult:
     sessions_opened: int
     unreachable: bool
     transcript: tuple[ReplyEvidence, ...] = ()
+    # each address's probe by address: a group's every address asks for its own several times while its
+    # result is assembled, and a scan of the group each time grew with the square of the group
+    _by_address: dict[str, AddressProbe] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_by_address", {result.address: result for result in self.results})
 
     def __getitem__(self, address: str) -> AddressProbe:
-        for result in self.results:
-            if result.address == address:
-                return result
-        raise KeyError(address)
+        return self._by_address[address]
+
+    def get(self, address: str) -> AddressProbe | None:
+        return self._by_address.get(address)
 
     def to_dict(self) -> dict[str, Any]:
         return {
