@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ipaddress
 import re
-import unicodedata
 from dataclasses import dataclass, field, replace
 
 import idna
@@ -137,6 +136,11 @@ def parse_address(raw: str, policy: SyntaxPolicy = DEFAULT_POLICY) -> ParsedAddr
     return SyntaxFailure(reason) if reason is not None else _parsed(validated, raw)
 
 
+# Unicode's control characters (category Cc) are exactly these two ranges: one search in C, where a
+# category lookup per character cost every address a few microseconds.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
 def _reason_to_refuse_text(raw: object) -> str | None:
     """Checks on the raw text that email-validator either does not make or reports less plainly."""
     if not isinstance(raw, str):
@@ -145,9 +149,8 @@ def _reason_to_refuse_text(raw: object) -> str | None:
         return "The address is empty."
     if not _is_encodable(raw):
         return "The address contains invalid Unicode (a lone surrogate)."
-    control = next((c for c in raw if unicodedata.category(c) == "Cc"), None)
-    if control is not None:
-        return f"The address contains a control character (U+{ord(control):04X})."
+    if control := _CONTROL.search(raw):
+        return f"The address contains a control character (U+{ord(control.group()):04X})."
     if raw != raw.strip():
         return "The address has white space before or after it."
     return None
