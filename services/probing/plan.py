@@ -95,9 +95,9 @@ def parse_rows(session: Session, job_id: int, reuse: Reuse | None, limit: int, *
         .with_for_update(skip_locked=True)
     ).all()
     failures, parsed = _parse([(row.position, row.input) for row in rows])
-    if live:
-        routes.warm(row["domain"] for row in parsed)
     reused, parsed = _reused(session, reuse, parsed) if reuse else ([], parsed)
+    if live:  # only the domains left to probe: a recent verdict answers the others
+        routes.warm(row["domain"] for row in parsed)
     if settled := failures + reused:
         store.settle_unprobed(session, job_id, settled)
         store.add_counts(session, {job_id: Counter(str(row["severity"]) for row in settled)})
