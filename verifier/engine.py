@@ -292,11 +292,12 @@ class Engine:
 
     def _relayed(
         self, members: Sequence[ParsedAddress], options: Options
-    ) -> tuple[MailDomain | None, list[str]]:
+    ) -> tuple[MailDomain | None, list[str], bool]:
         first = members[0] if members else None
         if first is None or first.is_literal or not (options.resolves_domain and options.probes_smtp):
-            return None, []
-        return resolve_domain(first, self.resolver), list(dict.fromkeys(member.email for member in members))
+            return None, [], False
+        emails = list(dict.fromkeys(member.email for member in members))
+        return resolve_domain(first, self.resolver), emails, options.checks_catch_all
 
     def run_group(
         self, members: Sequence[ParsedAddress], options: Options, relay: Relay | None = None

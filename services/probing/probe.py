@@ -26,7 +26,7 @@ from services.jobs.options import JobOptions
 from services.probing.fleet_engine import CatchAllCache, shared_engine
 from verifier import sandbox
 from verifier.dns import MailDomain
-from verifier.engine import Engine, GroupOutcome, Options, assemble, syntax_failure_result
+from verifier.engine import GroupOutcome, Options, assemble, syntax_failure_result
 from verifier.results import CheckName, CheckResult, Severity, ValidationResult
 from verifier.smtp import DomainProbeResult, Relay
 from verifier.syntax import ParsedAddress, SyntaxFailure
@@ -65,6 +65,7 @@ class Group:
     options: JobOptions
     members: list[ParsedAddress]
     settled: dict[str, ValidationResult]  # what the policy refuses since planning: judged by today's rules
+    catch_all: bool | None = None  # the domain's cached catch-all verdict when the group was made
 
     @classmethod
     def of(cls, emails: list[str], options: JobOptions) -> Group:
@@ -77,17 +78,25 @@ class Group:
                 settled[email] = syntax_failure_result(email, item)
             else:
                 members.append(item)
-        return cls(options, members, settled)
+        asks = bool(members) and options.livemode and options.engine.checks_catch_all
+        return cls(options, members, settled, CATCH_ALL.get(members[0].ascii_domain) if asks else None)
 
     @property
     def probed(self) -> bool:
         """Does probing it ask DNS and SMTP (test mode answers from the magic table)?"""
         return bool(self.members) and self.options.livemode
 
+    @property
+    def engine_options(self) -> Options:
+        """The engine's options: no random-address probe when the domain's verdict is cached (so none is
+        sent ahead for it either, ``Relay``)."""
+        engine = self.options.engine
+        return engine if self.catch_all is None else replace(engine, skip_catch_all=True)
+
 
 def relay_for(groups: list[Group]) -> Relay:
     """A round's groups, probed in this order, sharing their MX addresses' round trips (``Relay``)."""
-    return shared_engine().relay([(g.members if g.probed else [], g.options.engine) for g in groups])
+    return shared_engine().relay([(g.members if g.probed else [], g.engine_options) for g in groups])
 
 
 def probe_group(
@@ -100,7 +109,7 @@ def probe_group(
     retry = retry_until if options.retry_temporary and attempt < DEFER_CLAIMS else None
     if not options.livemode:  # test mode: the magic table, no DNS, no SMTP
         return _split(members, _sandboxed(options.engine, attempt), settled, retry)
-    outcome = run_with_cached_catch_all(shared_engine(), members, options.engine, relay)
+    outcome = _run_with_cached_catch_all(group, relay)
     judged = _engine_judged(outcome, options.engine)
     return _with_reachability(_split(members, judged, settled, retry), outcome)
 
@@ -153,22 +162,17 @@ def given_up(emails: list[str], failures: int) -> GroupVerdicts:
     return GroupVerdicts(settled)
 
 
-def run_with_cached_catch_all(
-    engine: Engine, members: list[ParsedAddress], options: Options, relay: Relay | None = None
-) -> GroupOutcome:
+def _run_with_cached_catch_all(group: Group, relay: Relay | None) -> GroupOutcome:
     """Stages 2-3, skipping the random-address probe when the domain's verdict is cached."""
-    domain = members[0].ascii_domain
-    known = CATCH_ALL.get(domain) if options.checks_catch_all else None
-    outcome = engine.run_group(
-        members, replace(options, skip_catch_all=True) if known is not None else options, relay
-    )
+    domain = group.members[0].ascii_domain
+    outcome = shared_engine().run_group(group.members, group.engine_options, relay)
     if outcome.fault is not None:
         raise ProbeNotMade(f"the SMTP probe of {domain} was not made ({outcome.fault})")
     if outcome.probe is None:
         return outcome
-    if known is not None:
-        return GroupOutcome(outcome.mail_domain, replace(outcome.probe, catch_all=known))
-    if options.checks_catch_all:
+    if group.catch_all is not None:
+        return GroupOutcome(outcome.mail_domain, replace(outcome.probe, catch_all=group.catch_all))
+    if group.options.engine.checks_catch_all:
         CATCH_ALL.remember(domain, outcome.probe.catch_all)
     return outcome
 

@@ -29,7 +29,9 @@ def probe_round(
     rounds = [
         (resolver.resolve(domain), [f"{local}@{domain}" for local in locals_]) for domain, locals_ in groups
     ]
-    passing = Relay(rounds, config) if relay else None
+    passing = (
+        Relay([(domain, addresses, catch_all) for domain, addresses in rounds], config) if relay else None
+    )
     results = []
     for mail_domain, addresses in rounds:
         if passing is not None:

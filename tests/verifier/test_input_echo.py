@@ -124,7 +124,8 @@ def test_spellings_of_one_domain_share_one_session_and_each_result_echoes_its_ow
     assert [result.is_valid for result in results] == [True, True, True, False]
     assert lab.servers["mailbox"].sessions_opened == 1
     rcpts = [command for command in lab.servers["mailbox"].commands() if command.startswith("RCPT")]
-    assert rcpts == [
+    assert len(rcpts) == 4  # and the catch-all probe's random one, last
+    assert rcpts[:3] == [
         "RCPT TO:<alice@mailbox.test>",
         "RCPT TO:<bob@mailbox.test>",
         "RCPT TO:<zed@mailbox.test>",

@@ -20,11 +20,12 @@ def _view(result: DomainProbeResult) -> list[tuple[str, str, str, str, bool]]:
     return [*rows, ("catch-all", str(result.catch_all), "", "", False)]
 
 
+@pytest.mark.parametrize("local_parts", [LOCAL_PARTS, ("alice",), ("zed",)], ids=["many", "alice", "zed"])
 @pytest.mark.parametrize("domain", DOMAINS)
-def test_pipelined_and_lock_step_probes_give_the_same_verdicts(probe, lab, domain):
-    pipelined = probe(domain, *LOCAL_PARTS)
+def test_pipelined_and_lock_step_probes_give_the_same_verdicts(probe, lab, domain, local_parts):
+    pipelined = probe(domain, *local_parts)  # one address: its catch-all probe rides the same write
     lab.reset()  # greylisting memory too: the second run must meet the same server
-    lock_step = probe(domain, *LOCAL_PARTS, smtp_pipelining=False)
+    lock_step = probe(domain, *local_parts, smtp_pipelining=False)
     assert _view(pipelined) == _view(lock_step)
 
 
@@ -49,6 +50,23 @@ def test_mail_and_rcpts_reach_the_server_before_it_answers_the_first(probe, lab)
     ]
 
 
+def test_one_address_and_its_catch_all_probe_go_in_one_write(probe, lab):
+    result = probe("mailbox.test", "alice")
+    assert result["alice@mailbox.test"].verdict is SmtpVerdict.DELIVERABLE
+    assert result.catch_all is False
+    assert result.catch_all_probe.verdict is SmtpVerdict.UNDELIVERABLE
+    assert _replies_before(lab, "mailbox") == [
+        [("ehlo prober.verimail.test", 1), ("MAIL FROM", 2), ("RCPT TO", 2), ("RCPT TO", 2), ("QUIT", 5)]
+    ]
+
+
+def test_a_group_too_big_for_one_write_sends_its_catch_all_probe_once_the_replies_ask_for_it(probe, lab):
+    result = probe("catchall.test", *(f"user{i}" for i in range(9)))  # a session's refusal budget
+    assert result.catch_all is True
+    arrivals = _replies_before(lab, "catchall")[0]
+    assert [count for line, count in arrivals if line == "RCPT TO"] == [2] * 9 + [12]
+
+
 def test_a_server_without_pipelining_is_spoken_to_in_lock_step(probe, lab):
     result = probe("no-pipelining.test", "alice", "bob", check_catch_all=False)
     assert [item.verdict for item in result.results] == [SmtpVerdict.DELIVERABLE] * 2
@@ -66,9 +84,10 @@ def test_rcpt_replies_after_a_refused_mail_are_never_mailbox_rejections(probe, l
         assert (item.verdict, item.prober_blocked) == (SmtpVerdict.UNKNOWN, True)
         assert item.evidence is not None
         assert item.evidence.command.startswith("MAIL FROM")
-    assert lab.servers["proofpoint"].verbs().count("RCPT") == 2  # they did go out, pipelined
+    assert lab.servers["proofpoint"].verbs().count("RCPT") == 3  # they did go out, pipelined
     owed = [(e.command, e.code) for e in result.transcript if e.command.startswith("RCPT")]
-    assert owed == [("RCPT TO:<alice@proofpoint.test>", 503), ("RCPT TO:<zed@proofpoint.test>", 503)]
+    assert owed[:2] == [("RCPT TO:<alice@proofpoint.test>", 503), ("RCPT TO:<zed@proofpoint.test>", 503)]
+    assert [code for _, code in owed[2:]] == [503]  # the catch-all probe's, sent ahead with them
     assert lab.servers["proofpoint"].verbs()[-1] == "QUIT"  # the 503s were read before QUIT was sent
 
 
@@ -84,7 +103,7 @@ def test_a_server_hanging_up_mid_pipeline_leaves_the_rest_unknown_and_retryable(
             True,
         )
     assert result.catch_all is None
-    assert lab.servers["hangup"].verbs().count("RCPT") == 3  # all three were in the group
+    assert lab.servers["hangup"].verbs().count("RCPT") == 4  # all three and the random one were in the group
 
 
 def test_a_421_mid_pipeline_is_temporary_for_the_rest_and_ends_the_session(probe, lab):

@@ -91,11 +91,19 @@ def test_domain_that_checks_mailboxes_is_not_catch_all(probe):
     assert result.catch_all_probe.verdict is SmtpVerdict.UNDELIVERABLE
 
 
-def test_a_rejected_real_address_proves_no_catch_all_without_a_random_probe(probe, lab):
+def test_a_rejected_real_address_proves_no_catch_all_without_reading_the_random_reply(probe, lab):
     result = probe("mailbox.test", "alice", "zed")
     assert result.catch_all is False
+    assert result.catch_all_probe is None  # sent ahead with them, and not read as the probe
+    assert lab.servers["mailbox"].verbs().count("RCPT") == 3
+
+
+def test_a_group_too_big_for_one_write_sends_no_random_probe_once_a_refusal_proved_it(probe, lab):
+    locals_ = [f"user{i}" for i in range(8)] + ["zed"]  # nine: a session's refusal budget, one write
+    result = probe("mailbox.test", *locals_)
+    assert result.catch_all is False
     assert result.catch_all_probe is None
-    assert lab.servers["mailbox"].verbs().count("RCPT") == 2
+    assert lab.servers["mailbox"].verbs().count("RCPT") == 9
 
 
 def test_inconclusive_catch_all_probe_leaves_catch_all_unknown_never_true(probe):

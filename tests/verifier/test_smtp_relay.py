@@ -46,6 +46,36 @@ def test_without_a_relay_each_domain_waits_its_own_round_trip(lab: MailLab) -> N
     assert _rcpt_writes(lab, "hosting") == [8]
 
 
+def test_a_cold_round_of_one_address_domains_sends_their_catch_all_probes_in_the_same_write(
+    lab: MailLab,
+) -> None:
+    order = [SHARED_ORDINARY[0], SHARED_CATCH_ALL[0], SHARED_ORDINARY[1], SHARED_CATCH_ALL[1]]
+
+    results = _probe_round(lab.engine_config(), [(domain, ["alice"]) for domain in order])
+
+    assert [result.catch_all for result in results] == [False, True, False, True]
+    assert all(_verdicts(result) == [SmtpVerdict.DELIVERABLE] for result in results)
+    assert _rcpt_writes(lab, "hosting") == [1]  # 4 addresses and 4 random ones: one round trip, not 5
+    rcpts = [line for line in lab.servers["hosting"].transcripts()[0] if line.startswith("RCPT")]
+    assert [line.split("@")[1] for line in rcpts] == [f"{domain}>" for domain in order for _ in (1, 2)]
+    for result in results:  # each random reply was judged by its own group
+        assert result.catch_all_probe is not None
+        assert result.catch_all_probe.address.endswith(f"@{result.domain}")
+
+
+def test_a_random_rcpt_made_moot_by_its_groups_refusal_is_read_not_left_owed(lab: MailLab) -> None:
+    groups = [(SHARED_ORDINARY[0], ["nobody"]), (SHARED_ORDINARY[1], ["alice"])]
+
+    results = _probe_round(lab.engine_config(), groups)
+
+    assert _verdicts(results[0]) == [SmtpVerdict.UNDELIVERABLE]
+    assert (results[0].catch_all, results[0].catch_all_probe) == (False, None)  # the refusal proves it
+    assert _verdicts(results[1]) == [SmtpVerdict.DELIVERABLE]
+    assert results[1].catch_all is False
+    assert lab.servers["hosting"].sessions_opened == 1  # the session went on and ended owing nothing
+    assert lab.servers["hosting"].transcripts()[0][-1] == "QUIT"
+
+
 @pytest.mark.parametrize("relay", [False, True], ids=["one by one", "relayed"])
 def test_mixed_verdicts_are_the_same_relayed_or_not(lab: MailLab, relay: bool) -> None:
     order = [SHARED_ORDINARY[0], SHARED_CATCH_ALL[0], SHARED_ORDINARY[1], SHARED_CATCH_ALL[1]]

@@ -33,8 +33,9 @@ Rules, in the order they bite:
   will carry (the next waiting addresses it can send, up to the limits) in one write; the replies are then
   read and judged one by one exactly as in lock-step, so every rule above applies unchanged. Once they
   are read, the next waiting addresses go out in one write the same way (also on an adopted session). Not for
-  providers that take one RCPT per connection (nothing to pipeline), and not for the catch-all probe,
-  which is only sent once the real replies show it can change a verdict.
+  providers that take one RCPT per connection (nothing to pipeline). The write carrying the group's last
+  recipients also carries its catch-all probe's random one where the provider allows (``catch_all.py``);
+  its reply is only read as a verdict once the real replies show it can change one.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from typing import TYPE_CHECKING
 from verifier.config import EngineConfig
 from verifier.dns.model import MailDomain
 from verifier.public_ip import text_refusal_reason
+from verifier.smtp.catch_all import random_recipient, rides_ahead
 from verifier.smtp.classify import Classification, ProbeOutcome, classify, refuses_domain
 from verifier.smtp.deadline import Deadline
 from verifier.smtp.evidence import ReplyEvidence
@@ -78,6 +80,7 @@ class GroupRun:
         keeper: SessionKeeper | None = None,
         *,
         relay: Relay | None = None,
+        catch_all: bool = False,
     ) -> None:
         self.domain = domain
         self.config = config
@@ -102,11 +105,18 @@ class GroupRun:
         self._opened_for: dict[int, str] = {}  # adopted sessions: the domain each was opened for
         self._own_sessions = False  # refused in another domain's session: only sessions of our own now
         self.misrouted = False  # the last RCPT was refused as another domain's session (``rcpt``)
+        # the catch-all probe's recipient (an earlier group of the round may have sent it ahead for us)
+        self.catch_all_address = (relay and relay.catch_all_address) or random_recipient(domain.domain)
+        self._catch_all_wanted = catch_all
+        self._catch_all_ahead = False  # may the random RCPT go with our last real ones (``probe_all``)
 
     # -- recipients --------------------------------------------------------------------------------
     def probe_all(self, addresses: list[str]) -> None:
         """RCPT every address, opening sessions as the limits require."""
         queue = deque(addresses)
+        self._catch_all_ahead = self._catch_all_wanted and rides_ahead(
+            self.rules, len(addresses), self.config
+        )
         while queue:
             self._waiting = list(queue)
             if self._step(queue[0], self._waiting[: self.limit]):
@@ -154,15 +164,24 @@ class GroupRun:
             self.close_current()
         return found, evidence
 
+    def drop_catch_all(self) -> None:
+        """Read the random RCPT's reply if it was sent ahead and no verdict asked for it, so the session
+        owes nothing and goes on to the next group (or the keeper)."""
+        if self.failure is None and self._pending(self.catch_all_address):
+            self.rcpt(self.catch_all_address)
+
     def _settle(self, address: str, found: Classification, evidence: ReplyEvidence | None) -> bool:
         self.results[address] = judge(address, found, evidence, self.rules)
         return True
 
     def catch_all_session(self, *, fresh: bool) -> ProbeSession | None:
-        """A session for the random-address probe: the last one even when full by our own politeness
-        limit (one more RCPT is cheaper than a connection), but not past a limit a server taught us."""
+        """A session for the random-address probe: the one its RCPT was sent ahead on, else the last one
+        even when full by our own politeness limit (one more RCPT is cheaper than a connection), but not
+        past a limit a server taught us."""
         if self.failure is not None:
             return None
+        if not fresh and self._pending(self.catch_all_address):
+            return self._current
         own_limit = self.limit == self.config.smtp_max_rcpt_per_session
         return self.session(fresh=fresh, extra=1 if own_limit else 0)
 
@@ -339,9 +358,17 @@ class GroupRun:
         sendable = [address for address in self._waiting if _sendable(address, session)]
         mine = [item for item in map(self._recipient, sendable) if not session.pending(item)]
         depth = self._depth(session)
-        if self._relay is None or len(mine) >= depth or len(sendable) < len(self._waiting):
+        if len(mine) >= depth or len(sendable) < len(self._waiting):
+            return mine[:depth]
+        mine += self._catch_all_with(session)
+        if self._relay is None or len(mine) >= depth:
             return mine[:depth]
         return mine + self._relay.ahead(session.target.ip, depth - len(mine))
+
+    def _catch_all_with(self, session: ProbeSession) -> list[str]:
+        """The random recipient, for the write that carries our last real ones (``catch_all.py``)."""
+        ahead = self._catch_all_ahead and bool(self._waiting)
+        return [self.catch_all_address] if ahead and not session.pending(self.catch_all_address) else []
 
     def _recipient(self, address: str) -> str:
         """The address as RCPT spells it: its local part at the domain's ASCII name."""

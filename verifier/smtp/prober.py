@@ -2,16 +2,14 @@
 
 This is the unit a Celery task runs: inputs and the result are plain data (``DomainProbeResult`` has
 ``to_dict``/``from_dict``), every wait is bounded by ``SMTP_DEADLINE``, and nothing after RCPT is ever
-sent. The catch-all probe (one random local part) runs after the real recipients, on the same session
+sent. The catch-all probe (one random local part) is read after the real recipients, on the same session
 unless the provider penalises unknown recipients per connection, and only when it can change a verdict:
 if a real address was rejected the domain is provably not catch-all; if none was accepted there is no
-acceptance to discount.
+acceptance to discount. Where it may, its RCPT was already sent with the real ones (``catch_all.py``).
 """
 
 from __future__ import annotations
 
-import random
-import string
 from collections.abc import Iterable
 
 from verifier.config import EngineConfig
@@ -23,8 +21,6 @@ from verifier.smtp.limiter import SessionLimiter
 from verifier.smtp.providers import ProviderRules, rules_for
 from verifier.smtp.relay import Relay
 from verifier.smtp.result import AddressProbe, DomainProbeResult, judge
-
-CATCH_ALL_LOCAL_LENGTH = 20
 
 
 def probe_domain_group(
@@ -48,10 +44,11 @@ def probe_domain_group(
     rules = rules_for([record.host for record in mail_domain.mx_records])
     if not mail_domain.accepts_mail:
         return _not_contacted(mail_domain, unique, rules)
-    run = GroupRun(mail_domain, config, limiter, rules, keeper, relay=relay)
+    run = GroupRun(mail_domain, config, limiter, rules, keeper, relay=relay, catch_all=check_catch_all)
     try:
         run.probe_all(unique)
         catch_all, probe = _catch_all(run) if check_catch_all else (None, None)
+        run.drop_catch_all()
     finally:
         run.close()
     return DomainProbeResult(
@@ -82,7 +79,7 @@ def _catch_all(run: GroupRun) -> tuple[bool | None, AddressProbe | None]:
 
 def _probe_random(run: GroupRun) -> AddressProbe | None:
     """RCPT a random local part; on "too many recipients" once more on a fresh connection."""
-    address = f"{random_local_part()}@{run.domain.domain}"
+    address = run.catch_all_address
     for fresh in (run.rules.catch_all_own_session, True):
         if run.catch_all_session(fresh=fresh) is None:
             return None
@@ -94,14 +91,6 @@ def _probe_random(run: GroupRun) -> AddressProbe | None:
             return judge(address, found, evidence, run.rules)
         run.close_current()
     return None
-
-
-def random_local_part() -> str:
-    """A local part no human has: letters and digits, starting with a letter (some MTAs dislike digits)."""
-    alphabet = string.ascii_lowercase + string.digits
-    return random.choice(string.ascii_lowercase) + "".join(
-        random.choices(alphabet, k=CATCH_ALL_LOCAL_LENGTH - 1)
-    )
 
 
 def _not_contacted(domain: MailDomain, addresses: list[str], rules: ProviderRules) -> DomainProbeResult:

@@ -9,6 +9,9 @@ those groups will ask for them; the session then goes straight to the next group
 keeper), which finds its replies already on their way. Each reply is still read and judged by its own
 group, in its own transcript (``ProbeSession`` keeps a reply read ahead of its turn for its RCPT).
 
+A group that wants its catch-all probe sends its random RCPT after its real ones there too
+(``catch_all.py``), so a cold round of one-address domains still costs a round trip per write.
+
 Budgets are unchanged: the RCPTs in flight count against the session's recipient limit and against the
 refusals it may still collect (``GroupRun._depth``), whichever group sent them.
 
@@ -32,6 +35,7 @@ from dataclasses import dataclass
 
 from verifier.config import EngineConfig
 from verifier.dns.model import MailDomain
+from verifier.smtp.catch_all import random_recipient, rides_ahead
 from verifier.smtp.faults import each
 from verifier.smtp.group import connectable_targets
 from verifier.smtp.keeper import KeptSession, SessionKeeper
@@ -44,15 +48,19 @@ class _Group:
     ip: str | None  # the MX address its first session goes to; None: never sent ahead
     recipients: list[str]  # as its RCPTs spell them, in the order the group asks
     sent: int = 0  # how many were sent ahead
+    catch_all: str | None = None  # its catch-all probe's recipient, the last of ``recipients``
 
 
 class Relay:
     """One round's groups in order; not thread-safe (a round runs on one greenlet)."""
 
     def __init__(
-        self, groups: Sequence[tuple[MailDomain | None, Sequence[str]]], config: EngineConfig
+        self, groups: Sequence[tuple[MailDomain | None, Sequence[str], bool]], config: EngineConfig
     ) -> None:
-        self._groups = [_group(domain, addresses, config) for domain, addresses in groups]
+        """``groups``: each group's domain, addresses and whether it wants its catch-all probe."""
+        self._groups = [
+            _group(domain, addresses, catch_all, config) for domain, addresses, catch_all in groups
+        ]
         self._current = -1
         self._held: dict[str, KeptSession] = {}
 
@@ -64,6 +72,11 @@ class Relay:
     def mail_domain(self) -> MailDomain | None:
         """The current group's domain as resolved for the round (None: not probed by SMTP)."""
         return self._groups[self._current].domain if 0 <= self._current < len(self._groups) else None
+
+    @property
+    def catch_all_address(self) -> str | None:
+        """The current group's catch-all recipient, which an earlier group may have sent ahead."""
+        return self._groups[self._current].catch_all if 0 <= self._current < len(self._groups) else None
 
     def ahead(self, ip: str, most: int) -> list[str]:
         """Up to ``most`` recipients of the groups after the current one whose sessions go to ``ip``, not
@@ -120,16 +133,21 @@ def _end(kept: KeptSession, keeper: SessionKeeper | None) -> None:
         kept.release()
 
 
-def _group(domain: MailDomain | None, addresses: Sequence[str], config: EngineConfig) -> _Group:
+def _group(
+    domain: MailDomain | None, addresses: Sequence[str], catch_all: bool, config: EngineConfig
+) -> _Group:
     """What may be sent ahead of a group: nothing unless every address could ride another transaction."""
     if domain is None or not domain.accepts_mail or not addresses:
         return _Group(domain, None, [])
     locals_ = [address.rpartition("@")[0] for address in dict.fromkeys(addresses)]
-    if rules_for([record.host for record in domain.mx_records]).one_rcpt_per_session:
+    rules = rules_for([record.host for record in domain.mx_records])
+    if rules.one_rcpt_per_session or not all(local.isascii() for local in locals_):
         return _Group(domain, None, [])
-    if not all(local.isascii() for local in locals_):
-        return _Group(domain, None, [])
-    return _Group(domain, first_ip(domain, config), [f"{local}@{domain.domain}" for local in locals_])
+    recipients = [f"{local}@{domain.domain}" for local in locals_]
+    probe = (
+        random_recipient(domain.domain) if catch_all and rides_ahead(rules, len(locals_), config) else None
+    )
+    return _Group(domain, first_ip(domain, config), recipients + ([probe] if probe else []), catch_all=probe)
 
 
 def first_ip(domain: MailDomain, config: EngineConfig) -> str | None:
