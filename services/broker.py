@@ -9,7 +9,7 @@ capability's beat sweeper re-sends whatever a lost message left undone.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
@@ -87,22 +87,31 @@ def send_after_commit(session: Session, task_name: str, *args: object) -> None:
 
 
 def send_task(task_name: str, *args: object) -> bool:
-    """Publish one message now; False (and a log line) when the broker is unreachable.
+    """Publish one message now; False (and a log line) when the broker is unreachable."""
+    return send_tasks(task_name, [args])[0]
+
+
+def send_tasks(task_name: str, args_each: Sequence[Sequence[object]]) -> list[bool]:
+    """Publish one message per item of ``args_each`` now, in order, over one connection and producer (one
+    of each per message cost a list's 96 lane wake-ups 0.1 s); per message, was it sent (a log line for
+    those the broker did not take)?
 
     ``ignore_result`` matters: without it Celery subscribes to the result backend first, which retries
     for twenty seconds and then raises an error that is not a connection error.
     """
-    app = publisher()
+    app, sent = publisher(), [False] * len(args_each)
     try:
         with (
             app.connection_for_write(transport_options=FAIL_FAST) as connection,
             pools.producers[connection].acquire(block=True) as producer,
         ):
-            app.send_task(task_name, args=list(args), retry=False, ignore_result=True, producer=producer)
+            for index, args in enumerate(args_each):
+                app.send_task(task_name, args=list(args), retry=False, ignore_result=True, producer=producer)
+                sent[index] = True
     except (OperationalError, OSError):
-        log.warning("%s%s not sent; its sweeper will do the work", task_name, args, exc_info=True)
-        return False
-    return True
+        unsent = [args for args, done in zip(args_each, sent, strict=True) if not done]
+        log.warning("%s not sent for %s; its sweeper will do the work", task_name, unsent, exc_info=True)
+    return sent
 
 
 def _run_pending(session: Session) -> None:

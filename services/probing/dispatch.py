@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from core import clock
 from models.jobs import GroupState, JobGroup
-from services.broker import DRAIN_LANE_TASK, after_commit, send_task
+from services.broker import DRAIN_LANE_TASK, after_commit, send_tasks
 from services.jobs import store
 from services.jobs.store import QueuedGroup
 from services.probing import lanes, routes
@@ -82,14 +82,17 @@ def to_lanes(groups: list[QueuedGroup]) -> None:
     except RedisError:
         log.warning("%d groups not queued in lanes; the sweeper re-sends them", len(refs), exc_info=True)
         return
-    for lane in woken:
-        wake(lane)
+    wake(*woken)
 
 
-def wake(lane: str) -> None:
-    """One ``drain_lane`` message; if it cannot be sent, the lane's mark goes so the next push retries."""
-    if not send_task(DRAIN_LANE_TASK, lane):
-        lanes.drain_not_sent(lane)
+def wake(*seats: str) -> None:
+    """One ``drain_lane`` message per seat, every lane's first seats first (a lane's later seats wait for
+    the interval between its new sessions anyway); a seat whose message cannot be sent loses its mark,
+    so the next push retries."""
+    ordered = sorted(seats, key=lanes.seat_number)
+    for seat, sent in zip(ordered, send_tasks(DRAIN_LANE_TASK, [(seat,) for seat in ordered]), strict=True):
+        if not sent:
+            lanes.drain_not_sent(seat)
 
 
 def signal_done(session: Session, public_id: str) -> None:

@@ -293,6 +293,11 @@ def seat_name(lane: str, number: int) -> str:
     return lane if number == 0 else f"{lane}#{number}"
 
 
+def seat_number(seat: str) -> int:
+    """Which of its lane's seats ``seat`` is (``seat_name``'s ``number``)."""
+    return int(seat.partition("#")[2] or 0)
+
+
 def lane_of_seat(seat: str) -> str:
     """The lane a seat drains (neither domains nor addresses hold a ``#``)."""
     return seat.partition("#")[0]

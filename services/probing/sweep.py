@@ -115,8 +115,7 @@ def requeue_lost(before: datetime) -> int:
     second claim finds it taken and costs one UPDATE."""
     queued = _queued_since(before)
     woken = lanes.revive(dispatch.lane_refs(queued)) if queued else []
-    for lane in woken:
-        dispatch.wake(lane)
+    dispatch.wake(*woken)
     return len(woken)
 
 
