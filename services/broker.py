@@ -100,6 +100,8 @@ def send_tasks(task_name: str, args_each: Sequence[Sequence[object]]) -> list[bo
     for twenty seconds and then raises an error that is not a connection error.
     """
     app, sent = publisher(), [False] * len(args_each)
+    if not args_each:
+        return sent  # no connection for nothing (a push that woke no seat)
     try:
         with (
             app.connection_for_write(transport_options=FAIL_FAST) as connection,

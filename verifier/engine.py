@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import gc
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -378,6 +379,14 @@ def load_reference_data() -> None:
     does not wait for them (measured: 0.19 s on the first request of a fresh web worker)."""
     load_lists()
     icann_suffixes()
+
+
+def ready_to_serve() -> None:
+    """A serving process (a web or Celery worker) loads the reference data, then moves everything alive
+    so far out of the garbage collector's sight: those ~140,000 long-lived objects were walked again by
+    every full collection (83 ms each in the web; a fifth of a probes worker's CPU in a list)."""
+    load_reference_data()
+    gc.freeze()
 
 
 @functools.cache

@@ -24,7 +24,7 @@ from gevent import monkey
 from scheduler.schedule import TASK_MODULES, beat_schedule
 from services.broker import message_config
 from settings import Settings, get_settings
-from verifier.engine import load_reference_data
+from verifier.engine import ready_to_serve
 from web import logs
 from workers.reconnect import SweepOnReconnect
 
@@ -63,13 +63,11 @@ def cooperative_postgres(**_: object) -> None:
 
 @worker_ready.connect  # type: ignore[untyped-decorator]
 def out_of_the_collectors_sight(**_: object) -> None:
-    """The engine's lists loaded, then everything alive at start moved out of the collector's sight
-    (as ``gunicorn.conf.py`` does for the web): a probes worker allocates a result's objects by the
-    thousand a second, and every full collection walked the start-up heap again (a fifth of its CPU in
-    the shared-32 list, measured with ``gc.callbacks``). The first generation's threshold is raised for
-    the same reason: the young objects of a round are freed by reference counting, not by the collector."""
-    load_reference_data()
-    gc.freeze()
+    """Ready to serve as the web's workers are (``ready_to_serve``: a probes worker allocates a result's
+    objects by the thousand a second, and full collections walked the start-up heap again, a fifth of its
+    CPU in the shared-32 list, measured with ``gc.callbacks``); the first generation's threshold is raised
+    too, as the young objects of a round are freed by reference counting, not by the collector."""
+    ready_to_serve()
     gc.set_threshold(YOUNG_OBJECTS_BEFORE_COLLECTION, *gc.get_threshold()[1:])
 
 
