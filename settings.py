@@ -13,6 +13,7 @@ import binascii
 import hashlib
 import ipaddress
 import os
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -213,6 +214,65 @@ VERDICT_TOKEN_RANGE = (10, 3600)
 MAX_AGE_RANGE = (0, 30 * 86_400)
 
 
+# The verdict-token key derived from SECRET_KEY has this id: it seals tokens until VERDICT_TOKEN_KEYS names
+# keys of its own, and written alone there it keeps reading the tokens it sealed while a new key takes over.
+DERIVED_TOKEN_KEY_ID = "default"  # noqa: S105 - a key's name, not a secret
+_TOKEN_KEY_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
+
+
+@dataclass(frozen=True)
+class TokenKey:
+    """A verdict-token key: the id written into each token it seals, and its secret (None: the key is
+    derived from SECRET_KEY)."""
+
+    id: str
+    secret: str | None = field(default=None, repr=False)
+
+
+def parse_token_keys(raw: str) -> tuple[TokenKey, ...]:
+    """VERDICT_TOKEN_KEYS: comma-separated ``id:secret``; the first seals new tokens, every one reads them
+    back. Empty: the key derived from SECRET_KEY. Messages name an entry by its place and id, never its
+    secret."""
+    if not raw.strip():
+        return (TokenKey(DERIVED_TOKEN_KEY_ID),)
+    keys = tuple(_token_key(place, entry.strip()) for place, entry in enumerate(raw.split(","), 1))
+    first_place: dict[str, int] = {}
+    for place, key in enumerate(keys, 1):
+        if key.id in first_place:
+            raise ConfigError(
+                f"VERDICT_TOKEN_KEYS entry {place} repeats the id {key.id!r} of entry {first_place[key.id]}: "
+                "each key needs an id of its own, since tokens name the key that sealed them by its id"
+            )
+        first_place[key.id] = place
+    return keys
+
+
+def _token_key(place: int, entry: str) -> TokenKey:
+    name = f"VERDICT_TOKEN_KEYS entry {place}"
+    key_id, colon, secret = entry.partition(":")
+    key_id = key_id.strip()
+    if not colon and key_id == DERIVED_TOKEN_KEY_ID:
+        return TokenKey(DERIVED_TOKEN_KEY_ID)
+    if not colon:  # the text may be a secret written without its id: never echoed
+        raise ConfigError(
+            f"{name} must be id:secret (only {DERIVED_TOKEN_KEY_ID!r}, the key derived from SECRET_KEY, "
+            "stands alone)"
+        )
+    if not _TOKEN_KEY_ID.fullmatch(key_id):
+        raise ConfigError(f"{name} must start with an id of 1 to 32 letters, digits, '-' or '_', then ':'")
+    if key_id == DERIVED_TOKEN_KEY_ID:
+        raise ConfigError(
+            f"{name}: {DERIVED_TOKEN_KEY_ID!r} is the id of the key derived from SECRET_KEY and takes no "
+            "secret; give your own keys other ids"
+        )
+    if len(secret.strip()) < SECRET_KEY_MIN_LENGTH:
+        raise ConfigError(
+            f"{name} ({key_id!r}): the secret must be at least {SECRET_KEY_MIN_LENGTH} characters, e.g. "
+            "from secrets.token_urlsafe(32)"
+        )
+    return TokenKey(key_id, secret.strip())
+
+
 @dataclass(frozen=True)
 class BrowserSettings:
     """Validation from web pages (``services.browser``)."""
@@ -221,6 +281,8 @@ class BrowserSettings:
     token_lifetime: int = 900  # VERDICT_TOKEN_SECONDS: how long a verdict token may be confirmed
     visitor_per_minute: int = 10  # BROWSER_VISITOR_PER_MINUTE: answers per visitor network and minute
     key_share_percent: int = 50  # BROWSER_KEY_SHARE_PERCENT: of the plan's per-minute limit, per key
+    # VERDICT_TOKEN_KEYS: the first seals verdict tokens, all read them (``services.browser.tokens``)
+    token_keys: tuple[TokenKey, ...] = (TokenKey(DERIVED_TOKEN_KEY_ID),)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> BrowserSettings:
@@ -232,7 +294,13 @@ class BrowserSettings:
         _within("VERDICT_TOKEN_SECONDS", lifetime, VERDICT_TOKEN_RANGE)
         _within("BROWSER_KEY_SHARE_PERCENT", share, (1, 100))
         visitors = env.get("BROWSER_VISITOR_PER_MINUTE", str(d.visitor_per_minute))
-        return cls(timeout, lifetime, parse_int("BROWSER_VISITOR_PER_MINUTE", visitors, minimum=1), share)
+        return cls(
+            timeout,
+            lifetime,
+            parse_int("BROWSER_VISITOR_PER_MINUTE", visitors, minimum=1),
+            share,
+            parse_token_keys(env.get("VERDICT_TOKEN_KEYS", "")),
+        )
 
 
 def _within(name: str, value: float, bounds: tuple[float, float]) -> None:

@@ -6,9 +6,11 @@
 Open http://127.0.0.1:8040 (that origin must be in the key's allowed origins). The page
 (``signup_form.html``) loads ``/widget.js`` from the service, which checks the address when the visitor
 leaves the field and puts a verdict token into the form. On submit, this server confirms the token with
-the secret key (``POST /validate/confirm``): a confirmed verdict is the service's word, whatever the
-page's script was made to do. No token, or one refused (forged, replayed, expired, about another
-address), and the server validates the address itself with ``POST /validate``. Standard library only.
+the secret key (``POST /validate/confirm``): a confirmed, authoritative verdict is the service's word,
+whatever the page's script was made to do. No token, one refused (forged, replayed, expired, about another
+address), or one whose verdict is not authoritative (the page was throttled, or answered before the check
+finished: a bot that exhausts its requests gets just that), and the server validates the address itself
+with ``POST /validate``. Standard library only.
 """
 
 from __future__ import annotations
@@ -47,10 +49,11 @@ def call(path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
 
 
 def judge(email: str, token: str) -> tuple[str, dict[str, Any]]:
-    """Where the verdict came from, and the verdict: confirmed from the page's token, else our own check."""
+    """Where the verdict came from, and the verdict: confirmed from the page's token when that verdict is
+    authoritative (a finished check), else our own check."""
     if token:
         status, confirmed = call("/validate/confirm", {"token": token, "email": email})
-        if status == 200:
+        if status == 200 and confirmed.get("authoritative") is True:
             return "confirmed", confirmed
     status, result = call("/validate", {"email": email})
     if status != 200:  # the service is unreachable or busy: accept, as the widget does
@@ -83,7 +86,8 @@ class SignUpHandler(BaseHTTPRequestHandler):
         email = form.get("email", [""])[0]
         source, verdict = judge(email, form.get("email_check_token", [""])[0])
         outcome = "Welcome" if accepted(verdict) else "Sign-up refused"
-        line = f"{email}: {verdict['verdict']} ({source})"
+        flags = "".join(f", {flag}" for flag in REFUSED_FLAGS if verdict.get(flag))
+        line = f"{email}: {verdict['verdict']}{flags} ({source})"
         print(json.dumps({"email": email, "source": source, "verdict": verdict["verdict"]}), flush=True)
         body = f'<h1>{outcome}</h1><p data-testid="outcome">{html.escape(line)}</p>'
         self._page(

@@ -22,6 +22,12 @@ class TokenInvalid(TokenRefused):
     code = "TOKEN_INVALID"
 
 
+class TokenKeyRetired(TokenRefused):
+    """Sealed with a token key the service no longer holds (rotated out of ``VERDICT_TOKEN_KEYS``)."""
+
+    code = "TOKEN_KEY_RETIRED"
+
+
 class TokenExpired(TokenRefused):
     code = "TOKEN_EXPIRED"
 

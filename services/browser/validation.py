@@ -5,7 +5,8 @@ visitor's and the key's windows (``throttle``), then the account's rate limits a
 validation (one request, one validation charged under the job's id). Any of those being full is not an
 error: the form is answered ``unknown`` (reason ``throttled``) and goes on; a form must never be blocked by
 our limits. Then the validation runs within the page's time budget (``answers.validate_within``); each
-answer carries a verdict token for the page's server to confirm.
+answer carries a verdict token for the page's server to confirm, saying whether the verdict is
+authoritative (``authoritative``): only the result of a check the service finished is.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ from services import audit_folding
 from services.auth import AuthContext
 from services.browser import throttle, tokens
 from services.browser.errors import OriginNotAllowed
-from services.browser.verdicts import Verdict, summarise, throttled
+from services.browser.verdicts import Verdict, checker_degraded, summarise, throttled
 from services.jobs.options import JobOptions
 from services.keys import origins
 from services.usage.errors import QuotaExhausted, RateLimited
 from services.usage.quota import QuotaStatus
 from services.validation import answers
+from services.validation.answers import Single
 from settings import get_settings
 from verifier.syntax import result_email
 
@@ -38,6 +40,7 @@ class BrowserAnswer:
     verdict: Verdict
     token: str
     expires_at: datetime
+    authoritative: bool
     quota: QuotaStatus | None = None  # what its charge left (None: nothing was charged)
 
 
@@ -47,7 +50,7 @@ def answer(
     """The form's answer for ``email`` within ``seconds``, with its token."""
     ensure_origin(auth, origin)
     if not throttle.admit(auth.account, auth.key.id, visitor_ip):
-        return _answered(auth, throttled(result_email(email)), None)
+        return _answered(auth, throttled(result_email(email)), None, authoritative=False)
     max_age = get_settings().jobs.recent_max_age
     options = JobOptions.for_account(
         auth.account, quick_mode=False, skip_catch_all=False, max_age=max_age, livemode=auth.livemode
@@ -56,8 +59,17 @@ def answer(
         admit()
         single, quota = answers.validate_within(auth, email, options, seconds)
     except (RateLimited, QuotaExhausted):
-        return _answered(auth, throttled(result_email(email)), None)
-    return _answered(auth, summarise(single.result), single.public_id, quota)
+        return _answered(auth, throttled(result_email(email)), None, authoritative=False)
+    verdict = summarise(single.result)
+    return _answered(auth, verdict, single.public_id, quota, authoritative=authoritative(single))
+
+
+def authoritative(single: Single) -> bool:
+    """Whether ``single`` is the service's finished word on the address: its settled result (or a recent
+    one it reuses), not one drawn as the time budget ran out, not an interim one while retries go on, not
+    from a checker that reached no mail server at all. A mail server that would not say (greylisting, a
+    slow reply past the SMTP deadline) is part of a finished check: validating again says the same."""
+    return not (single.timed_out or single.retrying or checker_degraded(single.result))
 
 
 def ensure_origin(auth: AuthContext, origin: str | None) -> None:
@@ -80,7 +92,19 @@ def ensure_origin(auth: AuthContext, origin: str | None) -> None:
 
 
 def _answered(
-    auth: AuthContext, verdict: Verdict, validation_id: str | None, quota: QuotaStatus | None = None
+    auth: AuthContext,
+    verdict: Verdict,
+    validation_id: str | None,
+    quota: QuotaStatus | None = None,
+    *,
+    authoritative: bool,
 ) -> BrowserAnswer:
-    issued = tokens.issue(auth.account.id, auth.key.id, verdict, validation_id, livemode=auth.livemode)
-    return BrowserAnswer(verdict, issued.token, issued.expires_at, quota)
+    issued = tokens.issue(
+        auth.account.id,
+        auth.key.id,
+        verdict,
+        validation_id,
+        authoritative=authoritative,
+        livemode=auth.livemode,
+    )
+    return BrowserAnswer(verdict, issued.token, issued.expires_at, authoritative, quota)

@@ -70,6 +70,12 @@ def throttled(email: str) -> Verdict:
     return Verdict(email, UNKNOWN, "throttled", None, None, None)
 
 
+def checker_degraded(result: Mapping[str, Any]) -> bool:
+    """Whether the result says our checker reached no mail server at all (``services.probing.degraded``):
+    it describes our prober's trouble, not the address."""
+    return _metadata(result["checks"], "smtp").get("checkerDegraded") is True
+
+
 def summarise(result: Mapping[str, Any]) -> Verdict:
     """The form's view of a validation result (spec 2.1, as stored)."""
     checks: Mapping[str, Any] = result["checks"]

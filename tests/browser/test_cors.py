@@ -7,7 +7,17 @@ from tests.browser.helpers import NOT_AN_ADDRESS, OTHER_PAGE, PAGE, form_key, fr
 from tests.fixtures.db import Persona
 from tests.limits.helpers import usage_of
 
-ANSWER_FIELDS = {"email", "verdict", "reason", "disposable", "role", "suggestion", "token", "expiresAt"}
+ANSWER_FIELDS = {
+    "email",
+    "verdict",
+    "reason",
+    "disposable",
+    "role",
+    "suggestion",
+    "token",
+    "expiresAt",
+    "authoritative",
+}
 
 
 def test_a_preflight_lets_any_page_try_the_post_with_the_key_header(client) -> None:
@@ -45,6 +55,7 @@ def test_the_keys_own_page_reads_the_answer_and_nothing_more_than_a_form_needs(
     assert "Origin" in response.headers["Vary"]
     assert set(response.json) == ANSWER_FIELDS
     assert (response.json["verdict"], response.json["reason"]) == ("invalid", "syntax")
+    assert response.json["authoritative"] is True  # syntax alone decides: the check is finished
     assert usage_of(client, owner.headers)["quota"]["used"] == 1  # a validation like any other
 
 

@@ -1,6 +1,7 @@
 """A form's server confirms the verdict token its page passed on, over real HTTP (gunicorn, a worker, the
-mail lab): a genuine token once, with the verdict the page was shown; a forged, replayed, expired or
-another account's token, or one about another address, is refused saying which."""
+mail lab): a genuine token of a finished check once, with the verdict the page was shown; a throttled or
+timed-out answer's token confirms nothing and says so; a forged, replayed, expired or another account's
+token, or one about another address, is refused saying which."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from typing import Any
 import requests
 from cryptography.fernet import Fernet
 
+from models.accounts import Tier
 from tests.browser.helpers import NOT_AN_ADDRESS, form_key, from_page
 from tests.fixtures.db import Persona, open_persona
+from tests.limits.helpers import fill
 from tests.workers.harness import Gunicorn
 
 LIFETIME = 10  # VERDICT_TOKEN_SECONDS of this module's service: expiry is waited for, not faked
@@ -20,11 +23,13 @@ SERVICE_SETTINGS = {"VERDICT_TOKEN_SECONDS": str(LIFETIME), "BROWSER_VISITOR_PER
 VERDICT_FIELDS = ("email", "verdict", "reason", "disposable", "role", "suggestion")
 
 
-def page_answer(service: Gunicorn, form: Persona, email: str = NOT_AN_ADDRESS) -> dict[str, Any]:
+def page_answer(
+    service: Gunicorn, form: Persona, email: str = NOT_AN_ADDRESS, budget: float = 10
+) -> dict[str, Any]:
     response = requests.post(
         f"{service.base_url}/validate/browser",
         headers=from_page(form),
-        json={"email": email, "timeout": 10},
+        json={"email": email, "timeout": budget},
         timeout=30,
     )
     assert response.status_code == 200, response.text
@@ -53,13 +58,46 @@ def test_the_servers_confirmation_gives_back_the_verdict_the_page_was_shown(serv
 
     assert confirmed.status_code == 200, confirmed.text
     body = confirmed.json()
-    assert answer["verdict"] == "valid"
+    assert (answer["verdict"], answer["authoritative"]) == ("valid", True)
     assert {name: body[name] for name in VERDICT_FIELDS} == {name: answer[name] for name in VERDICT_FIELDS}
-    assert (body["confirmed"], body["keyId"]) == (True, form.key_id)
+    assert (body["confirmed"], body["authoritative"], body["message"]) == (True, True, None)
+    assert body["keyId"] == form.key_id
     assert body["validationId"].startswith("val_")
     settled = requests.get(body["resultsUrl"], headers=form.headers, timeout=30).json()
     assert settled["results"][0]["email"] == "bob@mailbox.test"
     assert settled["results"][0]["checks"]["smtp"]["passed"] is True
+
+
+def test_a_throttled_answers_token_confirms_nothing_and_sends_the_server_to_validate(
+    service: Gunicorn,
+) -> None:
+    form = form_key(open_persona(Tier.GROWTH))
+    fill(form.account_id, 6000)  # 120% of 5,000: the quota's hard limit answers pages "throttled"
+    answer = page_answer(service, form, "bot@mailinator.com")
+
+    first = confirm(service, form, answer["token"], "bot@mailinator.com")
+    again = confirm(service, form, answer["token"], "bot@mailinator.com")
+
+    assert (answer["verdict"], answer["reason"], answer["authoritative"]) == ("unknown", "throttled", False)
+    assert first.status_code == 200, first.text
+    body = first.json()
+    assert (body["confirmed"], body["authoritative"], body["confirmedAt"]) == (False, False, None)
+    assert "not the result of a completed check" in body["message"]
+    assert "validate bot@mailinator.com from your server with POST /validate" in body["message"]
+    assert again.json()["authoritative"] is False  # nothing was confirmed, so nothing can be replayed
+
+
+def test_an_answer_cut_short_by_its_time_budget_confirms_nothing(service: Gunicorn) -> None:
+    form = form_key()
+    answer = page_answer(service, form, "alice@slow.test", budget=1)  # the worker waits its 1 s banner
+
+    confirmed = confirm(service, form, answer["token"], "alice@slow.test")
+
+    assert (answer["reason"], answer["authoritative"]) == ("timeout", False)
+    body = confirmed.json()
+    assert (confirmed.status_code, body["confirmed"], body["authoritative"]) == (200, False, False)
+    assert "before the check finished" in body["message"]
+    assert body["validationId"].startswith("val_")  # the validation goes on; its result is the server's
 
 
 def test_a_forged_token_is_refused(service: Gunicorn) -> None:

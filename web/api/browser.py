@@ -42,7 +42,8 @@ WIDGET_MAX_AGE = 3600  # an hour: a fixed widget reaches pages soon, and browser
     "answer comes within `timeout` seconds; it counts against the account's rate limits and quota like "
     "any validation. Throttling (per visitor, per key) and the account's limits answer 200 with verdict "
     "`unknown` and reason `throttled`, never an error, so a form is never blocked. Give `token` to the "
-    "form's server, which confirms it with POST /validate/confirm.",
+    "form's server, which confirms it with POST /validate/confirm. `authoritative` is true only when the "
+    "verdict is the result of a check the service finished (not throttled, not cut short by `timeout`).",
 )
 @browser_endpoint
 @require_scope("validate:write", publishable_only=True)
@@ -67,8 +68,11 @@ def validate_browser() -> Response:
     responses={200: ConfirmedOut, 409: TokenReplayedOut, 422: TokenRefusedOut},
     description="The form's server sends the token its page got from POST /validate/browser and the "
     "address the form submitted. A token confirms once: refused with 422 TOKEN_INVALID (forged or "
-    "altered), TOKEN_EXPIRED, TOKEN_OF_ANOTHER_ACCOUNT or TOKEN_EMAIL_MISMATCH, and with 409 "
-    "TOKEN_ALREADY_CONFIRMED the second time (a replay). Not charged.",
+    "altered), TOKEN_EXPIRED, TOKEN_KEY_RETIRED (sealed with a token key since rotated out), "
+    "TOKEN_OF_ANOTHER_ACCOUNT or TOKEN_EMAIL_MISMATCH, and with 409 TOKEN_ALREADY_CONFIRMED the second "
+    "time (a replay). A genuine token whose verdict is not authoritative (throttled, or answered before "
+    "the check finished) answers 200 with `confirmed` and `authoritative` false and a `message`: it "
+    "confirms nothing, and the server validates the address itself with POST /validate. Not charged.",
 )
 @require_scope("validate:read")
 def confirm() -> Response:

@@ -16,8 +16,9 @@ from web.schemas.errors import CodedError
 from web.schemas.inputs import patterned
 from web.schemas.validation_bodies import Email
 
-# Fernet's URL-safe base64; tokens are about 300 characters, the bound leaves room and stops junk early.
-TOKEN_PATTERN = r"^[A-Za-z0-9_-]+=*$"  # noqa: S105 - the form of a token, not one
+# The token key's id and a dot (absent in tokens sealed before key ids), then Fernet's URL-safe base64;
+# tokens are about 300 characters, the bound leaves room and stops junk early.
+TOKEN_PATTERN = r"^(?:[A-Za-z0-9_-]{1,32}\.)?[A-Za-z0-9_-]+=*$"  # noqa: S105 - the form of a token, not one
 Token = Annotated[
     str, *patterned(TOKEN_PATTERN, "{field} must be a verdict token as the page got it.", max_length=2048)
 ]
@@ -26,6 +27,11 @@ VERDICT = (
     "let the address through"
 )
 REASON = "the finding that matters most, null when nothing stands out"
+AUTHORITATIVE = (
+    "true when the verdict is the result of a check the service finished; false when it is not (throttled, "
+    "or answered before the check finished): the form's server then validates the address itself with "
+    "POST /validate"
+)
 
 
 class BrowserValidateBody(Body):
@@ -66,10 +72,16 @@ class BrowserAnswerOut(VerdictOut):
 
     token: str = Field(description="for the form's server to confirm (POST /validate/confirm)")
     expires_at: Timestamp = Field(description="the token cannot be confirmed after this instant")
+    authoritative: bool = Field(description=AUTHORITATIVE)
 
     @classmethod
     def of(cls, answer: BrowserAnswer) -> BrowserAnswerOut:
-        return cls(**cls.fields_of(answer.verdict), token=answer.token, expires_at=answer.expires_at)
+        return cls(
+            **cls.fields_of(answer.verdict),
+            token=answer.token,
+            expires_at=answer.expires_at,
+            authoritative=answer.authoritative,
+        )
 
 
 class ConfirmBody(Body):
@@ -78,15 +90,21 @@ class ConfirmBody(Body):
 
 
 class ConfirmedOut(VerdictOut):
-    """The verdict the page was given, confirmed: genuine, unexpired, this account's, about this address,
-    and confirmed for the first time."""
+    """The verdict the page was given, from a genuine, unexpired token of this account about this address:
+    confirmed (for the first time) when it is authoritative; else not confirmed, with a message saying to
+    validate the address with POST /validate (the token is not spent)."""
 
-    confirmed: bool = True
+    confirmed: bool = Field(
+        description="true: the verdict is the service's word, confirmed now for the first and only time; "
+        "false: it is not authoritative and confirms nothing"
+    )
+    authoritative: bool = Field(description=AUTHORITATIVE)
+    message: str | None = Field(description="why a verdict is not confirmed and what to do; null when it is")
     key_id: int = Field(description="the key whose publishable half the page used")
     validation_id: str | None = Field(description="the validation behind the verdict; null if none ran")
     results_url: str | None = Field(description="its full, settled result (validate:read)")
     issued_at: Timestamp
-    confirmed_at: Timestamp
+    confirmed_at: Timestamp | None = Field(description="null when the verdict is not confirmed")
 
     @classmethod
     def of(cls, confirmed: Confirmed, host: str | None) -> ConfirmedOut:
@@ -94,6 +112,9 @@ class ConfirmedOut(VerdictOut):
         job = claims.validation_id
         return cls(
             **cls.fields_of(claims.verdict),
+            confirmed=confirmed.confirmed_at is not None,
+            authoritative=claims.authoritative,
+            message=confirmed.advice,
             key_id=claims.key_id,
             validation_id=job,
             results_url=links.results_url(job, host) if job else None,
@@ -103,8 +124,9 @@ class ConfirmedOut(VerdictOut):
 
 
 class TokenRefusedOut(CodedError):
-    """The token confirms nothing: TOKEN_INVALID (forged or altered), TOKEN_EXPIRED, TOKEN_OF_ANOTHER_ACCOUNT
-    or TOKEN_EMAIL_MISMATCH; the page's verdict is not to be trusted, and the token is not used up."""
+    """The token confirms nothing: TOKEN_INVALID (forged or altered), TOKEN_EXPIRED, TOKEN_KEY_RETIRED (sealed
+    with a token key the service no longer holds), TOKEN_OF_ANOTHER_ACCOUNT or TOKEN_EMAIL_MISMATCH; the
+    page's verdict is not to be trusted, and the token is not used up."""
 
 
 class TokenReplayedOut(CodedError):
