@@ -213,3 +213,13 @@ def test_the_refusal_page_switches_back_to_live_data_and_shows_the_page(
     assert shown.status_code == 200
     assert world.shown_in(shown.text) == []  # the brand is no marker; the page is the live one
     assert "Test data." not in shown.text
+
+
+def test_the_test_mode_keys_page_offers_no_reseller_scope(browser: tuple[FlaskClient, str]) -> None:
+    client, token = browser
+    in_test = client.get("/dashboard/keys").text
+    client.post("/dashboard/mode", data={"mode": "live", "next": "/dashboard/keys", "csrf_token": token})
+    in_live = client.get("/dashboard/keys").text
+
+    assert 'value="resellers:write"' in in_live
+    assert 'value="resellers:write"' not in in_test
