@@ -20,7 +20,13 @@ from models.audit import AuditEvent
 from models.keys import ApiKey
 from models.session import transaction
 from services import audit, audit_folding, snapshots
-from services.errors import InsufficientPermissions, InvalidApiKey, IpNotAllowed, MissingApiKey
+from services.errors import (
+    InsufficientPermissions,
+    InvalidApiKey,
+    IpNotAllowed,
+    LiveModeRequired,
+    MissingApiKey,
+)
 from services.keys import allowlist, last_used, retired_secrets, rotation_policy, scopes, secrets
 
 INVALID_MESSAGE = "The API key is not valid: it may be mistyped, revoked or deactivated."
@@ -253,6 +259,16 @@ def _permits(auth: AuthContext, required: str, kinds: KeyKinds, alternatives: tu
     if not (kinds.publishable if auth.is_publishable else kinds.secret):
         return False
     return any(scopes.allows(auth.scopes, scope) for scope in (required, *alternatives))
+
+
+LIVE_ONLY_HOW = "Use a live key (sk_live_...), or switch the dashboard to live data."
+
+
+def require_live(actor: Actor, what: str) -> None:
+    """Raise LIVE_MODE_REQUIRED when ``actor`` acts in test mode: ``what`` says what exists only live and
+    why. Checked before the scopes, as the plan is: a test key's scopes never reach live objects."""
+    if not actor.livemode:
+        raise LiveModeRequired(f"{what} This request was made in test mode. {LIVE_ONLY_HOW}")
 
 
 def deny(actor: Actor, required: str, message: str) -> NoReturn:

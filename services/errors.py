@@ -51,6 +51,16 @@ class InsufficientPermissions(CodedError):
         super().__init__(message, requiredScope=required, **shown)
 
 
+class LiveModeRequired(CodedError):
+    """A test-mode caller (a test key, the dashboard's test switch) asked for something that exists only
+    live: money, real accounts, real DNS. No scope would help, only a live key or the live dashboard."""
+
+    code = "LIVE_MODE_REQUIRED"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, mode="test", requiredMode="live")
+
+
 class IpNotAllowed(CodedError):
     """``allowed`` is None for a publishable key: the allowlist maps the owner's network, not the public's."""
 

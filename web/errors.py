@@ -51,6 +51,7 @@ STATUS: dict[type[ServiceError], int] = {
     service.QueryApiKeyRefused: 401,
     service.InsufficientPermissions: 403,
     service.IpNotAllowed: 403,
+    service.LiveModeRequired: 403,  # as PLAN_UPGRADE_REQUIRED: understood, and refused to this caller
     KeyLimitReached: 403,
     EndpointLimitReached: 403,
     NoTestTarget: 409,  # the request is sound; the account's endpoints make it ambiguous or targetless

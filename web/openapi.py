@@ -33,6 +33,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 OPERATION = "verimail_operation"
 OPENAPI_EXTENSION = "verimail.openapi"
 REF = "#/components/schemas/{model}"
+# On a blueprint's ``before_request`` gate: the 403 codes it answers on every route of the blueprint.
+REFUSES = "verimail_refuses"
 PATH_ARG = re.compile(r"<(?:(\w+):)?(\w+)>")
 Mode = Literal["validation", "serialization"]
 
@@ -48,6 +50,7 @@ class Operation:
     coded_400: bool = False  # some 400s carry a spec 7.1 code (BATCH_EMPTY, BATCH_TOO_LARGE)
     raw_responses: Mapping[int, Mapping[str, Any]] | None = None  # status -> media type -> schema (streams)
     raw_description: str = "The results, streamed"  # what the raw responses hold
+    refuses: Mapping[str, str] | None = None  # 403 codes beyond the key checks: code -> when
 
     def models(self) -> list[tuple[type[BaseModel], Mode]]:
         pairs: list[tuple[type[BaseModel], Mode]] = [
@@ -68,6 +71,7 @@ def document(
     coded_400: bool = False,
     raw_responses: Mapping[int, Mapping[str, Any]] | None = None,
     raw_description: str = Operation.raw_description,
+    refuses: Mapping[str, str] | None = None,
 ) -> Callable[[F], F]:
     """Describe a view for /openapi.json (put it under the route decorator, above ``@require_scope``)."""
 
@@ -82,6 +86,7 @@ def document(
             coded_400,
             raw_responses,
             raw_description,
+            refuses,
         )
         setattr(view, OPERATION, operation)
         return view
@@ -111,7 +116,8 @@ def build(app: Flask) -> dict[str, Any]:
     paths: dict[str, dict[str, Any]] = {}
     for rule, view, op in documented:
         for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
-            paths.setdefault(path_of(rule), {})[method.lower()] = operation(rule, view, op, refs, defs)
+            described = operation(rule, view, op, refs, defs, refused=refusals(app, rule, op))
+            paths.setdefault(path_of(rule), {})[method.lower()] = described
     root = document_root(app, paths, defs)
     root["webhooks"] = event_webhooks(lambda model: refs[(model, "serialization")])
     return root
@@ -213,8 +219,23 @@ def path_of(rule: Rule) -> str:
     return PATH_ARG.sub(r"{\2}", rule.rule)
 
 
+def refusals(app: Flask, rule: Rule, op: Operation) -> dict[str, str]:
+    """The 403 codes of ``rule`` beyond the key checks: its blueprint's gates' (``REFUSES``), its own."""
+    gates = app.before_request_funcs.get(rule.endpoint.rpartition(".")[0], [])
+    found: dict[str, str] = {}
+    for gate in gates:
+        found |= getattr(gate, REFUSES, {})
+    return found | dict(op.refuses or {})
+
+
 def operation(
-    rule: Rule, view: Callable[..., Any], op: Operation, refs: Refs, defs: dict[str, Any]
+    rule: Rule,
+    view: Callable[..., Any],
+    op: Operation,
+    refs: Refs,
+    defs: dict[str, Any],
+    *,
+    refused: Mapping[str, str],
 ) -> dict[str, Any]:
     scope = getattr(view, auth.SCOPE, None)
     alternatives = getattr(view, auth.ALTERNATIVE_SCOPES, ())
@@ -224,7 +245,7 @@ def operation(
         "summary": op.summary,
         "description": op.description + required_scopes(scope, alternatives),
         "parameters": path_parameters(rule) + query_parameters(op.query, refs, defs),
-        "responses": responses(rule, view, op, refs, authenticated=not is_public),
+        "responses": responses(rule, view, op, refs, authenticated=not is_public, refused=refused),
     }
     if is_public:
         body["security"] = []
@@ -277,7 +298,13 @@ def query_parameters(model: type[BaseModel] | None, refs: Refs, defs: dict[str, 
 
 
 def responses(
-    rule: Rule, view: Callable[..., Any], op: Operation, refs: Refs, *, authenticated: bool
+    rule: Rule,
+    view: Callable[..., Any],
+    op: Operation,
+    refs: Refs,
+    *,
+    authenticated: bool,
+    refused: Mapping[str, str],
 ) -> dict[str, Any]:
     out = {str(status): response(model, refs) for status, model in op.responses.items()}
     for status, media in (op.raw_responses or {}).items():
@@ -302,6 +329,8 @@ def responses(
             "description": "Invalid input (flat, with field) or BATCH_EMPTY / BATCH_TOO_LARGE (coded)",
             "content": json_content(either),
         }
+    if refused and "403" in out:
+        out["403"] = forbidden(out["403"], refused)
     if getattr(view, RATE_LIMITED, False):
         out["429"] = too_many_requests(refs)
     for code, body in out.items():
@@ -317,6 +346,12 @@ URI_TOO_LONG = {
     "answered by the server itself, as HTML",
     "content": {"text/html": {"schema": {"type": "string"}}},
 }
+
+
+def forbidden(documented: dict[str, Any], refused: Mapping[str, str]) -> dict[str, Any]:
+    """The 403 answer naming the operation's own refusals beside the key checks."""
+    codes = "; ".join(f"`{code}` {when}" for code, when in refused.items())
+    return {**documented, "description": f"{documented['description']} This operation also answers {codes}."}
 
 
 def too_many_requests(refs: Refs) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from models.audit import AuditEvent
 from models.keys import ApiKey, KeyStatus
 from models.session import transaction
 from services import audit
-from services.auth import Actor, deny
+from services.auth import Actor, deny, require_live
 from services.errors import NotFound
 from services.keys import retired_secrets, scopes, secrets
 from services.keys.errors import KeyInactive, KeyLimitReached
@@ -32,6 +32,8 @@ from services.keys.scopes import ADMIN, DEFAULT_SCOPES
 from services.resellers.access import ensure_reseller
 from services.usage.plans import plan_for
 from services.webhooks import events, payloads
+
+LIVE_KEYS_ONLY_LIVE = "A live key can be created in live mode only: a test key never makes a live one."
 
 
 @dataclass(frozen=True)
@@ -177,10 +179,10 @@ def _audit(
 def create_key(actor: Actor, spec: KeySpec) -> IssuedKey:
     """Create a key in the caller's account, within the tier's key limit. A live caller may create a test
     key (how an account gets its first one); a test caller never a live key: a sandbox credential must not
-    mint one that spends quota."""
+    mint one that spends quota, whatever its scopes (LIVE_MODE_REQUIRED, before any scope rule)."""
+    if spec.livemode:
+        require_live(actor, LIVE_KEYS_ONLY_LIVE)
     _check_may_grant(actor, spec.scopes)
-    if spec.livemode and not actor.livemode:
-        deny(actor, "keys:write", "A test-mode key cannot create live keys; use a live key (sk_live_...).")
     with transaction() as session:
         # Lock the account row so two concurrent creations cannot both see "one slot left".
         account = session.get_one(Account, actor.account.id, with_for_update=True)

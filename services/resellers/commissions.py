@@ -25,7 +25,7 @@ from models.session import transaction
 from services.auth import Actor
 from services.errors import NotFound
 from services.resellers import usage_facts
-from services.resellers.access import ensure_reseller
+from services.resellers.access import ensure_acting_reseller
 from services.resellers.revenue import Month, commission_cents, overage_usd, subscription_usd, to_cents
 from services.resellers.terms import terms_in
 from services.usage.plans import plan_for
@@ -61,7 +61,7 @@ class Report:
 
 def report(actor: Actor, period: str | None) -> Report:
     """The report of ``period`` (YYYY-MM; default: the current month) for the calling reseller."""
-    ensure_reseller(actor.account)
+    ensure_acting_reseller(actor)
     now = clock.now()
     month = Month.parse(period) if period is not None else Month.containing(now)
     if month.start > now:

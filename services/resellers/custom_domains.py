@@ -26,7 +26,7 @@ from models.session import transaction
 from services import audit
 from services.auth import Actor
 from services.errors import InvalidField, NotFound
-from services.resellers.access import ensure_reseller
+from services.resellers.access import ensure_acting_reseller
 from services.resellers.errors import DomainNotVerified, DomainTaken
 from settings import get_settings
 from verifier.config import EngineConfig
@@ -57,7 +57,7 @@ def published(domain: CustomDomain) -> bool:
 
 def add(actor: Actor, hostname: str) -> CustomDomain:
     """Register ``hostname`` (pending until verified) with a fresh challenge token."""
-    ensure_reseller(actor.account)
+    ensure_acting_reseller(actor)
     name = normalise(hostname)
     with transaction() as session:
         if _verified_elsewhere(session, actor.account.id, name):
@@ -78,21 +78,21 @@ def add(actor: Actor, hostname: str) -> CustomDomain:
 
 
 def list_all(actor: Actor) -> list[CustomDomain]:
-    ensure_reseller(actor.account)
+    ensure_acting_reseller(actor)
     stmt = select(CustomDomain).where(CustomDomain.reseller_id == actor.account.id).order_by(CustomDomain.id)
     with transaction() as session:
         return list(session.scalars(stmt))
 
 
 def get(actor: Actor, domain_id: str) -> CustomDomain:
-    ensure_reseller(actor.account)
+    ensure_acting_reseller(actor)
     with transaction() as session:
         return _owned(session, actor, domain_id)
 
 
 def delete(actor: Actor, domain_id: str) -> None:
     """Forget the domain: requests through it are no longer branded, links no longer use it."""
-    ensure_reseller(actor.account)
+    ensure_acting_reseller(actor)
     with transaction() as session:
         domain = _owned(session, actor, domain_id)
         _audit(session, actor, AuditEvent.CUSTOM_DOMAIN_DELETED, domain)
@@ -101,7 +101,7 @@ def delete(actor: Actor, domain_id: str) -> None:
 
 def verify(actor: Actor, domain_id: str) -> CustomDomain:
     """Look the TXT challenge up now; verified on a match, else DOMAIN_NOT_VERIFIED with what DNS said."""
-    ensure_reseller(actor.account)
+    ensure_acting_reseller(actor)
     with transaction() as session:
         domain = _owned(session, actor, domain_id)
     if domain.verified_at is not None:

@@ -32,7 +32,7 @@ from services.auth import Actor
 from services.errors import NotFound
 from services.keys import lifecycle
 from services.keys.scopes import ADMIN
-from services.resellers.access import ensure_reseller
+from services.resellers.access import ensure_acting_reseller
 from services.resellers.errors import EmailTaken, SubUserLimitReached
 from services.resellers.terms import terms_in
 from services.usage.report import UsageReport, usage_report
@@ -89,7 +89,7 @@ def month_start(moment: datetime) -> datetime:
 
 def create(actor: Actor, new: NewSubUser) -> CreatedSubUser:
     """Open the sub-user's account with one admin key (its secret is in the result, once)."""
-    ensure_reseller(actor.account)
+    ensure_acting_reseller(actor)
     email, now = new.email.strip().lower(), clock.now()
     with transaction() as session:
         # The reseller's row lock serialises its creations: the cap and the email check hold.
@@ -143,7 +143,7 @@ def _check_cap(session: Session, reseller_id: int) -> None:
 
 def list_page(actor: Actor, *, starting_after: str | None, limit: int) -> SubUserPage:
     """Live sub-users, oldest first; ``starting_after`` is the id of the last one of the previous page."""
-    ensure_reseller(actor.account)
+    ensure_acting_reseller(actor)
     with transaction() as session:
         stmt = _views(actor.account.id)
         if starting_after is not None:
@@ -155,14 +155,14 @@ def list_page(actor: Actor, *, starting_after: str | None, limit: int) -> SubUse
 
 
 def get(actor: Actor, sub_id: str) -> SubUserView:
-    ensure_reseller(actor.account)
+    ensure_acting_reseller(actor)
     with transaction() as session:
         return _find(session, actor, sub_id)
 
 
 def update(actor: Actor, sub_id: str, changes: SubUserChanges) -> SubUserView:
     """Rename, change tier (recorded for proration) and/or suspend or reactivate a sub-user."""
-    ensure_reseller(actor.account)
+    ensure_acting_reseller(actor)
     now = clock.now()
     with transaction() as session:
         view = _find(session, actor, sub_id, lock=True)
@@ -181,7 +181,7 @@ def update(actor: Actor, sub_id: str, changes: SubUserChanges) -> SubUserView:
 
 def delete(actor: Actor, sub_id: str) -> None:
     """Delete a sub-user: its keys stop at once; its records stay for the commission report."""
-    ensure_reseller(actor.account)
+    ensure_acting_reseller(actor)
     now = clock.now()
     with transaction() as session:
         view = _find(session, actor, sub_id, lock=True)

@@ -15,7 +15,7 @@ from models.session import transaction
 from services import audit
 from services.auth import Actor
 from services.errors import InvalidField
-from services.resellers.access import ensure_reseller
+from services.resellers.access import ensure_acting_reseller
 
 FIELDS = ("provider", "support", "documentation")
 
@@ -30,7 +30,7 @@ class WhiteLabelSettings:
 
 
 def get(actor: Actor) -> WhiteLabelSettings:
-    ensure_reseller(actor.account)
+    ensure_acting_reseller(actor)
     with transaction() as session:
         row = session.get(WhiteLabel, actor.account.id)
     if row is None:
@@ -40,7 +40,7 @@ def get(actor: Actor) -> WhiteLabelSettings:
 
 def put(actor: Actor, wanted: WhiteLabelSettings) -> WhiteLabelSettings:
     """Replace the settings; switching on needs all three values (every branded result carries them)."""
-    ensure_reseller(actor.account)
+    ensure_acting_reseller(actor)
     if wanted.enabled:
         for name in FIELDS:
             if getattr(wanted, name) is None:

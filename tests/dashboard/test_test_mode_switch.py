@@ -56,3 +56,23 @@ def test_the_test_mode_header_and_banner_are_accessible_and_fit_a_phone(page: Pa
         assert accessibility_violations(page) == []
         assert layout.clipped(page) == []
     page.set_viewport_size(DESKTOP)
+
+
+def test_a_reseller_in_test_data_is_told_its_pages_are_live_only_and_switches_back(page: Page) -> None:
+    sign_up(page, tier="enterprise_plus")
+    page.goto("/dashboard/reseller/sub-users")
+    switch(page)
+
+    expect(page.get_by_role("heading", name="Live data required")).to_be_visible()
+    expect(page.get_by_test_id("live-only")).to_contain_text(
+        "Reseller features (sub-users, commissions, white-label, custom domains) work in live mode only"
+    )
+    expect(page.get_by_test_id("test-banner")).to_contain_text("Reseller pages work with live data only.")
+    expect(page.get_by_role("button", name="Create sub-user")).to_have_count(0)
+    assert accessibility_violations(page) == []
+    assert layout.clipped(page) == []
+
+    page.get_by_role("main").get_by_role("button", name="Switch to live data").click()
+
+    expect(page.get_by_role("button", name="Create sub-user")).to_be_visible()
+    expect(page.get_by_test_id("test-banner")).to_have_count(0)

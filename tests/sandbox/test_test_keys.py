@@ -35,7 +35,13 @@ def test_a_test_key_makes_test_keys_and_is_refused_a_live_one(client: FlaskClien
 
     assert (made.status_code, made.get_json()["livemode"]) == (201, False)
     assert refused.status_code == 403
-    assert "test-mode key cannot create live keys" in refused.get_json()["error"]["message"]
+    assert refused.get_json()["error"] == {
+        "code": "LIVE_MODE_REQUIRED",
+        "message": "A live key can be created in live mode only: a test key never makes a live one. This "
+        "request was made in test mode. Use a live key (sk_live_...), or switch the dashboard to live data.",
+        "mode": "test",
+        "requiredMode": "live",
+    }
 
 
 def test_revoke_all_with_a_test_key_leaves_the_live_keys_working(

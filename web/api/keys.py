@@ -26,7 +26,13 @@ bp = Blueprint("keys", __name__, url_prefix="/api/keys")
 
 @bp.post("")
 @document(
-    "Create an API key (its secret is shown once)", request=CreateKeyBody, responses={201: CreatedKeyOut}
+    "Create an API key (its secret is shown once)",
+    request=CreateKeyBody,
+    responses={201: CreatedKeyOut},
+    refuses={
+        "LIVE_MODE_REQUIRED": "when a test key asks for a live key (`livemode: true`): only a live key "
+        "makes one (extra `mode`, `requiredMode`)"
+    },
 )
 @require_scope("keys:write")
 def create() -> Response:

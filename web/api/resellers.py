@@ -1,16 +1,26 @@
-"""The Enterprise Plus routes' common gate: each reseller blueprint refuses other plans before anything else.
+"""The Enterprise Plus routes' common gate: each reseller blueprint refuses other plans and test mode before
+anything else.
 
-The plan is checked before the scope (a blueprint ``before_request`` runs after authentication and before
-the view's ``@require_scope``): to a key of another plan no scope would help, so it learns the real reason,
-PLAN_UPGRADE_REQUIRED, on every route of the tier, whatever the id in the path.
+The plan, then the mode, are checked before the scope (a blueprint ``before_request`` runs after
+authentication and before the view's ``@require_scope``): to a key of another plan, or to a test key, no
+scope would help, so it learns the real reason, PLAN_UPGRADE_REQUIRED or LIVE_MODE_REQUIRED, on every
+route of the tier, whatever the id in the path. The services refuse test mode again themselves, so a view
+outside these blueprints cannot reach them in test mode either.
 """
 
 from __future__ import annotations
 
 from flask import Blueprint
 
-from services.resellers.access import ensure_reseller
+from services.resellers.access import ensure_acting_reseller
 from web.auth import current_auth
+from web.openapi import REFUSES
+
+PLAN_REFUSED = "when the account is not on Enterprise Plus (extra `tier`, `requiredTier`)"
+LIVE_ONLY = (
+    "when the key is a test key: reseller features act on real customers' accounts, billing and domains, "
+    "so they work with live keys only (extra `mode`, `requiredMode`)"
+)
 
 
 def reseller_blueprint(name: str, url_prefix: str) -> Blueprint:
@@ -20,4 +30,7 @@ def reseller_blueprint(name: str, url_prefix: str) -> Blueprint:
 
 
 def _only_resellers() -> None:
-    ensure_reseller(current_auth().account)
+    ensure_acting_reseller(current_auth())
+
+
+setattr(_only_resellers, REFUSES, {"PLAN_UPGRADE_REQUIRED": PLAN_REFUSED, "LIVE_MODE_REQUIRED": LIVE_ONLY})

@@ -1,7 +1,10 @@
-"""The reseller pages' gate: a signed-in owner on Enterprise Plus, as the API's reseller routes require.
+"""The reseller pages' gate: a signed-in owner on Enterprise Plus, in live data, as the API's reseller routes
+require.
 
-Other plans get a readable 403 page naming the plan needed, on every reseller URL and method alike (a
-refused POST is not sent back to a form the owner could never have seen), and no "Reseller" nav entry.
+Other plans get a readable 403 page naming the plan needed, and test mode one naming live mode with a
+button back to live data, on every reseller URL and method alike (a refused POST is not sent back to a form
+the owner could never have used), and other plans no "Reseller" nav entry. The services refuse test mode
+again themselves (``services.resellers.access``): this gate only makes the refusal a page.
 """
 
 from __future__ import annotations
@@ -10,10 +13,11 @@ from collections.abc import Callable
 from functools import wraps
 from typing import ParamSpec, TypeVar
 
-from flask import render_template
+from flask import render_template, request, url_for
 from werkzeug.wrappers import Response
 
-from services.resellers.access import ensure_reseller, is_reseller
+from services.errors import LiveModeRequired
+from services.resellers.access import ensure_acting_reseller, is_reseller
 from services.resellers.errors import PlanUpgradeRequired
 from web.dashboard import session
 from web.dashboard.session import sign_in_required
@@ -27,10 +31,13 @@ def reseller_required(view: Callable[P, R]) -> Callable[P, R | Response | tuple[
     @wraps(view)
     def guarded(*args: P.args, **kwargs: P.kwargs) -> R | tuple[str, int]:
         try:
-            ensure_reseller(session.actor().account)
+            ensure_acting_reseller(session.actor())
         except PlanUpgradeRequired as error:
             title = "Enterprise Plus plan required"
             return render_template("dashboard/error.html", title=title, message=error.message), 403
+        except LiveModeRequired as error:
+            back = request.path if request.method == "GET" else url_for("dashboard.reseller")
+            return render_template("dashboard/live_only.html", message=error.message, back=back), 403
         return view(*args, **kwargs)
 
     return guarded

@@ -33,7 +33,8 @@ def keys() -> Page:
         keys=listed,
         days={key.id: present.days_to_rotation(key, now) for key in listed},
         waiting=sealed.waiting_for_reveal(actor),
-        scopes=scopes.for_account(is_reseller(actor.account)),
+        # reseller scopes only where they can work: a reseller's live keys (test mode refuses them)
+        scopes=scopes.for_account(is_reseller(actor.account) and actor.livemode),
         default_scopes=DEFAULT_SCOPES,
         phrase=REVOKE_ALL_PHRASE,
     )
