@@ -41,7 +41,7 @@ def page_asks(client: FlaskClient, form: Persona) -> TestResponse:
     )
 
 
-def set_budget(client: FlaskClient, owner: Persona, form: Persona, **budget: int) -> TestResponse:
+def set_budget(client: FlaskClient, owner: Persona, form: Persona, **budget: float) -> TestResponse:
     """The owner sets the form key's budget (``daily``, ``monthly``) through the API."""
     names = {"daily": "publishableDailyBudget", "monthly": "publishableMonthlyBudget"}
     changes = {names[span]: value for span, value in budget.items()}

@@ -114,6 +114,7 @@ def test_a_budget_that_is_not_a_whole_number_from_zero_is_refused_naming_the_fie
     client: FlaskClient, owner: Persona
 ) -> None:
     form = form_key(owner)
+    assert set_budget(client, owner, form, monthly=2_000.0).status_code == 200  # JSON's 2000.0 is whole
     for wrong in (-1, "50", 1.5, 10_000_001):
         refused = client.patch(
             f"/api/keys/{form.key_id}", json={"publishableMonthlyBudget": wrong}, headers=owner.headers

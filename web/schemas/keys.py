@@ -6,6 +6,7 @@ from typing import Annotated
 
 from pydantic import (
     AfterValidator,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationInfo,
@@ -18,7 +19,7 @@ from pydantic.alias_generators import to_camel
 from models.keys import DEFAULT_DAILY_BUDGET, DEFAULT_MONTHLY_BUDGET, ApiKey
 from services.keys import allowlist, lifecycle, origins, scopes, secrets
 from web.schemas.base import Body, Out, Timestamp
-from web.schemas.inputs import ORIGIN_PATTERN, patterned, trimmed
+from web.schemas.inputs import ORIGIN_PATTERN, integral, patterned, trimmed
 
 
 def known_scope(scope: str) -> str:
@@ -60,6 +61,7 @@ AllowedOrigins = Annotated[list[OriginEntry], Field(max_length=origins.MAX_ENTRI
 MAX_BUDGET = 10_000_000
 DailyBudget = Annotated[
     int,
+    BeforeValidator(integral),
     Field(
         ge=0,
         le=MAX_BUDGET,
@@ -70,6 +72,7 @@ DailyBudget = Annotated[
 ]
 MonthlyBudget = Annotated[
     int,
+    BeforeValidator(integral),
     Field(
         ge=0,
         le=MAX_BUDGET,
