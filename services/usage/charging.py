@@ -208,15 +208,14 @@ def _charge_period(session: Session, account: Account, charge: _Charge, now: dat
     if not _claim(session, row, charge, now):
         return Charged(QuotaStatus(limit, _used(session, row.id), period), replayed=True)
     count, publishable = charge.count, charge.publishable_key_id is not None
+    counted: dict[str, object] = {"used": UsagePeriod.used + count, "quota_limit": limit}
+    if publishable:
+        counted["publishable_used"] = UsagePeriod.publishable_used + count
     result = session.execute(
         update(UsagePeriod)
         .where(UsagePeriod.id == row.id, UsagePeriod.closed_at.is_(None))
         .where(UsagePeriod.used + count <= (limit if publishable else hard_limit_of(limit)))
-        .values(
-            used=UsagePeriod.used + count,
-            quota_limit=limit,
-            publishable_used=UsagePeriod.publishable_used + (count if publishable else 0),
-        )
+        .values(counted)
         .returning(UsagePeriod.used, UsagePeriod.warning_sent_at, UsagePeriod.exceeded_sent_at)
     ).one_or_none()
     if result is None:

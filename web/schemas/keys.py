@@ -61,7 +61,6 @@ AllowedOrigins = Annotated[list[OriginEntry], Field(max_length=origins.MAX_ENTRI
 MAX_BUDGET = 10_000_000
 DailyBudget = Annotated[
     int,
-    BeforeValidator(integral),
     Field(
         ge=0,
         le=MAX_BUDGET,
@@ -69,15 +68,16 @@ DailyBudget = Annotated[
         f"(POST /validate/browser; past it, 429 PUBLISHABLE_KEY_BUDGET_EXCEEDED); 0 turns the key's pages "
         f"off. Default {DEFAULT_DAILY_BUDGET}",
     ),
+    BeforeValidator(integral),
 ]
 MonthlyBudget = Annotated[
     int,
-    BeforeValidator(integral),
     Field(
         ge=0,
         le=MAX_BUDGET,
         description=f"The same per billing period (the quota's). Default {DEFAULT_MONTHLY_BUDGET}",
     ),
+    BeforeValidator(integral),
 ]
 
 
