@@ -15,6 +15,7 @@ from sqlalchemy import (
     CheckConstraint,
     ForeignKey,
     Identity,
+    Integer,
     LargeBinary,
     String,
     Text,
@@ -41,6 +42,10 @@ class KeyStatus(StrEnum):
     INACTIVE = "inactive"
 
 
+# A publishable key's budget until its owner sets one: enough for a small form's sign-ups, small enough
+# that a script replaying the key spends little (docs/widget.md).
+DEFAULT_DAILY_BUDGET = 100
+DEFAULT_MONTHLY_BUDGET = 1_000
 STATUS_VALUES = ", ".join(f"'{status.value}'" for status in KeyStatus)
 
 
@@ -49,6 +54,8 @@ class ApiKey(Timestamped, Base):
     __table_args__ = (
         CheckConstraint(f"status IN ({STATUS_VALUES})", name="status_known"),
         CheckConstraint("char_length(name) BETWEEN 5 AND 100", name="name_length"),
+        CheckConstraint("publishable_daily_budget >= 0", name="daily_budget_not_negative"),
+        CheckConstraint("publishable_monthly_budget >= 0", name="monthly_budget_not_negative"),
     )
 
     id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
@@ -75,6 +82,14 @@ class ApiKey(Timestamped, Base):
     # A test key (``sk_test_``/``pk_test_``) acts in test mode: the sandbox engine, nothing charged, its
     # own jobs and webhook endpoints (``verifier.sandbox``, docs/sandbox.md).
     livemode: Mapped[bool] = mapped_column(default=True, server_default=true())
+    # What the publishable key may have validated per UTC day and per billing period (``services.browser
+    # .budget``): the owner's cap on what anyone holding the public half can spend of the quota.
+    publishable_daily_budget: Mapped[int] = mapped_column(
+        Integer, default=DEFAULT_DAILY_BUDGET, server_default=str(DEFAULT_DAILY_BUDGET)
+    )
+    publishable_monthly_budget: Mapped[int] = mapped_column(
+        Integer, default=DEFAULT_MONTHLY_BUDGET, server_default=str(DEFAULT_MONTHLY_BUDGET)
+    )
 
     account: Mapped[Account] = relationship(back_populates="keys")
 

@@ -55,6 +55,8 @@ class UsagePeriod(Base):
     # Set by the reset sweep; ``overage`` (validations past the quota, billed at period end) with it.
     closed_at: Mapped[datetime | None]
     overage: Mapped[int | None] = mapped_column(BigInteger)
+    # Of ``used``, the validations answered to publishable keys (web pages), for the usage report.
+    publishable_used: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
 
 class UsageCharge(Base):
@@ -74,6 +76,13 @@ class UsageCharge(Base):
             ["period_id", "account_id"], ["usage_periods.id", "usage_periods.account_id"], ondelete="CASCADE"
         ),
         Index("ix_usage_charges_account_charged_at", "account_id", "charged_at"),
+        # What rebuilds a publishable key's budget counters (``services.browser.budget``).
+        Index(
+            "ix_usage_charges_publishable_key_charged_at",
+            "publishable_key_id",
+            "charged_at",
+            postgresql_where="publishable_key_id IS NOT NULL",
+        ),
         CheckConstraint("validations > 0", name="validations_positive"),
     )
 
@@ -85,3 +94,6 @@ class UsageCharge(Base):
     idempotency_key: Mapped[str] = mapped_column(Text)
     validations: Mapped[int] = mapped_column(Integer)
     charged_at: Mapped[datetime] = mapped_column(default=clock.now)
+    # Set when the charge answered a publishable key (a web page): such charges are that key's budget,
+    # not the account's request windows. No foreign key: a deleted key's charges keep its id, as audit does.
+    publishable_key_id: Mapped[int | None] = mapped_column(BigInteger)

@@ -22,7 +22,7 @@ from werkzeug.exceptions import HTTPException
 
 from models import session as database
 from services import errors as service
-from services.browser.errors import OriginNotAllowed, TokenAlreadyConfirmed, TokenRefused
+from services.browser.errors import BudgetExhausted, OriginNotAllowed, TokenAlreadyConfirmed, TokenRefused
 from services.errors import CodedError, ServiceError
 from services.keys.errors import KeyInactive, KeyLimitReached
 from services.resellers.errors import (
@@ -73,6 +73,7 @@ STATUS: dict[type[ServiceError], int] = {
     DomainTaken: 409,
     DomainNotVerified: 422,  # the request was understood; the DNS record is not there (yet)
     OriginNotAllowed: 403,
+    BudgetExhausted: 429,  # coded PUBLISHABLE_KEY_BUDGET_EXCEEDED, like the quota's coded 429
     TokenAlreadyConfirmed: 409,  # a replay: the token is genuine, its one confirmation is spent
     TokenRefused: 422,  # the request was understood; the token confirms nothing (forged, expired, foreign)
 }

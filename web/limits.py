@@ -10,6 +10,9 @@ Headers (docs/plans.md lists them for clients):
   failed authentications count there, and past them are answered 429.
 - ``X-Quota-State``, ``X-Quota-Limit``, ``X-Quota-Used``, ``X-Quota-Reset`` (Unix seconds) and a readable
   ``X-Quota-Warning`` once the monthly quota is at 80% or more (``warning``, ``grace``, ``blocked``).
+- An answer to a publishable key counted in its own budget (``POST /validate/browser``) describes, in
+  ``X-RateLimit-*``, the budget window (day or billing period) closest to exhaustion instead: the
+  account's windows are its servers', and the page's answers do not count in them.
 - ``Retry-After`` (seconds) on every 429, equal to the body's ``retryAfter``.
 
 Reading the windows and the quota for headers is best effort: if Redis or Postgres is unreachable the response
@@ -29,10 +32,11 @@ from redis.exceptions import RedisError
 from sqlalchemy.exc import SQLAlchemyError
 
 from services.auth import Actor, AuthContext
+from services.browser.errors import BudgetExhausted
 from services.usage import charging, rate_limits, recent_errors
 from services.usage.errors import QuotaExhausted, RateLimited
 from services.usage.quota import QuotaState, QuotaStatus
-from services.usage.rate_limits import RateStatus
+from services.usage.rate_limits import RateStatus, Window
 from web import errors
 from web.auth import RATE_LIMITED, current_auth, guarding
 from web.client_ip import client_ip
@@ -56,12 +60,6 @@ def rate_limited(view: Callable[P, R]) -> Callable[P, R]:
     return admitted
 
 
-def admit() -> None:
-    """Count this request against the caller's rate limits now, for a view that decides itself what a
-    refusal means (``POST /validate/browser`` answers it as ``unknown``); ``RateLimited`` when refused."""
-    g.auth, g.rate_status = guarding(lambda: rate_limits.admit_request(current_auth()))
-
-
 def rate_limited_as(actor: Callable[[], Actor]) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """``rate_limited`` for a dashboard page that validates: the request counted against ``actor()``'s
     account, the same windows, refusal and audit entry as a key's, before the page reads its form (put it
@@ -83,6 +81,18 @@ def charged(quota: QuotaStatus | None) -> None:
     nothing (a replayed request): the headers then read the period as it stands."""
     if quota is not None:
         g.quota_status = quota
+
+
+def budgeted(window: Window | None) -> None:
+    """The publishable key's budget window this answer was counted in, for its headers in place of the
+    account's windows (which a publishable key's answers do not count in); None: it was not counted."""
+    if window is not None:
+        g.limit_window = window
+
+
+def on_budget_exhausted(error: BudgetExhausted) -> Response:
+    g.limit_window = error.window
+    return _with_retry_after(errors.on_service_error(error), error.extra["retryAfter"])
 
 
 def on_rate_limited(error: RateLimited) -> Response:
@@ -115,8 +125,8 @@ def add_limit_headers(response: Response) -> Response:
     except (RedisError, SQLAlchemyError):
         log.warning("limit headers left out: Redis or Postgres unreachable", exc_info=True)
         return response
-    if rate is not None:
-        window = rate.binding
+    window: Window | None = g.get("limit_window") or (rate.binding if rate is not None else None)
+    if window is not None:
         response.headers["X-RateLimit-Limit"] = str(window.limit)
         response.headers["X-RateLimit-Remaining"] = str(window.remaining)
         response.headers["X-RateLimit-Reset"] = str(int(window.resets_at.timestamp()))
@@ -167,3 +177,4 @@ def install(app: Flask) -> None:
     """The 429 handlers; the ``after_request`` hooks are placed by ``web.pipeline``."""
     app.register_error_handler(RateLimited, on_rate_limited)
     app.register_error_handler(QuotaExhausted, on_quota_exhausted)
+    app.register_error_handler(BudgetExhausted, on_budget_exhausted)

@@ -3,9 +3,10 @@
 A publishable key is public: anyone can script requests with it. Two fixed one-minute windows bound what
 they can do. Per visitor network (an IPv4 address or an IPv6 /64, ``BROWSER_VISITOR_PER_MINUTE``): one
 person blurring a field a few times never meets it, a script hammering from one place does. Per key
-(``BROWSER_KEY_SHARE_PERCENT`` of the plan's requests per minute): visitors together cannot take the whole
-allowance the account's servers share. Both are counted in one script, the visitor's first (a visitor over
-its own limit does not use up the key's), each attempt counting, so a flood stays throttled.
+(``BROWSER_KEY_SHARE_PERCENT`` of the plan's requests per minute): visitors together cannot spend the key's
+day (``budget``) in a burst. Neither is the account's window, which is its servers' alone. Both are counted
+in one script, the visitor's first (a visitor over its own limit does not use up the key's), each attempt
+counting, so a flood stays throttled.
 
 A throttled request is not an error: the form is told ``unknown`` and goes on (``verdicts.throttled``),
 nothing is validated or charged.

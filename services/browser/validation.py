@@ -1,38 +1,38 @@
 """``POST /validate/browser``: a web page validates the address a visitor typed, with a publishable key.
 
 In order: the page's origin must be one the key allows (else 403, before anything is counted); then the
-visitor's and the key's windows (``throttle``), then the account's rate limits and quota, exactly as for any
-validation (one request, one validation charged under the job's id). Any of those being full is not an
-error: the form is answered ``unknown`` (reason ``throttled``) and goes on; a form must never be blocked by
-our limits. Then the validation runs within the page's time budget (``answers.validate_within``); each
-answer carries a verdict token for the page's server to confirm, saying whether the verdict is
-authoritative (``authoritative``): only the result of a check the service finished is.
+visitor's and the key's minute windows (``throttle``: full, the form is answered ``unknown``, reason
+``throttled``, and goes on); then the key's own daily and monthly budget (``budget``: past it, 429
+``PUBLISHABLE_KEY_BUDGET_EXCEEDED``); then one validation is charged to the account's quota under the job's
+id, marked as the key's: it stops at the quota (429, never billed overage) and never counts in the
+account's request windows, which are its servers'. Then the validation runs within the page's time budget
+(``answers.validate_within``); each answer carries a verdict token for the page's server to confirm, saying
+whether the verdict is authoritative (``authoritative``): only the result of a check the service finished
+is. A refusal is an answer the widget fails open on: the form goes on, and its server decides alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
 from models.audit import AuditEvent
 from services import audit_folding
 from services.auth import AuthContext
-from services.browser import throttle, tokens
+from services.browser import budget, throttle, tokens
 from services.browser.errors import OriginNotAllowed
 from services.browser.verdicts import Verdict, checker_degraded, summarise, throttled
 from services.jobs.options import JobOptions
 from services.keys import origins
-from services.usage.errors import QuotaExhausted, RateLimited
+from services.usage.errors import QuotaExhausted
 from services.usage.quota import QuotaStatus
+from services.usage.rate_limits import Window
 from services.validation import answers
 from services.validation.answers import Single
 from settings import get_settings
 from verifier.syntax import result_email
 
 ORIGIN_SHOWN_MAX = 300  # an Origin header is the caller's text: the audit entry keeps this much of it
-# Counts one request against the account's rate limits (``web.limits.admit``); raises ``RateLimited``.
-Admit = Callable[[], object]
 
 
 @dataclass(frozen=True)
@@ -42,26 +42,33 @@ class BrowserAnswer:
     expires_at: datetime
     authoritative: bool
     quota: QuotaStatus | None = None  # what its charge left (None: nothing was charged)
+    budget: Window | None = None  # the key's budget window closest to exhaustion (None: not counted)
 
 
 def answer(
-    auth: AuthContext, email: str, *, origin: str | None, visitor_ip: str | None, seconds: float, admit: Admit
+    auth: AuthContext, email: str, *, origin: str | None, visitor_ip: str | None, seconds: float
 ) -> BrowserAnswer:
     """The form's answer for ``email`` within ``seconds``, with its token."""
     ensure_origin(auth, origin)
     if not throttle.admit(auth.account, auth.key.id, visitor_ip):
         return _answered(auth, throttled(result_email(email)), None, authoritative=False)
+    spent = budget.spend(auth)
+    try:
+        single, quota = answers.validate_within(auth, email, _options(auth), seconds)
+    except QuotaExhausted:
+        budget.give_back(auth)
+        raise
+    verdict = summarise(single.result)
+    return _answered(
+        auth, verdict, single.public_id, quota, spent.binding, authoritative=authoritative(single)
+    )
+
+
+def _options(auth: AuthContext) -> JobOptions:
     max_age = get_settings().jobs.recent_max_age
-    options = JobOptions.for_account(
+    return JobOptions.for_account(
         auth.account, quick_mode=False, skip_catch_all=False, max_age=max_age, livemode=auth.livemode
     )
-    try:
-        admit()
-        single, quota = answers.validate_within(auth, email, options, seconds)
-    except (RateLimited, QuotaExhausted):
-        return _answered(auth, throttled(result_email(email)), None, authoritative=False)
-    verdict = summarise(single.result)
-    return _answered(auth, verdict, single.public_id, quota, authoritative=authoritative(single))
 
 
 def authoritative(single: Single) -> bool:
@@ -96,6 +103,7 @@ def _answered(
     verdict: Verdict,
     validation_id: str | None,
     quota: QuotaStatus | None = None,
+    spent: Window | None = None,
     *,
     authoritative: bool,
 ) -> BrowserAnswer:
@@ -107,4 +115,4 @@ def _answered(
         authoritative=authoritative,
         livemode=auth.livemode,
     )
-    return BrowserAnswer(verdict, issued.token, issued.expires_at, authoritative, quota)
+    return BrowserAnswer(verdict, issued.token, issued.expires_at, authoritative, quota, spent)

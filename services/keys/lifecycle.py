@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from core import clock
 from models.accounts import Account
 from models.audit import AuditEvent
-from models.keys import ApiKey, KeyStatus
+from models.keys import DEFAULT_DAILY_BUDGET, DEFAULT_MONTHLY_BUDGET, ApiKey, KeyStatus
 from models.session import transaction
 from services import audit
 from services.auth import Actor, deny, require_live
@@ -46,6 +46,9 @@ class KeySpec:
     auto_rotate: bool = False
     allowed_origins: tuple[str, ...] = ()
     livemode: bool = True  # False: a test-mode key (``sk_test_``/``pk_test_``)
+    # What web pages may have validated with the publishable key per UTC day and billing period.
+    publishable_daily_budget: int = DEFAULT_DAILY_BUDGET
+    publishable_monthly_budget: int = DEFAULT_MONTHLY_BUDGET
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,8 @@ class KeyChanges:
     allowed_ips: tuple[str, ...] | None = None
     auto_rotate: bool | None = None
     allowed_origins: tuple[str, ...] | None = None
+    publishable_daily_budget: int | None = None
+    publishable_monthly_budget: int | None = None
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,8 @@ def issue(
         status=KeyStatus.ACTIVE.value,
         secret_issued_at=clock.now(),
         livemode=spec.livemode,
+        publishable_daily_budget=spec.publishable_daily_budget,
+        publishable_monthly_budget=spec.publishable_monthly_budget,
     )
     session.add(key)
     session.flush()
@@ -175,6 +182,13 @@ def _audit(
 
 # -- API operations (caller in, permission rules, own transaction) ---------------------------------------
 
+# Fields whose new value the ``key.updated`` entry shows in full, by their API name.
+_AUDITED = {
+    "allowed_origins": "allowedOrigins",
+    "publishable_daily_budget": "publishableDailyBudget",
+    "publishable_monthly_budget": "publishableMonthlyBudget",
+}
+
 
 def create_key(actor: Actor, spec: KeySpec) -> IssuedKey:
     """Create a key in the caller's account, within the tier's key limit. A live caller may create a test
@@ -203,9 +217,9 @@ def get_key(actor: Actor, key_id: int) -> ApiKey:
 
 
 def update_key(actor: Actor, key_id: int, changes: KeyChanges) -> ApiKey:
-    """Change name, scopes, allowlist, allowed origins or auto-rotation; the secret is untouched. The audit
-    entry names the fields changed, and the new origins in full: they decide which web pages may spend the
-    account's quota."""
+    """Change name, scopes, allowlist, allowed origins, the publishable budget or auto-rotation; the secret
+    is untouched. The audit entry names the fields changed, and the new origins and budget in full: they
+    decide which web pages may spend how much of the account's quota."""
     if changes.scopes is not None:
         _check_may_grant(actor, changes.scopes)
     with transaction() as session:
@@ -213,9 +227,9 @@ def update_key(actor: Actor, key_id: int, changes: KeyChanges) -> ApiKey:
         values = {name: value for name, value in vars(changes).items() if value is not None}
         for name, value in values.items():
             setattr(key, name, list(value) if isinstance(value, tuple) else value)
-        origins = {"allowedOrigins": key.allowed_origins} if "allowed_origins" in values else {}
+        shown = {_AUDITED[name]: getattr(key, name) for name in values if name in _AUDITED}
         fields = sorted(values)
-        _audit(session, AuditEvent.KEY_UPDATED, key, actor.origin, actor.key_id, fields=fields, **origins)
+        _audit(session, AuditEvent.KEY_UPDATED, key, actor.origin, actor.key_id, fields=fields, **shown)
         return key
 
 

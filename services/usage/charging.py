@@ -23,6 +23,10 @@ it opens with this module's ``charge_ctes`` and ends with ``LEAVE_CHARGED``, its
 period's first charge, a threshold, a refusal, a closed period, a replayed key) matches nothing there and
 takes the transaction above, unchanged.
 
+A charge that answers a publishable key (a web page, ``publishable_key_id``) stops at the quota itself,
+never running into the billed overage buffer, is marked with the key (its budget's record, and left out of
+the rebuild of the account's request windows) and counts in the period's ``publishable_used`` too.
+
 Batch rule: a batch is charged all or nothing. It runs only when all N validations fit under the hard
 limit (120%); otherwise nothing is charged and the client learns how many remain. Partial batches would
 make a 200 answer mean "some of your addresses were silently skipped".
@@ -48,7 +52,7 @@ from models.usage import UsageCharge, UsagePeriod
 from services import audit
 from services.auth import Actor
 from services.usage import quota_events
-from services.usage.errors import QuotaExhausted
+from services.usage.errors import PublishableQuotaExhausted, QuotaExhausted
 from services.usage.periods import Period, period_containing
 from services.usage.plans import plan_for
 from services.usage.quota import QuotaStatus, hard_limit_of, warning_from
@@ -134,15 +138,32 @@ def statement_charge(account: Account, count: int, idempotency_key: str) -> Stat
     return StatementCharge(params, now, limit, period)
 
 
+@dataclass(frozen=True)
+class _Charge:
+    """One charge as asked: ``publishable_key_id`` when it answers a publishable key."""
+
+    count: int
+    idempotency_key: str
+    publishable_key_id: int | None = None
+
+
 def charge_validations(
-    account: Account, count: int, idempotency_key: str, *, by: Actor | None = None
+    account: Account,
+    count: int,
+    idempotency_key: str,
+    *,
+    by: Actor | None = None,
+    publishable_key_id: int | None = None,
 ) -> Charged:
     """Count ``count`` validations (a batch of N is N) once per ``idempotency_key``, or raise QuotaExhausted.
 
     Call it before the work runs, under a key the retry of the same work will repeat (request id, batch id).
     ``by`` is who asked, for the audit entry written when the hard limit first refuses someone this period.
+    ``publishable_key_id``: the charge answers that publishable key, and is refused at the quota itself
+    (``PublishableQuotaExhausted``) rather than run into overage.
     """
-    with charged_transaction(account, count, idempotency_key, by=by) as (_, charged):
+    charge = _Charge(count, idempotency_key, publishable_key_id)
+    with _charged_transaction(account, charge, by) as (_, charged):
         return charged
 
 
@@ -153,40 +174,52 @@ def charged_transaction(
     """``charge_validations`` in a transaction left open for the block: what the block writes with the
     session commits with the charge. A replayed charge (``Charged.replayed``) finds the first one's writes
     made already."""
-    if count < 1:
+    with _charged_transaction(account, _Charge(count, idempotency_key), by) as charged:
+        yield charged
+
+
+@contextmanager
+def _charged_transaction(
+    account: Account, charge: _Charge, by: Actor | None
+) -> Iterator[tuple[Session, Charged]]:
+    if charge.count < 1:
         raise ValueError("a charge counts at least one validation")
     try:
         with transaction() as session:
-            yield session, _charge(session, account, count, idempotency_key, clock.now())
+            yield session, _charge(session, account, charge, clock.now())
+    except PublishableQuotaExhausted:
+        raise  # the account is not blocked: its servers still run into the overage buffer
     except QuotaExhausted as refused:
         _note_refusal(account, refused, by)
         raise
 
 
-def _charge(session: Session, account: Account, count: int, idempotency_key: str, now: datetime) -> Charged:
+def _charge(session: Session, account: Account, charge: _Charge, now: datetime) -> Charged:
     try:
-        return _charge_period(session, account, count, idempotency_key, now)
+        return _charge_period(session, account, charge, now)
     except _PeriodClosed as closed:
-        return _charge_period(session, account, count, idempotency_key, max(now, closed.end))
+        return _charge_period(session, account, charge, max(now, closed.end))
 
 
-def _charge_period(
-    session: Session, account: Account, count: int, idempotency_key: str, now: datetime
-) -> Charged:
+def _charge_period(session: Session, account: Account, charge: _Charge, now: datetime) -> Charged:
     limit = plan_for(account.tier).monthly_volume
     row = open_period(session, account, now)
     period = Period(row.period_start, row.period_end)
-    if not _claim(session, row, idempotency_key, count, now):
+    if not _claim(session, row, charge, now):
         return Charged(QuotaStatus(limit, _used(session, row.id), period), replayed=True)
+    count, publishable = charge.count, charge.publishable_key_id is not None
+    counted: dict[str, object] = {"used": UsagePeriod.used + count, "quota_limit": limit}
+    if publishable:
+        counted["publishable_used"] = UsagePeriod.publishable_used + count
     result = session.execute(
         update(UsagePeriod)
         .where(UsagePeriod.id == row.id, UsagePeriod.closed_at.is_(None))
-        .where(UsagePeriod.used + count <= hard_limit_of(limit))
-        .values(used=UsagePeriod.used + count, quota_limit=limit)
+        .where(UsagePeriod.used + count <= (limit if publishable else hard_limit_of(limit)))
+        .values(counted)
         .returning(UsagePeriod.used, UsagePeriod.warning_sent_at, UsagePeriod.exceeded_sent_at)
     ).one_or_none()
     if result is None:
-        _refuse(session, row, limit, count, now=now, idempotency_key=idempotency_key)
+        _refuse(session, row, limit, charge, now=now)
     used, warning_sent_at, exceeded_sent_at = result
     status = QuotaStatus(limit, used, period)
     sent = (warning_sent_at is not None, exceeded_sent_at is not None)
@@ -194,20 +227,22 @@ def _charge_period(
     return Charged(status, replayed=False)
 
 
-def _refuse(
-    session: Session, row: UsagePeriod, limit: int, count: int, *, now: datetime, idempotency_key: str
-) -> NoReturn:
+def _refuse(session: Session, row: UsagePeriod, limit: int, charge: _Charge, *, now: datetime) -> NoReturn:
     """Raise the reason the conditional update matched nothing: the quota (the transaction rolls the claimed
     key back), or the period closed meanwhile (the key is let go here, to be claimed in the next one)."""
     session.refresh(row)
     if row.closed_at is not None:
         session.execute(
             delete(UsageCharge).where(
-                UsageCharge.account_id == row.account_id, UsageCharge.idempotency_key == idempotency_key
+                UsageCharge.account_id == row.account_id,
+                UsageCharge.idempotency_key == charge.idempotency_key,
             )
         )
         raise _PeriodClosed(row.period_end)
-    raise QuotaExhausted(QuotaStatus(limit, row.used, Period(row.period_start, row.period_end)), count, now)
+    status = QuotaStatus(limit, row.used, Period(row.period_start, row.period_end))
+    if charge.publishable_key_id is not None:
+        raise PublishableQuotaExhausted(status, charge.count, now)
+    raise QuotaExhausted(status, charge.count, now)
 
 
 def open_period(session: Session, account: Account, now: datetime) -> UsagePeriod:
@@ -234,16 +269,17 @@ def open_period(session: Session, account: Account, now: datetime) -> UsagePerio
     return session.scalars(stmt).one()
 
 
-def _claim(session: Session, row: UsagePeriod, idempotency_key: str, count: int, now: datetime) -> bool:
+def _claim(session: Session, row: UsagePeriod, charge: _Charge, now: datetime) -> bool:
     """Insert the charge row; False when this key was charged before (the caller then counts nothing)."""
     claimed = session.execute(
         insert(UsageCharge)
         .values(
             account_id=row.account_id,
             period_id=row.id,
-            idempotency_key=idempotency_key,
-            validations=count,
+            idempotency_key=charge.idempotency_key,
+            validations=charge.count,
             charged_at=now,
+            publishable_key_id=charge.publishable_key_id,
         )
         .on_conflict_do_nothing(index_elements=["account_id", "idempotency_key"])
         .returning(UsageCharge.id)
@@ -282,19 +318,23 @@ def current_status(account: Account) -> QuotaStatus:
     now = clock.now()
     period = period_containing(account.billing_anchor, now)
     with transaction() as session:
-        used = session.scalars(
-            select(UsagePeriod.used).where(
+        row = session.execute(
+            select(UsagePeriod.used, UsagePeriod.publishable_used).where(
                 UsagePeriod.account_id == account.id, UsagePeriod.period_start == period.start
             )
         ).one_or_none()
-    return QuotaStatus(plan_for(account.tier).monthly_volume, used or 0, period)
+    used, publishable_used = row or (0, 0)
+    return QuotaStatus(plan_for(account.tier).monthly_volume, used, period, publishable_used)
 
 
 def requests_since(account_id: int, minute_start: datetime, day_start: datetime) -> tuple[int, int]:
-    """Charged requests since each instant: what rebuilds the rate-limit counters after a Redis restart."""
+    """Charged requests since each instant: what rebuilds the rate-limit counters after a Redis restart.
+    Answers to publishable keys are not the account's requests (their keys' budgets count them)."""
     minute = func.count().filter(UsageCharge.charged_at >= minute_start)
     stmt = select(minute, func.count()).where(
-        UsageCharge.account_id == account_id, UsageCharge.charged_at >= day_start
+        UsageCharge.account_id == account_id,
+        UsageCharge.charged_at >= day_start,
+        UsageCharge.publishable_key_id.is_(None),
     )
     with transaction() as session:
         in_minute, in_day = session.execute(stmt).one()

@@ -35,6 +35,20 @@ class QuotaExhausted(CodedError):
         self.status = status
 
 
+class PublishableQuotaExhausted(QuotaExhausted):
+    """A publishable key's answer would take usage past the quota itself: web pages never run the account
+    into billed overage (the account's servers still may, up to the hard limit)."""
+
+    def __init__(self, status: QuotaStatus, requested: int, now: datetime) -> None:
+        super().__init__(status, requested, now)
+        self.message = (
+            f"The account's monthly quota is used up ({status.used} of {status.limit} validations): a "
+            "publishable key is never answered into the billed overage buffer. Its answers resume when the "
+            f"quota resets at {iso(status.period.end)}."
+        )
+        self.args = (self.message,)
+
+
 class RateLimited(ServiceError):
     """Too many requests in a window; the web tier answers 429 in the flat shape of spec 7.2."""
 

@@ -41,6 +41,7 @@ class QuotaStatus:
     limit: int
     used: int
     period: Period
+    publishable_used: int = 0  # of ``used``, answered to publishable keys (read by ``current_status`` only)
 
     @property
     def hard_limit(self) -> int:

@@ -98,14 +98,17 @@ class RateStatus:
 
     @property
     def binding(self) -> Window:
-        """The window the headers and a 429 describe: of the exhausted ones, the one that frees up last
-        (waiting out the minute is useless when the day is spent too); otherwise the one closest to
-        exhaustion, the minute on a tie.
-        """
-        exhausted = [window for window in (self.minute, self.day) if window.remaining == 0]
-        if exhausted:
-            return max(exhausted, key=lambda window: window.resets_at)
-        return self.day if self.day.remaining < self.minute.remaining else self.minute
+        """The window the headers and a 429 describe (``binding``), the minute on a tie."""
+        return binding(self.minute, self.day)
+
+
+def binding(*windows: Window) -> Window:
+    """Of the exhausted windows, the one that frees up last (waiting out the minute is useless when the day
+    is spent too); otherwise the one closest to exhaustion, the first on a tie."""
+    exhausted = [window for window in windows if window.remaining == 0]
+    if exhausted:
+        return max(exhausted, key=lambda window: window.resets_at)
+    return min(windows, key=lambda window: window.remaining)
 
 
 def admit_request(actor: A) -> tuple[A, RateStatus]:

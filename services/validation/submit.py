@@ -130,12 +130,16 @@ def open_job(
 def admit(actor: Actor, job_id: int, public_id: str, count: int) -> tuple[ValidationJob, QuotaStatus | None]:
     """Charge ``count`` validations under the job's id (all or nothing), then open the job to the workers;
     the job and the quota the charge left. Refused, the job and its rows are deleted (freeing its
-    Idempotency-Key) and the refusal propagates. Test mode charges nothing (quota None)."""
+    Idempotency-Key) and the refusal propagates. Test mode charges nothing (quota None). A publishable key's
+    charge is marked as its own (``charging``: it stops at the quota, no overage)."""
     if not actor.livemode:
         with transaction() as session:
             return store.open_to_workers(session, job_id), None
+    publishable_key_id = actor.key_id if actor.is_publishable else None
     try:
-        charged = charging.charge_validations(actor.account, count, public_id, by=actor)
+        charged = charging.charge_validations(
+            actor.account, count, public_id, by=actor, publishable_key_id=publishable_key_id
+        )
     except Exception:
         with transaction() as session:
             store.delete_job(session, job_id)

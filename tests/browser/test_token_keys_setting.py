@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-import secrets
-
 import pytest
 
 from settings import ConfigError, Settings, TokenKey
 
-SECRET = secrets.token_urlsafe(32)
+# A fixed secret: parametrized ids carry it, and pytest-xdist's workers must collect the same ids.
+SECRET = "verdict-token-key-of-this-test-only-0123456789"
 PRODUCTION = {"APP_ENV": "production", "SECRET_KEY": "s" * 32, "KEY_SEALING_KEY": "k" * 43}
 
 

@@ -4,8 +4,8 @@ second loopback origin, the service on gunicorn with a worker and the mail lab.
 The key's own page gets answers: a typo is offered and applied in one click, a blocked address is
 announced to screen readers and stops the form, and the site's server confirms the verdict token. A page
 on an origin the key does not allow is refused by CORS, and its form goes on (the site checks the address
-itself). A slow mail server is answered within the page's time budget, and that answer's token confirms
-nothing (the check had not finished).
+itself), and so does the form of a key whose budget is spent (429). A slow mail server is answered within
+the page's time budget, and that answer's token confirms nothing (the check had not finished).
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ def origins() -> dict[str, str]:
         "form": f"http://127.0.0.2:{free_port('127.0.0.2')}",
         "hurried": f"http://127.0.0.2:{free_port('127.0.0.2')}",
         "stranger": f"http://127.0.0.3:{free_port('127.0.0.3')}",
+        "spent": f"http://127.0.0.2:{free_port('127.0.0.2')}",
     }
 
 
@@ -137,6 +138,41 @@ def test_a_page_the_key_does_not_allow_is_refused_by_cors_and_its_form_goes_on(
         f"{service.base_url}/api/audit-log?type=auth.origin_denied", headers=admin_of(form_key), timeout=10
     ).json()["data"]
     assert {entry["details"]["origin"] for entry in trail} == {origins["stranger"]}
+
+
+def test_a_key_past_its_budget_is_answered_429_and_its_form_goes_on(
+    page: Page, service: Gunicorn, origins: dict[str, str]
+) -> None:
+    owner = open_persona()
+    spent = add_key(
+        owner.account_id, "Sign-up form", ("validate:write",), allowed_origins=(origins["spent"],)
+    )
+    turned_off = requests.patch(
+        f"{service.base_url}/api/keys/{spent.key_id}",
+        json={"publishableDailyBudget": 0},
+        headers=owner.headers,
+        timeout=10,
+    )
+    assert turned_off.status_code == 200
+    with running_site(origins["spent"], service.base_url, spent) as site:
+        page.goto(site.origin)
+        seen = page.evaluate(
+            """([url, key]) => fetch(url + "/validate/browser", {method: "POST",
+                 headers: {"Content-Type": "application/json", "X-API-Key": key},
+                 body: JSON.stringify({email: "bob@mailbox.test"})})
+               .then(r => r.json().then(b => [r.status, b.error.code]))""",
+            [service.base_url, spent.publishable],
+        )
+        leave_field(page, "gone@disabled.test")
+        page.wait_for_timeout(1000)  # the widget's refused request has come back by now
+        expect(page.get_by_role("status")).to_have_text("")
+        expect(page.get_by_label("Email")).not_to_have_attribute("aria-invalid", "true")
+        page.get_by_role("button", name="Sign up").click()  # not blocked: the widget fails open
+
+        expect(page.get_by_test_id("outcome")).to_have_text(
+            "gone@disabled.test: invalid (checked by the server)"
+        )
+    assert seen == [429, "PUBLISHABLE_KEY_BUDGET_EXCEEDED"]  # the page may read why
 
 
 def test_a_slow_mail_server_is_answered_within_the_pages_budget(

@@ -58,6 +58,7 @@ def test_a_batch_that_would_cross_the_hard_limit_is_refused_whole(
         "percentage": 120.0,
         "inGracePeriod": True,
         "hardLimit": 6_000,
+        "usedByPublishableKeys": 0,
     }
     assert batch(client, growth.headers, 1).status_code == 429
 

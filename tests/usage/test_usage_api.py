@@ -46,6 +46,7 @@ def test_every_field_reports_what_the_account_did(client: FlaskClient, at_instan
             "percentage": 0.2,
             "inGracePeriod": False,
             "hardLimit": 6_000,
+            "usedByPublishableKeys": 0,
         },
         "rateLimit": {
             "limitPerMinute": 10,
@@ -107,6 +108,7 @@ def test_the_grace_period_shows_in_the_quota(client: FlaskClient, at_instant: da
         "percentage": 110.0,
         "inGracePeriod": True,
         "hardLimit": 12_000,
+        "usedByPublishableKeys": 0,
     }
 
 
@@ -178,6 +180,7 @@ def test_an_outsider_sees_only_its_own_usage(client: FlaskClient, at_instant: da
         "percentage": 0.0,
         "inGracePeriod": False,
         "hardLimit": 150_000,
+        "usedByPublishableKeys": 0,
     }
     assert usage["plan"]["tier"] == "scale"
     assert len(usage["plan"]["features"]) == 10

@@ -51,6 +51,15 @@ def test_documented_request_schema_matches_what_the_api_accepts(client) -> None:
     create = document["paths"]["/api/keys"]["post"]
     schema_name = create["requestBody"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
     properties = document["components"]["schemas"][schema_name]["properties"]
-    assert set(properties) == {"name", "scopes", "allowedIps", "autoRotate", "allowedOrigins", "livemode"}
+    assert set(properties) == {
+        "name",
+        "scopes",
+        "allowedIps",
+        "autoRotate",
+        "allowedOrigins",
+        "livemode",
+        "publishableDailyBudget",
+        "publishableMonthlyBudget",
+    }
     assert create["x-required-scope"] == "keys:write"
     assert create["x-publishable-key-allowed"] is False

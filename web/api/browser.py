@@ -12,13 +12,14 @@ from web.auth import current_auth, public, require_scope
 from web.branding import link_host
 from web.client_ip import client_ip
 from web.cors import browser_endpoint
-from web.limits import admit, charged
+from web.limits import budgeted, charged
 from web.openapi import document
 from web.parsing import parse_body
 from web.pipeline import time_left
 from web.schemas.base import respond
 from web.schemas.browser import (
     BrowserAnswerOut,
+    BrowserRefusedOut,
     BrowserValidateBody,
     ConfirmBody,
     ConfirmedOut,
@@ -35,15 +36,18 @@ WIDGET_MAX_AGE = 3600  # an hour: a fixed widget reaches pages soon, and browser
 @document(
     "Validate an address from a web page (publishable key)",
     request=BrowserValidateBody,
-    responses={200: BrowserAnswerOut},
+    responses={200: BrowserAnswerOut, 429: BrowserRefusedOut},
     description="Called by the widget (GET /widget.js) or a page's own script with the publishable key in "
     "`X-API-Key`, from a page on one of the key's `allowedOrigins` (CORS: other pages cannot read the "
-    "answer, and the service refuses them with 403 ORIGIN_NOT_ALLOWED); secret keys are refused. The "
-    "answer comes within `timeout` seconds; it counts against the account's rate limits and quota like "
-    "any validation. Throttling (per visitor, per key) and the account's limits answer 200 with verdict "
-    "`unknown` and reason `throttled`, never an error, so a form is never blocked. Give `token` to the "
-    "form's server, which confirms it with POST /validate/confirm. `authoritative` is true only when the "
-    "verdict is the result of a check the service finished (not throttled, not cut short by `timeout`).",
+    "answer, and the service refuses them with 403 ORIGIN_NOT_ALLOWED; a script off any page can send any "
+    "Origin, so the key's budget is what bounds its cost); secret keys are refused. The answer comes within "
+    "`timeout` seconds. Each counts one validation against the account's quota and against the key's own "
+    "`publishableDailyBudget` and `publishableMonthlyBudget`, never against the account's request windows. "
+    "Past the budget: 429 PUBLISHABLE_KEY_BUDGET_EXCEEDED; the quota used up: 429 RATE_LIMIT_EXCEEDED (a "
+    "publishable key never runs into billed overage); the per-visitor and per-key minute throttles answer "
+    "200 with verdict `unknown` and reason `throttled`. Give `token` to the form's server, which confirms "
+    "it with POST /validate/confirm. `authoritative` is true only when the verdict is the result of a "
+    "check the service finished (not throttled, not cut short by `timeout`).",
 )
 @browser_endpoint
 @require_scope("validate:write", publishable_only=True)
@@ -55,9 +59,9 @@ def validate_browser() -> Response:
         origin=request.headers.get("Origin"),
         visitor_ip=client_ip(),
         seconds=time_left(body.timeout),
-        admit=admit,
     )
     charged(answer.quota)
+    budgeted(answer.budget)
     return respond(BrowserAnswerOut.of(answer))
 
 

@@ -31,6 +31,14 @@ def many(name: str) -> list[str]:
     return [item for value in values for item in LIST_SEPARATORS.split(value) if item]
 
 
+def whole(name: str) -> int:
+    """A whole number typed in a number field (the API's model then checks its range)."""
+    typed = text(name)
+    if not typed.isdigit():
+        raise InvalidField(name, f"Enter a whole number from 0 up, not {typed!r}.")
+    return int(typed)
+
+
 def email(name: str = "email") -> str:
     try:
         return validate_email(text(name), check_deliverability=False).normalized

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from pydantic import (
     AfterValidator,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationInfo,
@@ -15,10 +16,10 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
-from models.keys import ApiKey
+from models.keys import DEFAULT_DAILY_BUDGET, DEFAULT_MONTHLY_BUDGET, ApiKey
 from services.keys import allowlist, lifecycle, origins, scopes, secrets
 from web.schemas.base import Body, Out, Timestamp
-from web.schemas.inputs import ORIGIN_PATTERN, patterned, trimmed
+from web.schemas.inputs import ORIGIN_PATTERN, integral, patterned, trimmed
 
 
 def known_scope(scope: str) -> str:
@@ -56,6 +57,28 @@ OriginEntry = Annotated[
     AfterValidator(origins.normalise_origin),
 ]
 AllowedOrigins = Annotated[list[OriginEntry], Field(max_length=origins.MAX_ENTRIES)]
+# A budget past the largest plan's whole month means "no budget", which a public key must not have.
+MAX_BUDGET = 10_000_000
+DailyBudget = Annotated[
+    int,
+    Field(
+        ge=0,
+        le=MAX_BUDGET,
+        description="Validations web pages may have answered with the publishable key per UTC day "
+        f"(POST /validate/browser; past it, 429 PUBLISHABLE_KEY_BUDGET_EXCEEDED); 0 turns the key's pages "
+        f"off. Default {DEFAULT_DAILY_BUDGET}",
+    ),
+    BeforeValidator(integral),
+]
+MonthlyBudget = Annotated[
+    int,
+    Field(
+        ge=0,
+        le=MAX_BUDGET,
+        description=f"The same per billing period (the quota's). Default {DEFAULT_MONTHLY_BUDGET}",
+    ),
+    BeforeValidator(integral),
+]
 
 
 def unique(values: list[str] | None) -> tuple[str, ...] | None:
@@ -73,6 +96,8 @@ class CreateKeyBody(Body):
         description="false makes a test-mode key (sk_test_/pk_test_): magic addresses answered by the "
         "sandbox, nothing charged, its own jobs and webhook endpoints. Left out: the calling key's mode",
     )
+    publishable_daily_budget: DailyBudget = DEFAULT_DAILY_BUDGET
+    publishable_monthly_budget: MonthlyBudget = DEFAULT_MONTHLY_BUDGET
 
     def to_spec(self, caller_livemode: bool) -> lifecycle.KeySpec:
         return lifecycle.KeySpec(
@@ -82,7 +107,20 @@ class CreateKeyBody(Body):
             auto_rotate=self.auto_rotate,
             allowed_origins=unique(self.allowed_origins) or (),
             livemode=caller_livemode if self.livemode is None else self.livemode,
+            publishable_daily_budget=self.publishable_daily_budget,
+            publishable_monthly_budget=self.publishable_monthly_budget,
         )
+
+
+UPDATABLE = (
+    "name",
+    "scopes",
+    "allowed_ips",
+    "auto_rotate",
+    "allowed_origins",
+    "publishable_daily_budget",
+    "publishable_monthly_budget",
+)
 
 
 class UpdateKeyBody(Body):
@@ -93,8 +131,10 @@ class UpdateKeyBody(Body):
     allowed_ips: AllowedIps | None = None
     auto_rotate: bool | None = None
     allowed_origins: AllowedOrigins | None = None
+    publishable_daily_budget: DailyBudget | None = None
+    publishable_monthly_budget: MonthlyBudget | None = None
 
-    @field_validator("name", "scopes", "allowed_ips", "auto_rotate", "allowed_origins")
+    @field_validator(*UPDATABLE)
     @classmethod
     def not_null(cls, value: object, info: ValidationInfo) -> object:
         """``null`` would silently change nothing; say so instead (a field left out keeps its value)."""
@@ -106,7 +146,8 @@ class UpdateKeyBody(Body):
     @model_validator(mode="after")
     def something_to_change(self) -> UpdateKeyBody:
         if not self.model_fields_set:
-            raise ValueError("Send at least one of name, scopes, allowedIps, autoRotate, allowedOrigins.")
+            fields = ", ".join(to_camel(name) for name in UPDATABLE)
+            raise ValueError(f"Send at least one of {fields}.")
         return self
 
     def to_changes(self) -> lifecycle.KeyChanges:
@@ -116,18 +157,23 @@ class UpdateKeyBody(Body):
             allowed_ips=unique(self.allowed_ips),
             auto_rotate=self.auto_rotate,
             allowed_origins=unique(self.allowed_origins),
+            publishable_daily_budget=self.publishable_daily_budget,
+            publishable_monthly_budget=self.publishable_monthly_budget,
         )
 
 
 class KeyOut(Out):
     """A key as listed: never its secret, only a hint of its last four characters. ``allowedOrigins``: the web
-    pages (scheme://host[:port]) whose scripts may use the publishable key with POST /validate/browser."""
+    pages (scheme://host[:port]) whose scripts may use the publishable key with POST /validate/browser;
+    ``publishableDailyBudget``/``MonthlyBudget``: how many validations they may have answered with it."""
 
     id: int
     name: str
     scopes: list[str]
     allowed_ips: list[str]
     allowed_origins: list[str]
+    publishable_daily_budget: int
+    publishable_monthly_budget: int
     publishable_key: str
     secret_key_hint: str
     # False for a test-mode key: it validates in the sandbox and sees only test-mode data.
@@ -147,6 +193,8 @@ class KeyOut(Out):
             scopes=key.scopes,
             allowed_ips=key.allowed_ips,
             allowed_origins=key.allowed_origins,
+            publishable_daily_budget=key.publishable_daily_budget,
+            publishable_monthly_budget=key.publishable_monthly_budget,
             publishable_key=key.publishable_key,
             secret_key_hint=secrets.hint(key.secret_last4, key.livemode),
             livemode=key.livemode,

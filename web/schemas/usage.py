@@ -21,6 +21,11 @@ class QuotaOut(Out):
     percentage: float = Field(description="percent of the quota used, two decimals; up to 120")
     in_grace_period: bool = Field(description="true from 100% to 120% of the quota")
     hard_limit: int = Field(description="120% of the quota: the last validation that still runs")
+    used_by_publishable_keys: int = Field(
+        description="of `used`, the validations answered to publishable keys (web pages, POST "
+        "/validate/browser): each key's own budget bounds them, they stop at `limit` (never overage) and "
+        "are not in `rateLimit`, which counts the account's other requests"
+    )
 
 
 class RateLimitOut(Out):
@@ -73,6 +78,7 @@ class UsageOut(Out):
                 percentage=quota.percentage,
                 in_grace_period=quota.in_grace_period,
                 hard_limit=quota.hard_limit,
+                used_by_publishable_keys=quota.publishable_used,
             ),
             rate_limit=RateLimitOut(
                 limit_per_minute=rate.minute.limit,

@@ -12,8 +12,9 @@
  *   data-email-check-token    name of the hidden field that carries the verdict token (default "email_check_token")
  *   data-email-check-message  id of an element to show messages in (default: one added after the input)
  *
- * It fails open: a network error, a timeout, a refusal or a throttled answer never stops the form. The
- * form's server confirms the token (POST /validate/confirm, secret key) before trusting any verdict.
+ * It fails open: a network error, a timeout, a refusal (a page not allowed, the key's budget or the account's
+ * quota used up: 403, 429) or a throttled answer never stops the form. The form's server confirms the token
+ * (POST /validate/confirm, secret key) before trusting any verdict, and checks the address itself without one.
  */
 (function () {
   "use strict";

@@ -1,6 +1,6 @@
 """Keys: create (secret shown once), publishable keys any time, refresh, revoke, revoke-all, auto-rotation,
-reveal of an auto-rotated secret, the web pages a publishable key serves. Every action is ``services.keys``'
-own, as the API's."""
+reveal of an auto-rotated secret, the web pages a publishable key serves and its budget. Every action is
+``services.keys``' own, as the API's."""
 
 from __future__ import annotations
 
@@ -98,6 +98,25 @@ def keys_origins(key_id: int) -> Response:
     pages = ", ".join(key.allowed_origins)
     usable = f"may now be used on pages of {pages}" if pages else "may now be used on no web page"
     flash(f"The publishable key of “{key.name}” {usable}.", "success")
+    return redirect(url_for("dashboard.keys", _anchor=f"key-{key_id}"))
+
+
+@bp.post("/keys/<int:key_id>/budget")
+@sign_in_required
+def keys_budget(key_id: int) -> Response:
+    body = forms.as_model(
+        UpdateKeyBody,
+        {
+            "publishableDailyBudget": forms.whole("publishable_daily_budget"),
+            "publishableMonthlyBudget": forms.whole("publishable_monthly_budget"),
+        },
+    )
+    key = lifecycle.update_key(session.actor(), key_id, body.to_changes())
+    flash(
+        f"The web pages of “{key.name}” may now have {key.publishable_daily_budget} validations a day and "
+        f"{key.publishable_monthly_budget} a billing period answered.",
+        "success",
+    )
     return redirect(url_for("dashboard.keys", _anchor=f"key-{key_id}"))
 
 
