@@ -5,7 +5,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 ENV BIND_ADDRESS=0.0.0.0
 WORKDIR /app
 COPY requirements.txt .
-RUN pip install --no-cache-dir -r requirements.txt
+RUN pip install --no-cache-dir --require-hashes -r requirements.txt
 COPY . .
 # var/ holds development's own random keys (core/development_secrets.py); compose shares it between the
 # containers as a volume, which starts with this directory's owner.
