@@ -12,6 +12,8 @@ from typing import Any
 
 import yaml
 
+from tests.processes import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -63,9 +65,21 @@ def test_compose_publishes_ports_on_the_hosts_loopback_only() -> None:
 
 
 def test_compose_starts_flower_only_with_basic_authentication() -> None:
-    command = compose()["services"]["flower"]["command"]
-    assert 'test -n "$$FLOWER_BASIC_AUTH" ||' in command
-    assert '--basic-auth="$$FLOWER_BASIC_AUTH"' in command
+    command = compose()["services"]["flower"]["command"].split()
+    assert command[:3] == ["celery", "--app", "workers"]
+    started = subprocess.run(
+        [sys.executable, "-m", *command[:-1], f"--port={free_port()}"],
+        cwd=ROOT,
+        env=os.environ | {"FLOWER_BASIC_AUTH": ""},  # what compose passes when it is not set
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+    assert command[-1] == "--port=5555"
+    assert started.returncode == 1
+    assert "flower: refusing to listen on 0.0.0.0 without a password" in started.stderr
 
 
 def check_settings(**env: str) -> subprocess.CompletedProcess[str]:
