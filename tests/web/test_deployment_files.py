@@ -112,3 +112,19 @@ def test_compose_requires_secret_key_and_sealing_key_in_production_before_anythi
     assert "KEY_SEALING_KEY" in missing_sealing.stderr
     assert complete.returncode == 0, complete.stderr
     assert check_settings(APP_ENV="development").returncode == 0
+
+
+def test_every_pinned_package_carries_its_hashes_and_every_install_requires_them() -> None:
+    for name in ("requirements.txt", "requirements-dev.txt"):
+        # pip-compile's layout: "name==version \" then its "--hash=sha256:..." lines, then "# via".
+        entries = (ROOT / name).read_text().split("\n    # via")
+        pinned = [entry for entry in entries if "==" in entry]
+        assert len(pinned) > 50, name
+        assert all("--hash=sha256:" in entry for entry in pinned), name
+    assert (
+        "pip install -q --disable-pip-version-check --require-hashes -r requirements-dev.txt"
+        in (ROOT / "bin" / "setup").read_text()
+    )
+    assert (
+        "pip install --no-cache-dir --require-hashes -r requirements.txt" in (ROOT / "Dockerfile").read_text()
+    )
