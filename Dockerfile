@@ -5,9 +5,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 ENV BIND_ADDRESS=0.0.0.0
 WORKDIR /app
 COPY requirements.txt .
-RUN pip install --no-cache-dir -r requirements.txt
+RUN pip install --no-cache-dir --require-hashes -r requirements.txt
 COPY . .
-RUN useradd --create-home verimail
+# var/ holds development's own random keys (core/development_secrets.py); compose shares it between the
+# containers as a volume, which starts with this directory's owner.
+RUN useradd --create-home verimail && mkdir -p var && chown verimail var
 USER verimail
 EXPOSE 8000 5555
 CMD ["gunicorn", "--config", "gunicorn.conf.py", "web:create_app()"]

@@ -1,5 +1,5 @@
 # One target per developer action. The two set-up commands in the README are bin/run and bin/test.
-.PHONY: help run test lint fmt types migrate bench lab
+.PHONY: help run test lint fmt types migrate bench lab pins
 
 help:  ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -28,3 +28,11 @@ bench:  ## run the benchmarks under bench/ (figures go to docs/benchmarks.md)
 
 lab:  ## start the mail lab (DNS + SMTP servers on loopback) in the foreground
 	.venv/bin/python -m maillab
+
+# The header of each file names this target; pip and setuptools come with the virtualenv, so stay unpinned.
+PIP_COMPILE = CUSTOM_COMPILE_COMMAND="make pins" .venv/bin/pip-compile --quiet --generate-hashes \
+	--strip-extras --no-emit-index-url --no-emit-find-links
+
+pins:  ## pin requirements*.txt (with hashes) from requirements*.in, keeping the versions already pinned
+	$(PIP_COMPILE) --output-file requirements.txt requirements.in
+	$(PIP_COMPILE) --output-file requirements-dev.txt requirements-dev.in

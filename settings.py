@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import ipaddress
 import os
 import re
@@ -20,14 +19,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from urllib.parse import urlsplit
 
+from core import development_secrets
 from verifier.config import EngineConfigError, parse_bool, parse_int, parse_seconds
 
 APP_ENVS = ("development", "production")
-# Development only: a stable key so a worker and a web process started by hand agree on it. Production
-# refuses to start without KEY_SEALING_KEY, so this value never protects a real secret.
-_DEVELOPMENT_SEALING_KEY = hashlib.sha256(b"verimail development sealing key").digest()
-# Development only, like the sealing key: signs dashboard session cookies; production requires SECRET_KEY.
-_DEVELOPMENT_SECRET_KEY = "verimail development secret key"  # noqa: S105 - never used in production
 SECRET_KEY_MIN_LENGTH = 32
 # The longest one blocking Redis command (BLPOP) waits; callers that wait longer loop. redis-py does not
 # stretch the socket timeout for a blocking command, so a longer one would fail as "Redis unreachable".
@@ -61,13 +56,23 @@ def parse_bind_address(raw: str) -> str:
     return f"[{address}]" if address.version == 6 else str(address)
 
 
+def required_secret(name: str, raw: str | None, app_env: str) -> str:
+    """A secret's value: production requires it; development falls back to the installation's own random
+    one (``core.development_secrets``), so no mode has a key that anyone else knows."""
+    text = (raw or "").strip()
+    if text:
+        return text
+    if app_env == "production":
+        raise ConfigError(f"{name} is required when APP_ENV=production")
+    try:
+        return development_secrets.load()[name]
+    except (development_secrets.DevelopmentSecretsError, OSError) as error:
+        raise ConfigError(f"{name} is unset and the development one is unusable: {error}") from None
+
+
 def parse_sealing_key(raw: str | None, app_env: str) -> bytes:
     """KEY_SEALING_KEY: 32 bytes in URL-safe base64, e.g. from ``secrets.token_urlsafe(32)``."""
-    if raw is None or not raw.strip():
-        if app_env == "production":
-            raise ConfigError("KEY_SEALING_KEY is required when APP_ENV=production")
-        return _DEVELOPMENT_SEALING_KEY
-    text = raw.strip()
+    text = required_secret("KEY_SEALING_KEY", raw, app_env)
     try:  # validate=True: a stray character is an error, not silently dropped
         key = base64.b64decode(text + "=" * (-len(text) % 4), altchars=b"-_", validate=True)
     except (binascii.Error, ValueError):
@@ -79,11 +84,7 @@ def parse_sealing_key(raw: str | None, app_env: str) -> bytes:
 
 def parse_secret_key(raw: str | None, app_env: str) -> str:
     """SECRET_KEY: signs dashboard sessions and CSRF tokens; 32+ characters, e.g. ``token_urlsafe(32)``."""
-    text = (raw or "").strip()
-    if not text:
-        if app_env == "production":
-            raise ConfigError("SECRET_KEY is required when APP_ENV=production")
-        return _DEVELOPMENT_SECRET_KEY
+    text = required_secret("SECRET_KEY", raw, app_env)
     if len(text) < SECRET_KEY_MIN_LENGTH:
         raise ConfigError(f"SECRET_KEY must be at least {SECRET_KEY_MIN_LENGTH} characters")
     return text
@@ -327,6 +328,10 @@ class Settings:
     redis_key_prefix: str
     # REDIS_MAX_CONNECTIONS: per process; a probe worker's lanes each hold one while they wait for a wake-up
     redis_max_connections: int
+    # AES-256-GCM key sealing auto-rotated secrets until their owner reveals them (services.keys.sealed).
+    key_sealing_key: bytes = field(repr=False)
+    # Signs the dashboard's session cookie and CSRF tokens (web.dashboard).
+    secret_key: str = field(repr=False)
     # DATABASE_POOL_SIZE: Postgres connections one process may hold at once (``models.session``); more
     # callers wait for one. No code path holds two, so any size of at least one cannot deadlock.
     database_pool_size: int = 15
@@ -343,10 +348,6 @@ class Settings:
     jobs: JobSettings = field(default_factory=JobSettings)
     # Finished webhook deliveries, their events and sent/failed emails are deleted after this many days.
     outbox_retention_days: int = 30
-    # AES-256-GCM key sealing auto-rotated secrets until their owner reveals them (services.keys.sealed).
-    key_sealing_key: bytes = field(default=_DEVELOPMENT_SEALING_KEY, repr=False)
-    # Signs the dashboard's session cookie and CSRF tokens (web.dashboard).
-    secret_key: str = field(default=_DEVELOPMENT_SECRET_KEY, repr=False)
     # Requests without a valid key (failed authentications, unknown routes), per client IP (an IPv6
     # client by its /64): ANONYMOUS_REQUESTS_PER_MINUTE and _PER_DAY (``services.usage.rate_limits``).
     anonymous_per_minute: int = 60

@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 READY_TIMEOUT = 60.0
 ALL_QUEUES = "default,probes,webhooks"
 CELERY = [sys.executable, "-m", "celery", "--app", "workers"]
+FLOWER_CONF = "--conf=workers/flowerconfig.py"
 Started = TypeVar("Started", bound="Process")
 
 
@@ -216,9 +217,9 @@ def start_beat(env: Mapping[str, str], name: str) -> Process:
 
 
 def start_flower(env: Mapping[str, str], folder: Path) -> Served:
-    """Flower on a free loopback port; ready once it answers HTTP."""
+    """Flower on a free loopback port with the Procfile's configuration; ready once it answers HTTP."""
     port = free_port()
-    command = [*CELERY, "flower", "--address=127.0.0.1", f"--port={port}"]
+    command = [*CELERY, "flower", FLOWER_CONF, "--address=127.0.0.1", f"--port={port}"]
     base_url = f"http://127.0.0.1:{port}"
     log = folder / "flower.log"
     return launch(Served, "flower", command, env, log, ready=answers_http(base_url), base_url=base_url)

@@ -3,8 +3,10 @@
 A sign-up answers the same for every address, so the form tells nobody who has an account: a new address
 gets an account on the trial with the plan asked for beside it, and a link to confirm the email and choose
 the password (``services.users.verification``); an address waiting for that gets a fresh link; an address
-that already signs in gets a note saying so, with the ways back in. At most one email per address and
-minute, and ``SIGN_UPS_PER_HOUR`` (10) sign-ups per client network and hour.
+that already signs in gets a note saying so, with the ways back in. Each is one email through the outbox,
+and each hashes one password, the cost that dominates the answer's time, so the time tells nobody either
+(``bench/sign_up_timing.py``). At most one email per address and minute, and ``SIGN_UPS_PER_HOUR`` (10)
+sign-ups per client network and hour.
 
 Plans are granted, not taken: a paid plan starts when the operator (or a billing integration) grants it
 (``services.accounts.grant_plan``); Enterprise Plus is never offered here.
@@ -13,6 +15,7 @@ Plans are granted, not taken: a paid plan starts when the operator (or a billing
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import select
@@ -50,22 +53,36 @@ def sign_up(email: str, requested: Tier, name: str | None, origin: audit.Origin)
     email = normalized(email)
     if not once_a_minute.first_this_minute("sign-up", email, if_redis_down=False):
         return
+    # A new account needs this hash (of a password nobody knows: its owner chooses one through the link);
+    # the other answers make it too and drop it, or they would come back a hash's time sooner.
+    password_hash = passwords.hash_password(secrets.token_urlsafe(32))
     try:
         with transaction() as session:
             user = session.scalars(select(DashboardUser).where(DashboardUser.email == email)).one_or_none()
             if user is None:
-                user = _open_pending(session, email, requested, name[:200] if name else None, origin)
+                pending = NewAccount(email, requested, name[:200] if name else None, password_hash)
+                user = _open_pending(session, pending, origin)
             _answer(session, user)
     except IntegrityError:  # two sign-ups of one address at the same instant: the first one's email stands
         return
 
 
-def _open_pending(
-    session: Session, email: str, requested: Tier, name: str | None, origin: audit.Origin
-) -> DashboardUser:
-    account = accounts.new_account(session, email, Tier.TRIAL, name, verified=False, requested=requested)
-    # Nobody knows this password: the owner chooses one through the emailed link.
-    user = _new_user(session, account, email, secrets.token_urlsafe(32))
+@dataclass(frozen=True)
+class NewAccount:
+    """An account to open: as the form asked for it, with its owner's login not yet usable."""
+
+    email: str
+    requested: Tier
+    name: str | None
+    password_hash: str
+
+
+def _open_pending(session: Session, pending: NewAccount, origin: audit.Origin) -> DashboardUser:
+    email, requested = pending.email, pending.requested
+    account = accounts.new_account(
+        session, email, Tier.TRIAL, pending.name, verified=False, requested=requested
+    )
+    user = _new_user(session, account, email, pending.password_hash)
     details = {"email": email, "requestedTier": requested.value}
     audit.record(
         AuditEvent.USER_SIGNED_UP, account_id=account.id, origin=origin, details=details, session=session
@@ -94,7 +111,7 @@ def add_owner(account_id: int, password: str) -> DashboardUser:
             if account is None:
                 raise NotFound(f"No account with id {account_id}.")
             _check_free(session, account.owner_email)
-            return _new_user(session, account, account.owner_email, password)
+            return _new_user(session, account, account.owner_email, passwords.hash_password(password))
     except IntegrityError:
         raise EmailTaken("This account already has a dashboard login, or its email is taken.") from None
 
@@ -111,8 +128,8 @@ def _check_free(session: Session, email: str) -> None:
         raise EmailTaken("An account with this email already exists. Sign in, or reset its password.")
 
 
-def _new_user(session: Session, account: Account, email: str, password: str) -> DashboardUser:
-    user = DashboardUser(account_id=account.id, email=email, password_hash=passwords.hash_password(password))
+def _new_user(session: Session, account: Account, email: str, password_hash: str) -> DashboardUser:
+    user = DashboardUser(account_id=account.id, email=email, password_hash=password_hash)
     session.add(user)
     session.flush()
     return user

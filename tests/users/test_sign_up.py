@@ -7,18 +7,21 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Iterator
+from datetime import timedelta
 
 import pytest
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
+from core import clock
 from models.accounts import Account, Tier
+from models.mail import OutboundMail
 from models.session import transaction
 from models.users import DashboardUser
 from services import audit
 from services.errors import InvalidField
 from services.mail import outbox
-from services.users import reset, signin, signup, verification
+from services.users import passwords, reset, signin, signup, verification
 from services.users.errors import ResetLinkInvalid, SignInRefused, Throttled
 from settings import get_settings
 from tests.fixtures.db import add_key, open_owner
@@ -90,6 +93,43 @@ def test_the_form_answers_alike_for_new_pending_and_existing_addresses(
     assert count_accounts() == accounts_before + 1  # only the fresh address opened one
     assert "already has one" in mailbox.to(existing)[-1].text()
     assert LINK.search(mailbox.to(fresh)[-1].text())
+
+
+def work_of(email: str, hashed: list[str]) -> tuple[int, int]:
+    """Passwords hashed and emails queued by one sign-up of ``email``."""
+    hashes, mails = len(hashed), queued_to(email)
+    start(email)
+    return len(hashed) - hashes, queued_to(email) - mails
+
+
+def queued_to(email: str) -> int:
+    with transaction() as session:
+        count = select(func.count()).select_from(OutboundMail).where(OutboundMail.recipient == email)
+        return session.scalar(count) or 0
+
+
+@pytest.mark.usefixtures("database_url", "frozen_clock")
+def test_every_sign_up_hashes_one_password_and_queues_one_email_whoever_has_the_address(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    existing, pending, fresh = open_owner(PASSWORD), new_email(), new_email()
+    start(pending)
+    clock.move(timedelta(minutes=1))  # past the minute in which an address is emailed once
+    hashed: list[str] = []
+    real_hash = passwords.hash_password
+
+    def counted(password: str) -> str:
+        hashed.append(password)
+        return real_hash(password)
+
+    monkeypatch.setattr(passwords, "hash_password", counted)
+
+    # The hash is most of a sign-up's time: one each, so the time tells nothing (bench/sign_up_timing.py).
+    assert {email: work_of(email, hashed) for email in (existing, pending, fresh)} == {
+        existing: (1, 1),
+        pending: (1, 1),
+        fresh: (1, 1),
+    }
 
 
 def test_an_account_opened_in_someone_elses_name_is_taken_over_clean(

@@ -12,6 +12,8 @@ from typing import Any
 
 import yaml
 
+from tests.processes import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -63,9 +65,21 @@ def test_compose_publishes_ports_on_the_hosts_loopback_only() -> None:
 
 
 def test_compose_starts_flower_only_with_basic_authentication() -> None:
-    command = compose()["services"]["flower"]["command"]
-    assert 'test -n "$$FLOWER_BASIC_AUTH" ||' in command
-    assert '--basic-auth="$$FLOWER_BASIC_AUTH"' in command
+    command = compose()["services"]["flower"]["command"].split()
+    assert command[:3] == ["celery", "--app", "workers"]
+    started = subprocess.run(
+        [sys.executable, "-m", *command[:-1], f"--port={free_port()}"],
+        cwd=ROOT,
+        env=os.environ | {"FLOWER_BASIC_AUTH": ""},  # what compose passes when it is not set
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+    assert command[-1] == "--port=5555"
+    assert started.returncode == 1
+    assert "flower: refusing to listen on 0.0.0.0 without a password" in started.stderr
 
 
 def check_settings(**env: str) -> subprocess.CompletedProcess[str]:
@@ -98,3 +112,19 @@ def test_compose_requires_secret_key_and_sealing_key_in_production_before_anythi
     assert "KEY_SEALING_KEY" in missing_sealing.stderr
     assert complete.returncode == 0, complete.stderr
     assert check_settings(APP_ENV="development").returncode == 0
+
+
+def test_every_pinned_package_carries_its_hashes_and_every_install_requires_them() -> None:
+    for name in ("requirements.txt", "requirements-dev.txt"):
+        # pip-compile's layout: "name==version \" then its "--hash=sha256:..." lines, then "# via".
+        entries = (ROOT / name).read_text().split("\n    # via")
+        pinned = [entry for entry in entries if "==" in entry]
+        assert len(pinned) > 50, name
+        assert all("--hash=sha256:" in entry for entry in pinned), name
+    assert (
+        "pip install -q --disable-pip-version-check --require-hashes -r requirements-dev.txt"
+        in (ROOT / "bin" / "setup").read_text()
+    )
+    assert (
+        "pip install --no-cache-dir --require-hashes -r requirements.txt" in (ROOT / "Dockerfile").read_text()
+    )
