@@ -101,7 +101,7 @@ WAITS = (
     f"Waits at most {delivery_log.WAIT_SECONDS:g} s for the attempt, which a webhook worker makes: 202 "
     "with the delivery as it stands (and `Location`, its endpoint's delivery log) when the attempt has not "
     f"been logged by then. At most {send_limits.SENDS_PER_MINUTE} test sends and redeliveries per account "
-    "and minute."
+    "and minute, counted apart for test mode and live mode."
 )
 
 
