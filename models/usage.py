@@ -85,3 +85,17 @@ class UsageCharge(Base):
     idempotency_key: Mapped[str] = mapped_column(Text)
     validations: Mapped[int] = mapped_column(Integer)
     charged_at: Mapped[datetime] = mapped_column(default=clock.now)
+
+
+class SandboxUsage(Base):
+    """The test-mode validations of an account in one billing period: counted for ``GET /api/usage`` under
+    a test key, never charged. Its own table, so a test-mode flood never waits on the live period's row
+    lock (``UsagePeriod``), and nothing live ever reads it."""
+
+    __tablename__ = "sandbox_usage"
+
+    account_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    period_start: Mapped[datetime] = mapped_column(primary_key=True)
+    used: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")

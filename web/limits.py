@@ -157,7 +157,7 @@ def count_error(response: Response) -> Response:
     auth: AuthContext | None = g.get("auth")
     if auth is not None and recent_errors.field_for(response.status_code):
         try:
-            recent_errors.record(auth.account.id, response.status_code)
+            recent_errors.record(auth.account.id, response.status_code, auth.livemode)
         except RedisError:
             log.warning("error answer not counted: Redis unreachable", exc_info=True)
     return response

@@ -65,6 +65,18 @@ def test_a_test_keys_audit_entries_are_in_the_test_mode_trail_only(
     assert test.key_id not in created_ids(live.headers)
 
 
+def test_each_modes_audit_log_page_and_entries_say_livemode(client: FlaskClient, database_url: str) -> None:
+    live, test = open_twins()
+    for persona in (live, test):
+        assert client.post("/api/keys", json={"name": "Another"}, headers=persona.headers).status_code == 201
+
+    for persona, livemode in ((live, True), (test, False)):
+        page = client.get("/api/audit-log", headers=persona.headers).get_json()
+        assert page["livemode"] is livemode
+        assert page["data"]
+        assert {entry["livemode"] for entry in page["data"]} == {livemode}
+
+
 def test_a_pk_test_pages_verdict_token_confirms_with_a_test_key_only(
     client: FlaskClient, database_url: str
 ) -> None:
@@ -79,6 +91,7 @@ def test_a_pk_test_pages_verdict_token_confirms_with_a_test_key_only(
         headers={"X-API-Key": form.publishable, "Origin": page},
     )
     assert answer.status_code == 200, answer.get_json()
+    assert answer.get_json()["livemode"] is False
     token = answer.get_json()["token"]
 
     by_live = client.post(
@@ -91,6 +104,7 @@ def test_a_pk_test_pages_verdict_token_confirms_with_a_test_key_only(
     assert form.publishable.startswith("pk_test_")
     assert by_live.get_json()["error"]["code"] == "TOKEN_OF_ANOTHER_ACCOUNT"
     assert by_test.status_code == 200, by_test.get_json()
+    assert by_test.get_json()["livemode"] is False
 
 
 def test_a_test_key_outlives_the_90_day_rotation_that_stops_a_live_key(

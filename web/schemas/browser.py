@@ -11,7 +11,7 @@ from services.browser.confirmations import Confirmed
 from services.browser.validation import BrowserAnswer
 from services.browser.verdicts import Reason, Verdict, VerdictName
 from settings import BROWSER_TIMEOUT_RANGE, get_settings
-from web.schemas.base import Body, Out, Timestamp
+from web.schemas.base import LIVEMODE, Body, Out, Timestamp
 from web.schemas.errors import CodedError
 from web.schemas.inputs import patterned
 from web.schemas.validation_bodies import Email
@@ -66,10 +66,12 @@ class BrowserAnswerOut(VerdictOut):
 
     token: str = Field(description="for the form's server to confirm (POST /validate/confirm)")
     expires_at: Timestamp = Field(description="the token cannot be confirmed after this instant")
+    livemode: bool = Field(description=LIVEMODE)
 
     @classmethod
-    def of(cls, answer: BrowserAnswer) -> BrowserAnswerOut:
-        return cls(**cls.fields_of(answer.verdict), token=answer.token, expires_at=answer.expires_at)
+    def of(cls, answer: BrowserAnswer, livemode: bool) -> BrowserAnswerOut:
+        fields = cls.fields_of(answer.verdict)
+        return cls(**fields, token=answer.token, expires_at=answer.expires_at, livemode=livemode)
 
 
 class ConfirmBody(Body):
@@ -87,9 +89,10 @@ class ConfirmedOut(VerdictOut):
     results_url: str | None = Field(description="its full, settled result (validate:read)")
     issued_at: Timestamp
     confirmed_at: Timestamp
+    livemode: bool = Field(description="the token's mode, which is the confirming key's")
 
     @classmethod
-    def of(cls, confirmed: Confirmed, host: str | None) -> ConfirmedOut:
+    def of(cls, confirmed: Confirmed, host: str | None, livemode: bool) -> ConfirmedOut:
         claims = confirmed.claims
         job = claims.validation_id
         return cls(
@@ -99,6 +102,7 @@ class ConfirmedOut(VerdictOut):
             results_url=links.results_url(job, host) if job else None,
             issued_at=claims.issued_at,
             confirmed_at=confirmed.confirmed_at,
+            livemode=livemode,
         )
 
 

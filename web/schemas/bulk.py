@@ -10,8 +10,7 @@ from services import links
 from services.probing.completion import processing_ms
 from services.validation.bulk import Progress
 from services.validation.bulk_dry_run import ListSummary
-from web.schemas.base import Out, Query, Timestamp
-from web.schemas.results import LIVEMODE
+from web.schemas.base import LIVEMODE, Out, Query, Timestamp
 from web.schemas.validation_bodies import MAX_AGE, RETRY_TEMPORARY, MaxAge
 
 
