@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from flask.testing import FlaskClient
 
 from core import clock
 from tests.fixtures.db import add_key, open_twins
+from tests.webhooks.receiver import Receiver
 
 
 def test_a_live_key_creates_a_test_key_that_only_test_mode_lists(
@@ -132,3 +134,31 @@ def test_a_test_keys_refusal_is_audited_in_the_test_mode_trail(
 
     assert denied_keys(test.headers) == [narrow.key_id]
     assert denied_keys(live.headers) == []
+
+
+@pytest.mark.parametrize("livemode", [True, False], ids=["live", "test"])
+def test_answers_about_keys_webhooks_and_lists_say_the_callers_mode(
+    client: FlaskClient, receiver: Receiver, livemode: bool
+) -> None:
+    live, test = open_twins()
+    headers = (live if livemode else test).headers
+    spare = client.post("/api/keys", json={"name": "Spare"}, headers=headers).get_json()["id"]
+    hooks = {"url": receiver.url(), "events": ["quota.reset"]}
+    endpoint = client.post("/webhooks", json=hooks, headers=headers).get_json()["id"]
+    csv = {**headers, "Content-Type": "text/csv"}
+
+    answers = {
+        "key list": client.get("/api/keys", headers=headers),
+        "refresh": client.post(f"/api/keys/{spare}/refresh", headers=headers),
+        "key deleted": client.delete(f"/api/keys/{spare}", headers=headers),
+        "endpoint list": client.get("/webhooks", headers=headers),
+        "delivery log": client.get(f"/webhooks/{endpoint}/deliveries", headers=headers),
+        "endpoint deleted": client.delete(f"/webhooks/{endpoint}", headers=headers),
+        "dry run": client.post("/bulk/jobs?dryRun=true", data=b"email\nfree@example.com\n", headers=csv),
+        "revoke-all": client.post("/api/keys/revoke-all", headers=headers),
+    }
+
+    shown = {
+        name: (answer.status_code, answer.get_json().get("livemode")) for name, answer in answers.items()
+    }
+    assert shown == dict.fromkeys(answers, (200, livemode))

@@ -51,3 +51,29 @@ def test_a_live_key_never_sees_test_mode_usage(client: FlaskClient, at_instant: 
     assert (usage["rateLimit"]["usedThisMinute"], usage["rateLimit"]["usedToday"]) == (1, 1)
     assert usage["recentErrors"] == NO_ERRORS
     assert usage_of(client, test.headers)["recentErrors"]["badRequest"] == 1
+
+
+def test_a_test_key_is_never_shown_the_live_quota_in_headers_or_a_dry_run(
+    client: FlaskClient, at_instant: datetime
+) -> None:
+    live, test = open_twins(Tier.GROWTH)
+    fill(live.account_id, 5_500)
+    assert validate(client, test.headers, count=2).status_code == 200
+    csv = {"Content-Type": "text/csv"}
+
+    in_test = validate(client, test.headers)
+    dry_run = client.post(
+        "/bulk/jobs?dryRun=true", data=b"email\nfree@example.com\n", headers={**test.headers, **csv}
+    )
+
+    assert "X-Quota-State" not in in_test.headers
+    assert validate(client, live.headers).headers["X-Quota-State"] == "grace"
+    assert dry_run.status_code == 200, dry_run.get_json()
+    assert dry_run.get_json()["livemode"] is False
+    assert dry_run.get_json()["cost"]["validations"] == 0
+    assert dry_run.get_json()["cost"]["quota"] == {
+        "limit": 5_000,
+        "used": 3,
+        "remaining": 5_000,
+        "hardLimit": 6_000,
+    }

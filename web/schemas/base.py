@@ -33,6 +33,8 @@ LIVEMODE = (
     "false in test mode (a sk_test_/pk_test_ key): answered by the sandbox's magic addresses, nothing "
     "checked for real and nothing charged"
 )
+# The same for answers about the account's data (keys, endpoints, deliveries): each mode has its own.
+LIVEMODE_DATA = "false in test mode (a sk_test_/pk_test_ key): the test-mode data, never live data"
 
 
 class Body(BaseModel):
