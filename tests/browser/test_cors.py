@@ -7,7 +7,17 @@ from tests.browser.helpers import NOT_AN_ADDRESS, OTHER_PAGE, PAGE, form_key, fr
 from tests.fixtures.db import Persona
 from tests.limits.helpers import usage_of
 
-ANSWER_FIELDS = {"email", "verdict", "reason", "disposable", "role", "suggestion", "token", "expiresAt"}
+ANSWER_FIELDS = {
+    "email",
+    "verdict",
+    "reason",
+    "disposable",
+    "role",
+    "suggestion",
+    "token",
+    "expiresAt",
+    "livemode",
+}
 
 
 def test_a_preflight_lets_any_page_try_the_post_with_the_key_header(client) -> None:
