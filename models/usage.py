@@ -97,3 +97,17 @@ class UsageCharge(Base):
     # Set when the charge answered a publishable key (a web page): such charges are that key's budget,
     # not the account's request windows. No foreign key: a deleted key's charges keep its id, as audit does.
     publishable_key_id: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class SandboxUsage(Base):
+    """The test-mode validations of an account in one billing period: counted for ``GET /api/usage`` under
+    a test key, never charged. Its own table, so a test-mode flood never waits on the live period's row
+    lock (``UsagePeriod``), and nothing live ever reads it."""
+
+    __tablename__ = "sandbox_usage"
+
+    account_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    period_start: Mapped[datetime] = mapped_column(primary_key=True)
+    used: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")

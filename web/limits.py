@@ -113,14 +113,15 @@ def _with_retry_after(response: Response, seconds: object) -> Response:
 def add_limit_headers(response: Response) -> Response:
     """``after_request``: the rate-limit headers on every API response and, from 80% of the quota, the quota
     headers. A caller without a valid key (refused, a public or unknown route) is shown its client's
-    anonymous windows; dashboard pages, which are not the API, carry none."""
+    anonymous windows; dashboard pages, which are not the API, carry none; nor does test mode carry the
+    quota's (the sandbox spends none of it, and a test key never reads the live quota)."""
     if request.blueprint == DASHBOARD:
         return response
     auth: AuthContext | None = g.get("auth")
     try:
         rate: RateStatus | None = g.get("rate_status") or _peek(auth)
         quota: QuotaStatus | None = None
-        if auth is not None:
+        if auth is not None and auth.livemode:
             quota = g.get("quota_status") or charging.current_status(auth.account)
     except (RedisError, SQLAlchemyError):
         log.warning("limit headers left out: Redis or Postgres unreachable", exc_info=True)
@@ -167,7 +168,7 @@ def count_error(response: Response) -> Response:
     auth: AuthContext | None = g.get("auth")
     if auth is not None and recent_errors.field_for(response.status_code):
         try:
-            recent_errors.record(auth.account.id, response.status_code)
+            recent_errors.record(auth.account.id, response.status_code, auth.livemode)
         except RedisError:
             log.warning("error answer not counted: Redis unreachable", exc_info=True)
     return response

@@ -92,17 +92,25 @@ def json_text(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
-def stamped(result: dict[str, JsonValue], checked_at: datetime) -> dict[str, JsonValue]:
+def stamped(
+    result: dict[str, JsonValue], checked_at: datetime, *, verdict: bool = True
+) -> dict[str, JsonValue]:
     """A live result as stored: checked at ``checked_at`` (its ``metadata``, which the answer shows),
-    not a copy of an earlier verdict (``services.jobs.recent``)."""
-    return {**result, "metadata": {"cached": False, "checkedAt": iso(checked_at)}}
+    not a copy of an earlier verdict (``services.jobs.recent``). ``verdict`` False: an answer given up on,
+    not a verdict about the mailbox; stored marked so (``verdict: false``, never shown to clients), it is
+    never reused as a recent verdict."""
+    metadata: dict[str, JsonValue] = {"cached": False, "checkedAt": iso(checked_at)}
+    return {**result, "metadata": metadata if verdict else {**metadata, "verdict": False}}
 
 
-def result_row(email: str, result: ValidationResult, checked_at: datetime) -> dict[str, JsonValue]:
-    """One settled address as the bulk UPDATEs read it (``jsonb_to_recordset``), checked at ``checked_at``."""
+def result_row(
+    email: str, result: ValidationResult, checked_at: datetime, *, verdict: bool = True
+) -> dict[str, JsonValue]:
+    """One settled address as the bulk UPDATEs read it (``jsonb_to_recordset``), checked at ``checked_at``
+    (``verdict`` as ``stamped``'s)."""
     return {
         "email": email,
-        "result": stamped(result.to_dict(), checked_at),
+        "result": stamped(result.to_dict(), checked_at, verdict=verdict),
         "score": result.score,
         "severity": result.severity.value,
     }

@@ -6,7 +6,9 @@ remembered in ``recent_verdicts`` by the SQL of this module, lent to those state
 account, ``variant`` and normalised address, pointing at the item that holds the result (the record) and
 saying when the check was made. A verdict is final when no check is ``unknown``: greylisted, timed-out,
 throttled or degraded answers are never reused, and neither is an answer that was itself drawn from a
-verdict (``metadata.cached``), so a verdict ages from its check and never from its copies.
+verdict (``metadata.cached``), so a verdict ages from its check and never from its copies. Nor is an
+answer the service gave up on ("could not be validated": invalid, 0, ``probe.given_up``): no check was
+made, and it is stored marked ``metadata.verdict: false`` (``options.stamped``).
 
 The ``variant`` is what shapes a result besides the address: quickMode, skipCatchAll and the plan's checks
 at submission, and test mode (a sandbox verdict is never a live one). A verdict answers only a request of
@@ -40,10 +42,11 @@ def variant_sql(options: str) -> str:
 
 def reusable_sql(result: str) -> str:
     """SQL: may the stored result ``result`` (a jsonb expression) answer again? Final (no check
-    ``unknown``), stamped, and not itself a copy."""
+    ``unknown``), stamped, a verdict (not given up on), and not itself a copy."""
     return (
         f"({result}) #>> '{{metadata,checkedAt}}' IS NOT NULL "
         f"AND COALESCE(CAST(({result}) #>> '{{metadata,cached}}' AS boolean), false) = false "
+        f"AND COALESCE(CAST(({result}) #>> '{{metadata,verdict}}' AS boolean), true) "
         f"AND NOT jsonb_path_exists({result}, '$.checks.* ? (@.status == \"unknown\")')"
     )
 

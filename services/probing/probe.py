@@ -52,6 +52,9 @@ class GroupVerdicts:
     # Set when SMTP was attempted: did no MX host answer? (services.probing.degraded reads it at completion)
     unreachable: bool | None = None
     outcome: dict[str, Any] | None = None  # the engine's outcome of an unreachable group, as JSON
+    # False when no check was made (``given_up``): the answers are saved marked as no verdict, so they are
+    # never reused as recent verdicts (a later request with ``maxAge`` checks the address afresh).
+    verdicts: bool = True
 
     @property
     def deferred(self) -> tuple[str, ...]:
@@ -159,7 +162,7 @@ def given_up(emails: list[str], failures: int) -> GroupVerdicts:
         )
         for email in emails
     }
-    return GroupVerdicts(settled)
+    return GroupVerdicts(settled, verdicts=False)
 
 
 def _run_with_cached_catch_all(group: Group, relay: Relay | None) -> GroupOutcome:

@@ -54,11 +54,12 @@ def save_round(session: Session, saved: Sequence[tuple[Claim, GroupVerdicts]]) -
 
 
 def _rows(saved: Sequence[tuple[Claim, GroupVerdicts]], *, settled: bool) -> Iterator[dict[str, object]]:
-    """Item rows of the settled results, or of the answers for now (``interim``)."""
+    """Item rows of the settled results, or of the answers for now (``interim``); a group given up on
+    (``GroupVerdicts.verdicts`` false) has its answers marked as no verdict."""
     now = clock.now()
     for claim, verdicts in saved:
         for email, result in (verdicts.settled if settled else verdicts.interim).items():
-            yield {"job": claim.job_id, **result_row(email, result, now)}
+            yield {"job": claim.job_id, **result_row(email, result, now, verdict=verdicts.verdicts)}
 
 
 def _group_save(claim: Claim, verdicts: GroupVerdicts) -> store.GroupSave:

@@ -9,6 +9,9 @@ one bucket, and a Redis restart forgets the counts (they are diagnostics, not bi
 that do belong to an account - a revoked or deactivated key of that account - are in the audit log as
 ``auth.failed`` with the account id, and are counted from there. A key that matches nothing names no
 account, so it appears in nobody's usage.
+
+Each mode counts apart: a test key's errors (its own buckets, its mode's ``auth.failed`` entries) are what a
+test key reads, and a live key never sees them.
 """
 
 from __future__ import annotations
@@ -54,24 +57,27 @@ def field_for(status: int) -> str | None:
     return {400: "badRequest", 429: "rateLimited"}.get(status)
 
 
-def record(account_id: int, status: int) -> None:
-    """Count one error answer sent to ``account_id`` (no-op for statuses that are not reported)."""
+def record(account_id: int, status: int, livemode: bool = True) -> None:
+    """Count one error answer sent to ``account_id`` in ``livemode``'s mode (no-op for statuses that are not
+    reported)."""
     field = field_for(status)
     if field is None:
         return
     now = clock.now()
     millis = int((now - EPOCH).total_seconds() * 1000)
-    script(_RECORD)(keys=[_bucket_key(account_id, _index(now))], args=[field, millis, BUCKET_TTL_SECONDS])
+    bucket = _bucket_key(account_id, _index(now), livemode)
+    script(_RECORD)(keys=[bucket], args=[field, millis, BUCKET_TTL_SECONDS])
 
 
-def recent(account_id: int) -> RecentErrors:
-    """The counts of the last 24 hours (to within one bucket) and the time of the latest error."""
+def recent(account_id: int, livemode: bool = True) -> RecentErrors:
+    """The counts of ``livemode``'s mode in the last 24 hours (to within one bucket) and the time of its
+    latest error."""
     now = clock.now()
     pipe = get_redis().pipeline(transaction=False)
     for index in range(_index(now - WINDOW), _index(now) + 1):
-        pipe.hgetall(_bucket_key(account_id, index))
+        pipe.hgetall(_bucket_key(account_id, index, livemode))
     totals = _combine(pipe.execute())
-    unauthorized, last_401 = _unauthorized_since(account_id, now - WINDOW)
+    unauthorized, last_401 = _unauthorized_since(account_id, now - WINDOW, livemode)
     last = EPOCH + timedelta(milliseconds=totals["last"]) if "last" in totals else None
     return RecentErrors(
         unauthorized=unauthorized,
@@ -92,9 +98,10 @@ def _combine(buckets: list[dict[str, str]]) -> dict[str, int]:
     return totals
 
 
-def _unauthorized_since(account_id: int, since: datetime) -> tuple[int, datetime | None]:
+def _unauthorized_since(account_id: int, since: datetime, livemode: bool) -> tuple[int, datetime | None]:
     stmt = select(func.count(), func.max(AuditEntry.occurred_at)).where(
         AuditEntry.account_id == account_id,
+        AuditEntry.livemode == livemode,
         AuditEntry.event == AuditEvent.AUTH_FAILED.value,
         AuditEntry.occurred_at >= since,
     )
@@ -107,5 +114,5 @@ def _index(moment: datetime) -> int:
     return (moment - EPOCH) // BUCKET
 
 
-def _bucket_key(account_id: int, index: int) -> str:
-    return key("errors", account_id, index)
+def _bucket_key(account_id: int, index: int, livemode: bool) -> str:
+    return key("errors" if livemode else "errors-test", account_id, index)

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from core import clock
 from models.accounts import Account
-from services.usage import charging, rate_limits, recent_errors
+from services.usage import charging, rate_limits, recent_errors, sandbox
 from services.usage.plans import Plan, plan_for
 from services.usage.quota import QuotaStatus
 from services.usage.rate_limits import RateStatus
@@ -23,19 +23,22 @@ from services.usage.recent_errors import RecentErrors
 @dataclass(frozen=True)
 class UsageReport:
     at: datetime
-    quota: QuotaStatus
+    quota: QuotaStatus  # a ``SandboxQuota`` in test mode
     rate: RateStatus
     errors: RecentErrors
     plan: Plan
+    livemode: bool
 
 
 def usage_report(account: Account, livemode: bool = True) -> UsageReport:
-    """The account's usage as of now: its quota (test mode spends none of it) and the rate-limit windows
-    of the caller's mode."""
+    """The account's usage in the caller's mode as of now: live, the quota, the live rate-limit windows and
+    live errors; test mode, its own validations (which spend none of the quota, ``sandbox``), windows and
+    errors. Neither mode shows anything of the other."""
     return UsageReport(
         at=clock.now(),
-        quota=charging.current_status(account),
+        quota=charging.current_status(account) if livemode else sandbox.status(account),
         rate=rate_limits.peek(account, livemode),
-        errors=recent_errors.recent(account.id),
+        errors=recent_errors.recent(account.id, livemode),
         plan=plan_for(account.tier),
+        livemode=livemode,
     )

@@ -23,6 +23,7 @@ from services.auth import Actor
 from services.jobs.options import JobOptions
 from services.probing.fleet_engine import shared_engine
 from services.usage import charging
+from services.usage import sandbox as sandbox_usage
 from services.usage.quota import QuotaStatus
 from services.validation import allowance, bulk, bulk_readers
 from services.validation.submit import open_job
@@ -84,7 +85,8 @@ class _RolledBack(Exception):
 
 def dry_run(auth: Actor, stream: IO[bytes], fmt: str, options: JobOptions) -> ListSummary:
     """Read the list as an upload would and summarise it (see the module docstring)."""
-    status = charging.current_status(auth.account)
+    # Test mode reports its own usage, never the live quota (``services.usage.sandbox``).
+    status = charging.current_status(auth.account) if auth.livemode else sandbox_usage.status(auth.account)
     limit = allowance.UploadLimit(get_settings().jobs.bulk_max_addresses, status, room_checked=False)
     with _rolled_back() as session:
         job = open_job(session, auth, JobKind.BULK, options, idempotency_key=None, digest=None)

@@ -28,6 +28,7 @@ from services.jobs.options import JobOptions, stamped
 from services.probing import completion
 from services.probing.fleet_engine import shared_engine
 from services.usage import charging
+from services.usage import sandbox as sandbox_usage
 from services.usage.quota import QuotaStatus
 from verifier import sandbox
 from verifier.engine import Options, assemble, syntax_failure_result
@@ -61,7 +62,7 @@ def validate_quick(actor: Actor, email: str, options: JobOptions) -> QuickAnswer
         public_id, actor.account.id, actor.key_id, options, email, stored, normalised
     )
     if not actor.livemode:
-        _record_uncharged(single)
+        _record_uncharged(actor, single)
         return QuickAnswer(public_id, single.stored, None)
     charge = charging.statement_charge(actor.account, 1, public_id)
     quota = store.charge_and_insert_finished_single(charge, single) or _charge_and_record(actor, single)
@@ -93,10 +94,12 @@ def _charge_and_record(actor: Actor, single: store.FinishedSingle) -> QuotaStatu
     return charged.status
 
 
-def _record_uncharged(single: store.FinishedSingle) -> None:
-    """A test-mode answer's record: the job, its item and its test-mode event, no charge."""
+def _record_uncharged(actor: Actor, single: store.FinishedSingle) -> None:
+    """A test-mode answer's record: the job, its item, its test-mode event and its count in the sandbox's
+    usage, no charge."""
     with transaction() as session:
         store.insert_finished_single(session, single)
+        sandbox_usage.count_validations(session, actor.account, 1)
         completion.emit_validation_completed(
             session, single.account_id, single.key_id, single.stored, elapsed_ms=0, livemode=False
         )

@@ -34,6 +34,7 @@ from services.jobs import list_rows, store
 from services.jobs.options import JobOptions
 from services.probing import dispatch, plan, settling
 from services.usage import charging
+from services.usage import sandbox as sandbox_usage
 from services.usage.quota import QuotaStatus
 from services.validation import idempotency
 from services.validation.errors import BATCH_MAXIMUM, BatchEmpty, BatchTooLarge, IdempotentRequestInProgress
@@ -130,10 +131,12 @@ def open_job(
 def admit(actor: Actor, job_id: int, public_id: str, count: int) -> tuple[ValidationJob, QuotaStatus | None]:
     """Charge ``count`` validations under the job's id (all or nothing), then open the job to the workers;
     the job and the quota the charge left. Refused, the job and its rows are deleted (freeing its
-    Idempotency-Key) and the refusal propagates. Test mode charges nothing (quota None). A publishable key's
-    charge is marked as its own (``charging``: it stops at the quota, no overage)."""
+    Idempotency-Key) and the refusal propagates. Test mode charges nothing (quota None): the validations
+    are counted in the sandbox's usage instead. A publishable key's charge is marked as its own
+    (``charging``: it stops at the quota, no overage)."""
     if not actor.livemode:
         with transaction() as session:
+            sandbox_usage.count_validations(session, actor.account, count)
             return store.open_to_workers(session, job_id), None
     publishable_key_id = actor.key_id if actor.is_publishable else None
     try:

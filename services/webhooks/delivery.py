@@ -13,8 +13,11 @@ thinks (up to 30 s, or a trickle it takes the wall-clock deadline of ``outbound`
 
 Per-account slots (``ACCOUNT_SLOTS`` fleet-wide, a Redis lease set) keep one customer's slow receivers
 from occupying every webhook worker: a delivery whose account is at its cap is left due for the next
-sweep. Trade-offs accepted: a worker that dies after the receiver answered but before recording resends
-the attempt after the lease (at-least-once, which spec 6.4 rule 4 tells receivers to expect); and while an
+sweep. Each mode of an account has its own slots (``slot_owner``): a flood of test-mode deliveries to a
+slow receiver never holds back the account's live ones, nor the reverse.
+
+Trade-offs accepted: a worker that dies after the receiver answered but before recording resends the
+attempt after the lease (at-least-once, which spec 6.4 rule 4 tells receivers to expect); and while an
 attempt is in flight the log shows the lease's end as ``nextAttemptAt``.
 """
 
@@ -25,7 +28,7 @@ import time
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, func, select, tuple_
 
 from core import clock
 from models.session import transaction
@@ -53,7 +56,7 @@ class Claim:
 
     delivery_id: int
     number: int
-    account_id: int
+    owner: str  # whose slots it holds: the account's, in the endpoint's mode (``slot_owner``)
     url: str
     secret: str
     body: bytes
@@ -71,7 +74,7 @@ def deliver_due(
         try:
             send_and_record(claim)
         finally:
-            lease_sets.release(SLOTS, str(claim.account_id), claim.slot)
+            lease_sets.release(SLOTS, claim.owner, claim.slot)
         done += 1
     return done
 
@@ -86,7 +89,7 @@ def claim_next(*, event_id: str | None = None, delivery_id: int | None = None) -
     """Lease the next due delivery whose account has a free slot, and commit (see the module docstring).
 
     One row is locked at a time (``SKIP LOCKED``, ``LIMIT 1``), so concurrent claimers each get their own
-    row at once; rows of an account found at its cap are passed over, up to ``CANDIDATES`` accounts.
+    row at once; rows of an account's mode found at its cap are passed over, up to ``CANDIDATES`` of them.
     """
     base = _due()
     if event_id is not None:
@@ -94,28 +97,34 @@ def claim_next(*, event_id: str | None = None, delivery_id: int | None = None) -
     if delivery_id is not None:
         base = base.where(WebhookDelivery.id == delivery_id)
     with transaction() as session:
-        full: set[int] = set()
+        full: set[tuple[int, bool]] = set()
         for _ in range(CANDIDATES):
-            stmt = base.where(WebhookEndpoint.account_id.not_in(full)) if full else base
+            stmt = (
+                base.where(tuple_(WebhookEndpoint.account_id, WebhookEndpoint.livemode).not_in(full))
+                if full
+                else base
+            )
             row = session.execute(stmt.limit(1).with_for_update(of=WebhookDelivery, skip_locked=True)).first()
             if row is None:
                 return None
             delivery, endpoint = row
-            slot = lease_sets.try_acquire(
-                SLOTS, str(endpoint.account_id), ACCOUNT_SLOTS, LEASE.total_seconds()
-            )
+            owner = slot_owner(endpoint.account_id, endpoint.livemode)
+            slot = lease_sets.try_acquire(SLOTS, owner, ACCOUNT_SLOTS, LEASE.total_seconds())
             if slot is None:
-                full.add(endpoint.account_id)
+                full.add((endpoint.account_id, endpoint.livemode))
                 continue
             delivery.next_attempt_at = clock.now() + LEASE
             body = signed_body(session.get_one(Event, delivery.event_id))
             number = delivery.attempt_count + 1
             white_label = branding.brand_of_id(session, endpoint.account_id).white_label
             agent = outbound.NEUTRAL_USER_AGENT if white_label else outbound.USER_AGENT
-            return Claim(
-                delivery.id, number, endpoint.account_id, endpoint.url, endpoint.secret, body, slot, agent
-            )
+            return Claim(delivery.id, number, owner, endpoint.url, endpoint.secret, body, slot, agent)
     return None
+
+
+def slot_owner(account_id: int, livemode: bool) -> str:
+    """The holder of an account's delivery slots in one mode: live keeps the account id alone."""
+    return str(account_id) if livemode else f"{account_id}:test"
 
 
 def _due() -> Select[WebhookDelivery, WebhookEndpoint]:

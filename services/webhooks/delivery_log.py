@@ -137,7 +137,7 @@ def _first_deliveries(
 
 def redeliver(actor: Actor, endpoint_id: int, delivery_id: int) -> DeliveryRecord:
     """Send a delivery's event to the endpoint again now, as a new delivery with its own retry schedule."""
-    send_limits.admit(actor.account.id)
+    send_limits.admit(actor.account.id, actor.livemode)
     with transaction() as session:
         owned_endpoint(session, actor, endpoint_id)
         original = session.get(WebhookDelivery, delivery_id)
@@ -153,7 +153,7 @@ def send_test(actor: Actor, event_type: str, endpoint_id: int | None) -> Deliver
     """Send a sample ``event_type`` event to one endpoint (the only one, if ``endpoint_id`` is omitted)."""
     with transaction() as session:
         endpoint = _test_target(session, actor, endpoint_id)
-    send_limits.admit(actor.account.id)
+    send_limits.admit(actor.account.id, actor.livemode)
     with transaction() as session:
         base = links.base_url(links.account_host(session, actor.account.id))
         data = payloads.sample(event_type, base, branding.brand_in(session, actor.account).metadata())

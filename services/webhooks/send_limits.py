@@ -2,7 +2,8 @@
 
 Each one makes our workers POST to a URL the customer chose, so without a limit a key could turn the
 webhook workers into a load generator against a third party (or against its own slow receiver, to tie
-workers up). Redis counts per account and minute (the service clock's, like the rate-limit windows).
+workers up). Redis counts per account, mode and minute (the service clock's, like the rate-limit windows):
+test mode has its own count, so a test key's sends never use up the live ones, nor the reverse.
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ SENDS_PER_MINUTE = 10
 TTL_SECONDS = 120
 
 
-def admit(account_id: int) -> None:
-    """Count one send of ``account_id`` this minute, or raise ``SendsLimited`` past the limit."""
+def admit(account_id: int, livemode: bool) -> None:
+    """Count one send of ``account_id`` in ``livemode``'s mode this minute, or raise ``SendsLimited`` past
+    the limit."""
     seconds = int((clock.now() - EPOCH).total_seconds())
     minute = seconds // 60
-    counter = key("webhook-sends", account_id, minute)
+    counter = key("webhook-sends" if livemode else "webhook-sends-test", account_id, minute)
     pipe = get_redis().pipeline()
     pipe.incr(counter)
     pipe.expire(counter, TTL_SECONDS)

@@ -17,6 +17,7 @@ ANSWER_FIELDS = {
     "token",
     "expiresAt",
     "authoritative",
+    "livemode",
 }
 
 

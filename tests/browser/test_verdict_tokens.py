@@ -61,6 +61,7 @@ def test_the_servers_confirmation_gives_back_the_verdict_the_page_was_shown(serv
     assert {name: body[name] for name in VERDICT_FIELDS} == {name: answer[name] for name in VERDICT_FIELDS}
     assert (body["confirmed"], body["authoritative"], body["message"]) == (True, True, None)
     assert body["keyId"] == form.key_id
+    assert (answer["livemode"], body["livemode"]) == (True, True)
     assert body["validationId"].startswith("val_")
     settled = requests.get(body["resultsUrl"], headers=form.headers, timeout=30).json()
     assert settled["results"][0]["email"] == "bob@mailbox.test"

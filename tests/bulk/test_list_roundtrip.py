@@ -186,6 +186,7 @@ def test_a_dry_run_counts_the_list_and_prices_it_without_storing_or_charging(
             "wouldBeRefused": False,
             "quota": {"limit": 40_000, "used": before, "remaining": 40_000 - before, "hardLimit": 48_000},
         },
+        "livemode": True,
     }
     assert used(owner) == before
     with transaction() as session:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from flask.testing import FlaskClient
 
 from core import clock
 from tests.fixtures.db import add_key, open_twins
+from tests.webhooks.receiver import Receiver
 
 
 def test_a_live_key_creates_a_test_key_that_only_test_mode_lists(
@@ -71,6 +73,18 @@ def test_a_test_keys_audit_entries_are_in_the_test_mode_trail_only(
     assert test.key_id not in created_ids(live.headers)
 
 
+def test_each_modes_audit_log_page_and_entries_say_livemode(client: FlaskClient, database_url: str) -> None:
+    live, test = open_twins()
+    for persona in (live, test):
+        assert client.post("/api/keys", json={"name": "Another"}, headers=persona.headers).status_code == 201
+
+    for persona, livemode in ((live, True), (test, False)):
+        page = client.get("/api/audit-log", headers=persona.headers).get_json()
+        assert page["livemode"] is livemode
+        assert page["data"]
+        assert {entry["livemode"] for entry in page["data"]} == {livemode}
+
+
 def test_a_pk_test_pages_verdict_token_confirms_with_a_test_key_only(
     client: FlaskClient, database_url: str
 ) -> None:
@@ -85,6 +99,7 @@ def test_a_pk_test_pages_verdict_token_confirms_with_a_test_key_only(
         headers={"X-API-Key": form.publishable, "Origin": page},
     )
     assert answer.status_code == 200, answer.get_json()
+    assert answer.get_json()["livemode"] is False
     token = answer.get_json()["token"]
 
     by_live = client.post(
@@ -97,6 +112,7 @@ def test_a_pk_test_pages_verdict_token_confirms_with_a_test_key_only(
     assert form.publishable.startswith("pk_test_")
     assert by_live.get_json()["error"]["code"] == "TOKEN_OF_ANOTHER_ACCOUNT"
     assert by_test.status_code == 200, by_test.get_json()
+    assert by_test.get_json()["livemode"] is False
 
 
 def test_a_test_key_outlives_the_90_day_rotation_that_stops_a_live_key(
@@ -124,3 +140,31 @@ def test_a_test_keys_refusal_is_audited_in_the_test_mode_trail(
 
     assert denied_keys(test.headers) == [narrow.key_id]
     assert denied_keys(live.headers) == []
+
+
+@pytest.mark.parametrize("livemode", [True, False], ids=["live", "test"])
+def test_answers_about_keys_webhooks_and_lists_say_the_callers_mode(
+    client: FlaskClient, receiver: Receiver, livemode: bool
+) -> None:
+    live, test = open_twins()
+    headers = (live if livemode else test).headers
+    spare = client.post("/api/keys", json={"name": "Spare"}, headers=headers).get_json()["id"]
+    hooks = {"url": receiver.url(), "events": ["quota.reset"]}
+    endpoint = client.post("/webhooks", json=hooks, headers=headers).get_json()["id"]
+    csv = {**headers, "Content-Type": "text/csv"}
+
+    answers = {
+        "key list": client.get("/api/keys", headers=headers),
+        "refresh": client.post(f"/api/keys/{spare}/refresh", headers=headers),
+        "key deleted": client.delete(f"/api/keys/{spare}", headers=headers),
+        "endpoint list": client.get("/webhooks", headers=headers),
+        "delivery log": client.get(f"/webhooks/{endpoint}/deliveries", headers=headers),
+        "endpoint deleted": client.delete(f"/webhooks/{endpoint}", headers=headers),
+        "dry run": client.post("/bulk/jobs?dryRun=true", data=b"email\nfree@example.com\n", headers=csv),
+        "revoke-all": client.post("/api/keys/revoke-all", headers=headers),
+    }
+
+    shown = {
+        name: (answer.status_code, answer.get_json().get("livemode")) for name, answer in answers.items()
+    }
+    assert shown == dict.fromkeys(answers, (200, livemode))

@@ -59,6 +59,9 @@ DASHBOARD: dict[tuple[str, str], Page | NotModeData] = {
     ("POST", "/dashboard/keys/<int:key_id>/auto-rotate"): Page(
         SENT_BACK, {"auto_rotate": "on"}, "No API key"
     ),
+    ("POST", "/dashboard/keys/<int:key_id>/budget"): Page(
+        SENT_BACK, {"publishable_daily_budget": "5", "publishable_monthly_budget": "5"}, "No API key with id"
+    ),
     ("POST", "/dashboard/keys/<int:key_id>/delete"): NO_KEY,
     ("POST", "/dashboard/keys/<int:key_id>/origins"): Page(
         SENT_BACK, {"allowed_origins": "https://sneaky.example"}, "No API key with id"

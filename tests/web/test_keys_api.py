@@ -151,7 +151,7 @@ def test_update_with_nothing_to_change_is_a_400(client, owner: Persona) -> None:
 def test_deleted_key_stops_working_and_disappears(client, owner: Persona, member: Persona) -> None:
     response = client.delete(f"/api/keys/{member.key_id}", headers=owner.headers)
     assert response.status_code == 200
-    assert response.json == {"id": member.key_id, "deleted": True}
+    assert response.json == {"id": member.key_id, "deleted": True, "livemode": True}
     assert client.get("/api/keys", headers=member.headers).status_code == 401
     assert client.get(f"/api/keys/{member.key_id}", headers=owner.headers).status_code == 404
 

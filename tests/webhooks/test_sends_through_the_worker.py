@@ -11,7 +11,7 @@ import trustme
 from flask.testing import FlaskClient
 
 from services.webhooks import delivery_log, send_limits
-from tests.fixtures.db import Persona
+from tests.fixtures.db import Persona, open_twins
 from tests.webhooks.conftest import Subscription, subscribe
 from tests.webhooks.receiver import Receiver
 
@@ -79,3 +79,23 @@ def test_test_sends_and_redeliveries_are_rate_limited_per_account(
     subscribe(client, outsider, receiver, ["quota.reset"])
     other = client.post("/webhooks/test", json={"type": "quota.reset"}, headers=outsider.headers)
     assert other.status_code == 200  # the limit is the account's own
+
+
+@pytest.mark.parametrize("flooding_livemode", [False, True], ids=["test-mode-flood", "live-flood"])
+def test_test_sends_of_one_mode_never_use_up_the_other_modes(
+    client: FlaskClient, receiver: Receiver, frozen_clock: None, flooding_livemode: bool
+) -> None:
+    live, test = open_twins()
+    flooding, other = (live, test) if flooding_livemode else (test, live)
+    for persona in (flooding, other):
+        subscribe(client, persona, receiver, ["quota.reset"])
+    sends = [
+        client.post("/webhooks/test", json={"type": "quota.reset"}, headers=flooding.headers).status_code
+        for _ in range(send_limits.SENDS_PER_MINUTE + 1)
+    ]
+    assert sends == [200] * send_limits.SENDS_PER_MINUTE + [429]
+
+    other_mode = client.post("/webhooks/test", json={"type": "quota.reset"}, headers=other.headers)
+
+    assert other_mode.status_code == 200, other_mode.get_json()
+    assert other_mode.get_json()["delivered"] is True

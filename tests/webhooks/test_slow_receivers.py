@@ -19,7 +19,7 @@ from models import session as db_session
 from services.broker import TASK_ROUTES, WEBHOOK_TASKS
 from services.webhooks import delivery, events, outbound
 from services.webhooks.errors import DeliveryError
-from tests.fixtures.db import Persona, open_persona
+from tests.fixtures.db import Persona, open_persona, open_twins
 from tests.webhooks.conftest import subscribe
 from tests.webhooks.receiver import Receiver
 
@@ -111,16 +111,7 @@ def test_one_accounts_slow_receivers_never_delay_another_accounts_deliveries(
         quick_event = events.emit(session, quick.account_id, "quota.reset", {"previousUsage": 2})
     assert slow_event is not None
     assert quick_event is not None
-    # Four webhook worker threads sweeping at once, as a webhooks process with concurrency 4 would.
-    started = time.monotonic()
-    sweepers = [threading.Thread(target=delivery.deliver_due) for _ in range(4)]
-    for sweeper in sweepers:
-        sweeper.start()
-    while not receiver.events() and time.monotonic() - started < DEADLINE:
-        time.sleep(0.05)
-    quick_after = time.monotonic() - started
-    for sweeper in sweepers:
-        sweeper.join(3 * DEADLINE + 5)
+    quick_after = sweep_until_received(receiver)
     assert [event["id"] for event in receiver.events()] == [quick_event.id]
     assert quick_after < 1.5, "the other account's delivery waited for the slow receivers"
     with db_session.transaction() as session:
@@ -133,6 +124,49 @@ def test_one_accounts_slow_receivers_never_delay_another_accounts_deliveries(
     # Two at once (the account's slots), the third only after one of them ended.
     assert len(attempts) == 3
     assert (attempts[2] - attempts[0]).total_seconds() >= DEADLINE - 0.5
+
+
+@pytest.mark.parametrize("slow_livemode", [False, True], ids=["test-mode-flood", "live-flood"])
+def test_one_modes_slow_receivers_never_delay_the_same_accounts_other_mode(
+    short_deadline: None,
+    client: FlaskClient,
+    trickler: Receiver,
+    receiver: Receiver,
+    monkeypatch: pytest.MonkeyPatch,
+    slow_livemode: bool,
+) -> None:
+    monkeypatch.setattr(delivery, "ACCOUNT_SLOTS", 2)
+    live, test = open_twins()
+    slow, quick = (live, test) if slow_livemode else (test, live)
+    for _ in range(3):
+        subscribe(client, slow, trickler, ["quota.reset"])
+    subscribe(client, quick, receiver, ["quota.reset"])
+    with db_session.transaction() as session:
+        events.emit(session, live.account_id, "quota.reset", {"previousUsage": 1}, livemode=slow_livemode)
+    with db_session.transaction() as session:
+        quick_event = events.emit(
+            session, live.account_id, "quota.reset", {"previousUsage": 2}, livemode=not slow_livemode
+        )
+    assert quick_event is not None
+    quick_after = sweep_until_received(receiver)
+    [delivered] = receiver.events()
+    assert (delivered["id"], delivered["livemode"]) == (quick_event.id, not slow_livemode)
+    assert quick_after < 1.5, "the other mode's delivery waited for this mode's slow receivers"
+
+
+def sweep_until_received(receiver: Receiver) -> float:
+    """Four webhook worker threads sweeping at once, as a webhooks process with concurrency 4 would; the
+    seconds until ``receiver`` got its first event (or the deadline), once every sweep has ended."""
+    started = time.monotonic()
+    sweepers = [threading.Thread(target=delivery.deliver_due) for _ in range(4)]
+    for sweeper in sweepers:
+        sweeper.start()
+    while not receiver.events() and time.monotonic() - started < DEADLINE:
+        time.sleep(0.05)
+    received_after = time.monotonic() - started
+    for sweeper in sweepers:
+        sweeper.join(3 * DEADLINE + 5)
+    return received_after
 
 
 def test_every_delivery_task_runs_on_the_webhooks_queue() -> None:

@@ -32,6 +32,7 @@ def test_test_send_delivers_a_signed_sample_of_each_type(
     assert event["id"] == outcome["delivery"]["eventId"]
     assert event["data"]
     assert outcome["delivery"]["test"] is True
+    assert (outcome["livemode"], outcome["delivery"]["livemode"]) == (True, True)
 
 
 def test_failed_test_send_reports_the_answer_and_is_not_retried(

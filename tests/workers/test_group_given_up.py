@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from models.accounts import Account
 from models.jobs import GroupState, JobGroup
 from models.session import transaction
+from services.jobs.options import JobOptions
 from services.probing.probe import MAX_CLAIMS
 from tests.fixtures.db import Persona
 from tests.workers.harness import Api, Worker, wait_for, worker
@@ -42,6 +44,30 @@ def test_a_group_that_keeps_failing_settles_as_not_validated_because_the_check_c
     assert group.state == GroupState.DONE.value
     assert group.attempts == MAX_CLAIMS + 1
     assert "KeyError" in worker.log.read_text(errors="replace")  # it did run, and fail, in the worker
+
+
+def test_an_address_given_up_on_is_checked_afresh_by_a_later_request_with_max_age(
+    live_api: Api, worker: Worker, owner: Persona
+) -> None:
+    # Options as a live /validate of this account stores them, but with a maxAge no worker can read: the
+    # recent-verdict lookup of the later request would match this job's verdicts.
+    with transaction() as session:
+        account = session.get_one(Account, owner.account_id)
+        options = JobOptions.for_account(account, quick_mode=False, skip_catch_all=False).to_json()
+    public_id, _ = running_batch(owner, ["carol@mailbox.test"], {**options, "maxAge": "poisoned"})
+    [given_up] = wait_for(live_api, owner, public_id, timeout=120)["results"]
+    assert (given_up["score"], given_up["metadata"]["cached"]) == (0, False)
+    assert "verdict" not in given_up["metadata"]  # the stored mark is the service's own
+
+    body = {"email": "carol@mailbox.test", "options": {"quickMode": False, "maxAge": 3600}}
+    again = live_api.call("post", "/validate", owner, json=body)
+
+    assert again.status_code == 200, again.text
+    answer = again.json()
+    assert answer["metadata"]["cached"] is False
+    assert answer["metadata"]["checkedAt"] is not None
+    assert answer["checks"]["smtp"]["metadata"]["verdict"] == "deliverable"  # a real check this time
+    assert (answer["isValid"], answer["severity"]) == (True, "valid")
 
 
 def _poisoned_batch(owner: Persona) -> tuple[str, int]:

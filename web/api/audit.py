@@ -20,4 +20,4 @@ bp = Blueprint("audit", __name__, url_prefix="/api")
 def audit_log() -> Response:
     auth = current_auth()
     query = parse_query(AuditLogQuery).for_account(auth.account.id, auth.livemode)
-    return respond(AuditPageOut.of(audit.list_entries(query)))
+    return respond(AuditPageOut.of(audit.list_entries(query), query.livemode))

@@ -53,8 +53,9 @@ WIDGET_MAX_AGE = 3600  # an hour: a fixed widget reaches pages soon, and browser
 @require_scope("validate:write", publishable_only=True)
 def validate_browser() -> Response:
     body = parse_body(BrowserValidateBody)
+    auth = current_auth()
     answer = validation.answer(
-        current_auth(),
+        auth,
         body.email,
         origin=request.headers.get("Origin"),
         visitor_ip=client_ip(),
@@ -62,7 +63,7 @@ def validate_browser() -> Response:
     )
     charged(answer.quota)
     budgeted(answer.budget)
-    return respond(BrowserAnswerOut.of(answer))
+    return respond(BrowserAnswerOut.of(answer, auth.livemode))
 
 
 @bp.post("/validate/confirm")
@@ -81,8 +82,9 @@ def validate_browser() -> Response:
 @require_scope("validate:read")
 def confirm() -> Response:
     body = parse_body(ConfirmBody)
-    confirmed = confirmations.confirm(current_auth(), body.token, body.email)
-    return respond(ConfirmedOut.of(confirmed, link_host()))
+    auth = current_auth()
+    confirmed = confirmations.confirm(auth, body.token, body.email)
+    return respond(ConfirmedOut.of(confirmed, link_host(), auth.livemode))
 
 
 @bp.get("/widget.js")

@@ -116,7 +116,8 @@ def upload() -> Response:
     auth, key = current_auth(), idempotency_key()
     options = job_options(auth, query)
     if query.dry_run:
-        return respond(DryRunOut.of(bulk_dry_run.dry_run(auth, request.stream, fmt, options)))
+        summary = bulk_dry_run.dry_run(auth, request.stream, fmt, options)
+        return respond(DryRunOut.of(summary, auth.livemode))
     submitted = bulk.upload(auth, request.stream, fmt, options, idempotency_key=key)
     charged(submitted.quota)
     return marked(respond(BulkJobOut.of(bulk.progress(submitted.job), link_host()), 202), submitted.replayed)

@@ -45,7 +45,10 @@ def create() -> Response:
 @document("List the account's keys (never their secrets)", responses={200: KeyListOut})
 @require_scope("keys:write")
 def list_all() -> Response:
-    return respond(KeyListOut(data=[KeyOut.of(key) for key in lifecycle.list_keys(current_auth())]))
+    auth = current_auth()
+    return respond(
+        KeyListOut(data=[KeyOut.of(key) for key in lifecycle.list_keys(auth)], livemode=auth.livemode)
+    )
 
 
 @bp.get("/<int:key_id>")
@@ -71,8 +74,9 @@ def update(key_id: int) -> Response:
 @document("Delete a key for good", responses={200: DeletedKeyOut})
 @require_scope("keys:write")
 def delete(key_id: int) -> Response:
-    lifecycle.delete_key(current_auth(), key_id)
-    return respond(DeletedKeyOut(id=key_id))
+    auth = current_auth()
+    lifecycle.delete_key(auth, key_id)
+    return respond(DeletedKeyOut(id=key_id, livemode=auth.livemode))
 
 
 @bp.post("/<int:key_id>/refresh")
@@ -97,7 +101,7 @@ def reveal_secret(key_id: int) -> Response:
 @document("Emergency: deactivate every key of the account", responses={200: RevokeAllOut})
 @require_scope("*:*")
 def revoke_all() -> Response:
-    count = lifecycle.revoke_all(current_auth())
-    return respond(
-        RevokeAllOut(message=f"{count} key(s) of the account were deactivated.", revoked_count=count)
-    )
+    auth = current_auth()
+    count = lifecycle.revoke_all(auth)
+    message = f"{count} key(s) of the account were deactivated."
+    return respond(RevokeAllOut(message=message, revoked_count=count, livemode=auth.livemode))

@@ -48,8 +48,9 @@ def create() -> Response:
 @document("List the account's webhook endpoints (never their secrets)", responses={200: WebhookListOut})
 @require_scope("webhooks:read")
 def list_all() -> Response:
-    owned = endpoints.list_endpoints(current_auth())
-    return respond(WebhookListOut(data=[WebhookOut.of(endpoint) for endpoint in owned]))
+    auth = current_auth()
+    owned = [WebhookOut.of(endpoint) for endpoint in endpoints.list_endpoints(auth)]
+    return respond(WebhookListOut(data=owned, livemode=auth.livemode))
 
 
 @bp.get("/<int:endpoint_id>")
@@ -73,8 +74,9 @@ def update(endpoint_id: int) -> Response:
 @document("Delete an endpoint and its delivery log", responses={200: DeletedWebhookOut})
 @require_scope("webhooks:write")
 def delete(endpoint_id: int) -> Response:
-    endpoints.delete_endpoint(current_auth(), endpoint_id)
-    return respond(DeletedWebhookOut(id=endpoint_id))
+    auth = current_auth()
+    endpoints.delete_endpoint(auth, endpoint_id)
+    return respond(DeletedWebhookOut(id=endpoint_id, livemode=auth.livemode))
 
 
 @bp.post("/<int:endpoint_id>/rotate-secret")
@@ -90,18 +92,18 @@ def rotate_secret(endpoint_id: int) -> Response:
 @document("Page through an endpoint's delivery log", query=DeliveriesQuery, responses={200: DeliveryPageOut})
 @require_scope("webhooks:read")
 def deliveries(endpoint_id: int) -> Response:
-    query = parse_query(DeliveriesQuery)
+    query, auth = parse_query(DeliveriesQuery), current_auth()
     page = delivery_log.list_deliveries(
-        current_auth(), endpoint_id, limit=query.limit, starting_after=query.starting_after
+        auth, endpoint_id, limit=query.limit, starting_after=query.starting_after
     )
-    return respond(DeliveryPageOut.of(page))
+    return respond(DeliveryPageOut.of(page, auth.livemode))
 
 
 WAITS = (
     f"Waits at most {delivery_log.WAIT_SECONDS:g} s for the attempt, which a webhook worker makes: 202 "
     "with the delivery as it stands (and `Location`, its endpoint's delivery log) when the attempt has not "
     f"been logged by then. At most {send_limits.SENDS_PER_MINUTE} test sends and redeliveries per account "
-    "and minute."
+    "and minute, counted apart for test mode and live mode."
 )
 
 

@@ -45,6 +45,7 @@ class AuditEntryOut(Out):
     ip: str | None
     user_agent: str | None
     details: dict[str, Any]
+    livemode: bool = Field(description="false for what a test key did (the test-mode trail)")
 
     @classmethod
     def of(cls, entry: AuditEntry) -> AuditEntryOut:
@@ -56,6 +57,7 @@ class AuditEntryOut(Out):
             ip=entry.ip,
             user_agent=entry.user_agent,
             details=entry.details,
+            livemode=entry.livemode,
         )
 
 
@@ -65,10 +67,10 @@ class AuditPageOut(Out):
     data: list[AuditEntryOut]
     has_more: bool
     next_cursor: int | None
+    livemode: bool = Field(description="the trail read: false for the test-mode one (a test key's)")
 
     @classmethod
-    def of(cls, page: AuditPage) -> AuditPageOut:
+    def of(cls, page: AuditPage, livemode: bool) -> AuditPageOut:
         last = page.entries[-1].id if page.entries and page.has_more else None
-        return cls(
-            data=[AuditEntryOut.of(entry) for entry in page.entries], has_more=page.has_more, next_cursor=last
-        )
+        entries = [AuditEntryOut.of(entry) for entry in page.entries]
+        return cls(data=entries, has_more=page.has_more, next_cursor=last, livemode=livemode)

@@ -28,6 +28,14 @@ Timestamp = Annotated[
     ),
 ]
 
+# Every answer says which mode it was made in, as Stripe's objects do (docs/sandbox.md).
+LIVEMODE = (
+    "false in test mode (a sk_test_/pk_test_ key): answered by the sandbox's magic addresses, nothing "
+    "checked for real and nothing charged"
+)
+# The same for answers about the account's data (keys, endpoints, deliveries): each mode has its own.
+LIVEMODE_DATA = "false in test mode (a sk_test_/pk_test_ key): the test-mode data, never live data"
+
 
 class Body(BaseModel):
     """A JSON request body: ``"true"`` is not a boolean, an unknown field is an error, not ignored, and

@@ -11,7 +11,7 @@ from services.browser.confirmations import Confirmed
 from services.browser.validation import BrowserAnswer
 from services.browser.verdicts import Reason, Verdict, VerdictName
 from settings import BROWSER_TIMEOUT_RANGE, get_settings
-from web.schemas.base import Body, Out, Timestamp
+from web.schemas.base import LIVEMODE, Body, Out, Timestamp
 from web.schemas.errors import CodedError
 from web.schemas.inputs import patterned
 from web.schemas.validation_bodies import Email
@@ -73,14 +73,16 @@ class BrowserAnswerOut(VerdictOut):
     token: str = Field(description="for the form's server to confirm (POST /validate/confirm)")
     expires_at: Timestamp = Field(description="the token cannot be confirmed after this instant")
     authoritative: bool = Field(description=AUTHORITATIVE)
+    livemode: bool = Field(description=LIVEMODE)
 
     @classmethod
-    def of(cls, answer: BrowserAnswer) -> BrowserAnswerOut:
+    def of(cls, answer: BrowserAnswer, livemode: bool) -> BrowserAnswerOut:
         return cls(
             **cls.fields_of(answer.verdict),
             token=answer.token,
             expires_at=answer.expires_at,
             authoritative=answer.authoritative,
+            livemode=livemode,
         )
 
 
@@ -105,9 +107,10 @@ class ConfirmedOut(VerdictOut):
     results_url: str | None = Field(description="its full, settled result (validate:read)")
     issued_at: Timestamp
     confirmed_at: Timestamp | None = Field(description="null when the verdict is not confirmed")
+    livemode: bool = Field(description="the token's mode, which is the confirming key's")
 
     @classmethod
-    def of(cls, confirmed: Confirmed, host: str | None) -> ConfirmedOut:
+    def of(cls, confirmed: Confirmed, host: str | None, livemode: bool) -> ConfirmedOut:
         claims = confirmed.claims
         job = claims.validation_id
         return cls(
@@ -120,6 +123,7 @@ class ConfirmedOut(VerdictOut):
             results_url=links.results_url(job, host) if job else None,
             issued_at=claims.issued_at,
             confirmed_at=confirmed.confirmed_at,
+            livemode=livemode,
         )
 
 

@@ -10,8 +10,7 @@ from services import links
 from services.probing.completion import processing_ms
 from services.validation.bulk import Progress
 from services.validation.bulk_dry_run import ListSummary
-from web.schemas.base import Out, Query, Timestamp
-from web.schemas.results import LIVEMODE
+from web.schemas.base import LIVEMODE, Out, Query, Timestamp
 from web.schemas.validation_bodies import MAX_AGE, RETRY_TEMPORARY, MaxAge
 
 
@@ -103,9 +102,12 @@ class DryRunOut(Out):
     syntax_failures: int = Field(description="rows whose address is not valid syntax")
     distinct_domains: int = Field(description="domains among the addresses of valid syntax")
     cost: CostOut
+    livemode: bool = Field(
+        description=LIVEMODE + "; `cost.quota` is then the sandbox's usage (GET /api/usage)"
+    )
 
     @classmethod
-    def of(cls, summary: ListSummary) -> DryRunOut:
+    def of(cls, summary: ListSummary, livemode: bool) -> DryRunOut:
         cost, quota = summary.cost, summary.cost.quota
         return cls(
             rows=summary.rows,
@@ -124,4 +126,5 @@ class DryRunOut(Out):
                     limit=quota.limit, used=quota.used, remaining=quota.remaining, hard_limit=quota.hard_limit
                 ),
             ),
+            livemode=livemode,
         )

@@ -18,7 +18,7 @@ from pydantic.alias_generators import to_camel
 
 from models.keys import DEFAULT_DAILY_BUDGET, DEFAULT_MONTHLY_BUDGET, ApiKey
 from services.keys import allowlist, lifecycle, origins, scopes, secrets
-from web.schemas.base import Body, Out, Timestamp
+from web.schemas.base import LIVEMODE_DATA, Body, Out, Timestamp
 from web.schemas.inputs import ORIGIN_PATTERN, integral, patterned, trimmed
 
 
@@ -219,11 +219,13 @@ class CreatedKeyOut(KeyOut):
 
 class KeyListOut(Out):
     data: list[KeyOut]
+    livemode: bool = Field(description=LIVEMODE_DATA)
 
 
 class DeletedKeyOut(Out):
     id: int
     deleted: bool = True
+    livemode: bool = Field(description=LIVEMODE_DATA)
 
 
 class RefreshedKey(Out):
@@ -240,6 +242,7 @@ class RefreshOut(Out):
     message: str = "The secret key was refreshed. The previous secret key no longer works."
     key: RefreshedKey
     warning: str = "Store the new secret key now: it is shown only in this response and cannot be retrieved."
+    livemode: bool = Field(description=LIVEMODE_DATA)
 
     @classmethod
     def of_issued(cls, issued: lifecycle.IssuedKey) -> RefreshOut:
@@ -250,7 +253,8 @@ class RefreshOut(Out):
                 secret_key=issued.secret,
                 publishable_key=key.publishable_key,
                 updated_at=key.updated_at,
-            )
+            ),
+            livemode=key.livemode,
         )
 
 
@@ -271,3 +275,4 @@ class RevokeAllOut(Out):
         "Every key of the account is now inactive, including the one that made this request, and cannot be "
         "recovered. An operator issues a new admin key with `flask --app web accounts issue-key`."
     )
+    livemode: bool = Field(description="the mode whose keys were deactivated (the caller's)")

@@ -15,7 +15,7 @@ from services.branding import Brand
 from services.jobs.recent import verdict_metadata
 from services.probing.completion import processing_ms
 from services.validation.submit import ResultsPage
-from web.schemas.base import Out, Query, Timestamp
+from web.schemas.base import LIVEMODE, Out, Query, Timestamp
 from web.schemas.branding import BrandOut
 from web.schemas.inputs import INTEGER_MAX
 
@@ -26,12 +26,6 @@ RESULT_EMAIL = (
 )
 
 RETRYING = "answers that are interim (smtp unknown with retryAfter) while the service retries them"
-
-
-LIVEMODE = (
-    "false in test mode (a sk_test_/pk_test_ key): answered by the sandbox's magic addresses, nothing "
-    "checked for real and nothing charged"
-)
 
 
 class ResultsQuery(Query):

@@ -7,6 +7,12 @@ from pydantic import Field
 from services.usage.report import UsageReport
 from web.schemas.base import Out, Timestamp
 
+LIVEMODE = (
+    "false under a test key: `quota.used` counts the period's test-mode validations, which spend none of the "
+    "quota (`remaining` is the whole of it, `percentage` 0, never in grace: the sandbox never refuses), and "
+    "`rateLimit` and `recentErrors` are test mode's own"
+)
+
 
 class PeriodOut(Out):
     start: Timestamp = Field(description="billing period start (the account's billing anchor)")
@@ -61,6 +67,7 @@ class UsageOut(Out):
     rate_limit: RateLimitOut
     recent_errors: RecentErrorsOut
     plan: PlanOut
+    livemode: bool = Field(description=LIVEMODE)
 
     @classmethod
     def of(cls, report: UsageReport) -> UsageOut:
@@ -98,4 +105,5 @@ class UsageOut(Out):
                 last_error_at=errors.last_error_at,
             ),
             plan=PlanOut(tier=plan.tier.value, name=plan.name, features=[f.value for f in plan.features]),
+            livemode=report.livemode,
         )

@@ -26,7 +26,8 @@ RETRY_TEMPORARY = (
 MAX_AGE = (
     "seconds, 0 to 2592000 (30 days): an address this account validated within them with the same options "
     "(and plan) is answered from that verdict, with no new DNS or SMTP traffic, `metadata.cached` true and "
-    "`metadata.checkedAt` the time of the check; only final verdicts are reused (none with a check unknown). "
+    "`metadata.checkedAt` the time of the check; only final verdicts are reused (none with a check unknown, "
+    "none the service gave up on). "
     "Charged as any validation. 0 always checks live; left out, the service's default "
     "(RECENT_VERDICT_MAX_AGE, 0 unless the operator set one)"
 )

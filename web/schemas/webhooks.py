@@ -10,7 +10,7 @@ from models.webhooks import EndpointStatus, WebhookAttempt, WebhookEndpoint
 from services.webhooks import endpoints
 from services.webhooks.delivery_log import DeliveryPage, DeliveryRecord
 from services.webhooks.events import EVENT_TYPES, envelope
-from web.schemas.base import Body, Out, Query, Timestamp
+from web.schemas.base import LIVEMODE_DATA, Body, Out, Query, Timestamp
 from web.schemas.inputs import HTTPS_URL_PATTERN, DatabaseId, patterned
 
 
@@ -107,11 +107,13 @@ class WebhookWithSecretOut(WebhookOut):
 
 class WebhookListOut(Out):
     data: list[WebhookOut]
+    livemode: bool = Field(description=LIVEMODE_DATA)
 
 
 class DeletedWebhookOut(Out):
     id: int
     deleted: bool = True
+    livemode: bool = Field(description=LIVEMODE_DATA)
 
 
 class AttemptOut(Out):
@@ -150,6 +152,7 @@ class DeliveryOut(Out):
     created_at: Timestamp
     payload: dict[str, Any]
     attempts: list[AttemptOut]
+    livemode: bool = Field(description="false for a test-mode event (sent to a test-mode endpoint)")
 
     @classmethod
     def of(cls, record: DeliveryRecord) -> DeliveryOut:
@@ -167,6 +170,7 @@ class DeliveryOut(Out):
             created_at=delivery.created_at,
             payload=envelope(event),
             attempts=[AttemptOut.of(attempt) for attempt in record.attempts],
+            livemode=event.livemode,
         )
 
 
@@ -176,12 +180,13 @@ class DeliveryPageOut(Out):
     data: list[DeliveryOut]
     has_more: bool
     next_cursor: int | None
+    livemode: bool = Field(description=LIVEMODE_DATA)
 
     @classmethod
-    def of(cls, page: DeliveryPage) -> DeliveryPageOut:
+    def of(cls, page: DeliveryPage, livemode: bool) -> DeliveryPageOut:
         last = page.records[-1].delivery.id if page.records and page.has_more else None
         data = [DeliveryOut.of(record) for record in page.records]
-        return cls(data=data, has_more=page.has_more, next_cursor=last)
+        return cls(data=data, has_more=page.has_more, next_cursor=last, livemode=livemode)
 
 
 class TestResultOut(Out):
@@ -192,6 +197,7 @@ class TestResultOut(Out):
     response_time_ms: int | None
     error: str | None
     delivery: DeliveryOut
+    livemode: bool = Field(description="false for a test key's test send (to a test-mode endpoint)")
 
     @classmethod
     def of(cls, record: DeliveryRecord) -> TestResultOut:
@@ -202,4 +208,5 @@ class TestResultOut(Out):
             response_time_ms=attempt.response_time_ms,
             error=attempt.error,
             delivery=DeliveryOut.of(record),
+            livemode=record.event.livemode,
         )

@@ -32,7 +32,9 @@ def audit_log() -> tuple[str, int, dict[str, str]]:
         },
     )
     actor = session.actor()
-    page = AuditPageOut.of(audit.list_entries(query.for_account(actor.account.id, actor.livemode)))
+    page = AuditPageOut.of(
+        audit.list_entries(query.for_account(actor.account.id, actor.livemode)), actor.livemode
+    )
     filters = {name: args.get(name, "") for name in ("type", "from", "to")}
     return forms.render(
         "audit_log.html", page=page, filters=filters, event_types=[event.value for event in AuditEvent]
