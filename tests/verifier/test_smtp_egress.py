@@ -194,3 +194,21 @@ def test_a_single_egress_probe_names_its_egress(lab, egress):
     assert result.egress == egress.id
     assert result.to_dict()["egress"] == egress.id
     assert DomainProbeResult.from_dict(result.to_dict()) == result
+
+
+def test_a_client_sees_an_egress_fault_as_unknown_and_retryable_never_invalid(lab):
+    tarpit = parse_egress(f"socks5://127.0.0.17:{lab.smtp_port}")
+    config = lab.engine_config(smtp_egress=(tarpit,), smtp_connect_timeout=0.5)
+    result = Engine(config, policy=SyntaxPolicy(test_domains=True)).verify("zed@mailbox.test").to_dict()
+    smtp = result["checks"]["smtp"]
+    assert result["severity"] != "invalid"
+    assert (smtp["status"], smtp["metadata"]["reason"], smtp["metadata"]["retryable"]) == (
+        "unknown",
+        "egress_fault",
+        True,
+    )
+    assert (
+        smtp["reason"]
+        == "our outbound route to the mail server failed, so the mailbox was not asked; try again"
+    )
+    assert "127.0.0.17" not in smtp["metadata"]["smtpResponse"]  # the proxy is never named to a client

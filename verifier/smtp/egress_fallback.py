@@ -12,6 +12,7 @@ engine one egress for now, so its lanes, limiter and keeper, which count per MX 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 
 from verifier.config import EngineConfig
@@ -21,6 +22,8 @@ from verifier.smtp.limiter import SessionLimiter
 from verifier.smtp.prober import probe_domain_group
 from verifier.smtp.relay import Relay
 from verifier.smtp.result import DomainProbeResult
+
+log = logging.getLogger(__name__)
 
 
 def probe_over_egresses(
@@ -49,6 +52,14 @@ def probe_over_egresses(
         unsettled = [probe.address for probe in result.results if probe.unsettled]
         if not unsettled:
             break
+        log.info(
+            "%s: %d address(es) unsettled over egress %s (%s), asking over %s",
+            mail_domain.domain,
+            len(unsettled),
+            result.egress,
+            _why(result),
+            egress.id,
+        )
         again = probe_domain_group(
             mail_domain,
             unsettled,
@@ -75,3 +86,8 @@ def _merged(earlier: DomainProbeResult, later: DomainProbeResult) -> DomainProbe
         transcript=earlier.transcript + later.transcript,
         egress=later.egress,
     )
+
+
+def _why(result: DomainProbeResult) -> str:
+    """What kept the addresses unsettled, once per group (a block or a fault, not one line per address)."""
+    return "blocked" if any(probe.blocked for probe in result.results) else "egress fault"

@@ -3,7 +3,9 @@
 Built on the standard library's ``smtplib`` (reply parsing, EHLO features), but commands are sent with
 ``docmd`` so the exact bytes are ours (no address rewriting) and nothing beyond RCPT is ever sent: the
 session has no DATA method at all. Connections go to the IP that *our* resolver found; ``smtplib`` is
-never given a host name, so nothing reaches the system resolver.
+never given a host name, so nothing reaches the system resolver. They leave over the config's egress
+(``connect.py``: the default route, a bound source address, or a SOCKS5 proxy), with its HELO name and
+envelope sender.
 
 RFC 2920 PIPELINING: where the server advertises it, MAIL FROM and the session's RCPTs go out in one
 write (``mail_from(..., pipelined=...)``) and their replies are read back one by one, in order, as each
@@ -340,10 +342,10 @@ class ProbeSession:
     def _blame(self, text: str) -> str:
         """A proxied session that lost its connection without a reply: the egress's fault when the proxy
         no longer takes connections (it died), else the server's (it hung up, or never answered)."""
-        proxy = self._config.egress.proxy
-        if proxy is None or not self.connected or text.startswith(EGRESS_FAULT):
+        proxy, left = self._config.egress.proxy, self._deadline.remaining()
+        if proxy is None or not self.connected or text.startswith(EGRESS_FAULT) or left <= 0:
             return text
-        if proxy_answers(proxy, min(self._config.smtp_connect_timeout, PROXY_CHECK_SECONDS)):
+        if proxy_answers(proxy, min(self._config.smtp_connect_timeout, PROXY_CHECK_SECONDS, left)):
             return text
         return f"{EGRESS_FAULT}: proxy went away mid-session ({text})"
 
