@@ -212,3 +212,13 @@ def test_a_client_sees_an_egress_fault_as_unknown_and_retryable_never_invalid(la
         == "our outbound route to the mail server failed, so the mailbox was not asked; try again"
     )
     assert "127.0.0.17" not in smtp["metadata"]["smtpResponse"]  # the proxy is never named to a client
+
+
+def test_a_source_address_this_host_lacks_is_an_egress_fault_and_the_next_egress_settles(lab):
+    # 192.0.2.1 (TEST-NET-1) is no address of this host: the bind fails before any packet leaves
+    absent = parse_egress("direct://192.0.2.1")
+    alone = probe_over(lab, "mailbox.test", ("zed",), absent)["zed@mailbox.test"]
+    assert (alone.verdict, alone.reason) == (SmtpVerdict.UNKNOWN, "egress_fault")
+    assert alone.smtp_response.startswith("no reply: egress fault: source address not available")
+    settled = probe_over(lab, "mailbox.test", ("zed",), absent, CLEAN)
+    assert settled["zed@mailbox.test"].verdict is SmtpVerdict.UNDELIVERABLE

@@ -9,6 +9,10 @@ credentials, a proxy that does not answer in time, a source address this host do
 nothing about the mailbox, and the evidence says so (``EGRESS_FAULT``), so the caller can ask again over
 another egress. The proxy's own "connection refused" (SOCKS reply 5) is the MX refusing, and stays that.
 Every step is bounded by the connect timeout the session gives.
+
+Trade-off accepted: a proxy that answers its handshake but not, in time, our CONNECT is "too slow", and
+so is a proxy whose own connection to a silent MX (a firewall dropping port 25) hangs: SOCKS5 cannot tell
+them apart. Either way no verdict is drawn, and the next egress finds out which it was.
 """
 
 from __future__ import annotations

@@ -6,6 +6,9 @@ it (``blocked``), are asked again over the next egress, on sessions of their own
 over another egress), and so on down the list. What a later egress answers replaces the earlier mark;
 an address every egress was refused for stays unknown, never invalid.
 
+Each egress is given its own ``SMTP_DEADLINE``: a group that every egress failed took at most that times
+the number of egresses.
+
 This is the engine's own runner (``Engine``, the ``python -m verifier`` command). The service gives its
 engine one egress for now, so its lanes, limiter and keeper, which count per MX address, see one way out.
 """
