@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 import pytest
 
@@ -199,7 +200,7 @@ def test_a_single_egress_probe_names_its_egress(lab, egress):
 def test_a_client_sees_an_egress_fault_as_unknown_and_retryable_never_invalid(lab):
     tarpit = parse_egress(f"socks5://127.0.0.17:{lab.smtp_port}")
     config = lab.engine_config(smtp_egress=(tarpit,), smtp_connect_timeout=0.5)
-    result = Engine(config, policy=SyntaxPolicy(test_domains=True)).verify("zed@mailbox.test").to_dict()
+    result: Any = Engine(config, policy=SyntaxPolicy(test_domains=True)).verify("zed@mailbox.test").to_dict()
     smtp = result["checks"]["smtp"]
     assert result["severity"] != "invalid"
     assert (smtp["status"], smtp["metadata"]["reason"], smtp["metadata"]["retryable"]) == (
