@@ -223,3 +223,13 @@ def test_a_source_address_this_host_lacks_is_an_egress_fault_and_the_next_egress
     assert alone.smtp_response.startswith("no reply: egress fault: source address not available")
     settled = probe_over(lab, "mailbox.test", ("zed",), absent, CLEAN)
     assert settled["zed@mailbox.test"].verdict is SmtpVerdict.UNDELIVERABLE
+
+
+def test_a_proxy_refusing_connections_is_an_egress_fault(lab, socks_proxy):
+    gone = socks_proxy()
+    gone.kill()  # nothing listens on its port any more: the connection is refused at once
+    result = probe_over(lab, "mailbox.test", ("zed",), gone.egress())
+    zed = result["zed@mailbox.test"]
+    assert (zed.verdict, zed.egress_fault) == (SmtpVerdict.UNKNOWN, True)
+    assert zed.smtp_response == "no reply: egress fault: proxy unreachable"
+    assert lab.servers["mailbox"].sessions_opened == 0
