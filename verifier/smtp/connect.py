@@ -29,6 +29,7 @@ from verifier.smtp.evidence import EGRESS_FAULT
 __all__ = ["EGRESS_FAULT", "ConnectTimeout", "EgressFault", "open_connection", "proxy_answers"]
 
 SOCKS_CONNECTION_REFUSED = 5  # RFC 1928 reply: the MX refused the proxy's connection
+_GREETING = bytes([5, 2, 0, 2])  # RFC 1928 method selection: version 5, offering "none" and "password"
 
 
 class ConnectTimeout(TimeoutError):
@@ -91,10 +92,12 @@ def _through_proxy(proxy: Socks5Proxy, ip: str, port: int, timeout: float) -> so
 
 
 def proxy_answers(proxy: Socks5Proxy, timeout: float) -> bool:
-    """Does the proxy still take connections? Asked after a proxied session lost its connection without
-    a reply, to tell a proxy that died from a server that hung up."""
+    """Does the proxy still answer a SOCKS5 greeting? Asked after a proxied session lost its connection
+    without a reply, to tell a proxy that died from a server that hung up. A TCP connect alone would not
+    do: the kernel completes handshakes on a listening socket while the processes holding it are dying."""
     try:
-        socket.create_connection((proxy.host, proxy.port), timeout).close()
+        with socket.create_connection((proxy.host, proxy.port), timeout) as sock:
+            sock.sendall(_GREETING)
+            return sock.recv(2)[:1] == b"\x05"
     except OSError:
         return False
-    return True
