@@ -20,7 +20,8 @@ from functools import lru_cache
 from urllib.parse import urlsplit
 
 from core import development_secrets
-from verifier.config import EngineConfigError, parse_bool, parse_int, parse_seconds
+from verifier.config_values import EngineConfigError, parse_bool, parse_int, parse_seconds
+from verifier.egress import DIRECT, Egress, parse_egress_pool
 
 APP_ENVS = ("development", "production")
 SECRET_KEY_MIN_LENGTH = 32
@@ -359,6 +360,9 @@ class Settings:
     # Who results name when no reseller's white-label applies (``services.branding``).
     brand: ServiceBrand = field(default_factory=ServiceBrand)
     browser: BrowserSettings = field(default_factory=BrowserSettings)
+    # SMTP_EGRESS: where probes leave from (``verifier/egress.py``); read here too so that a malformed entry
+    # stops every process at start-up, not its first probe. The engine's config reads the same variable.
+    smtp_egress: tuple[Egress, ...] = (DIRECT,)
 
     @property
     def is_production(self) -> bool:
@@ -417,6 +421,7 @@ class Settings:
             jobs=JobSettings.from_env(env, production=app_env == "production"),
             brand=ServiceBrand.from_env(env, base_url),
             browser=BrowserSettings.from_env(env),
+            smtp_egress=parse_egress_pool(env.get("SMTP_EGRESS", "")),
         )
 
 

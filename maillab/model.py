@@ -67,6 +67,9 @@ class Behaviour:
     # first recipient's is answered "Relay access denied" too.
     one_domain_per_transaction: bool = False
     catch_all_domains: frozenset[str] = frozenset()  # domains of a shared server that accept any address
+    # Client addresses a block list names: greeted with ``554 5.7.1 ... Client host [IP] blocked using
+    # zen.spamhaus.org`` and hung up on, as Postfix's postscreen does; other clients get the normal script.
+    blocked_clients: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -67,8 +67,13 @@ class Conversation:
         if greeting is Greeting.REFUSE:
             await self._reply("421 4.3.2 Service not available, closing transmission channel", opened)
             return
+        peer = self._writer.get_extra_info("peername")[0]
+        refusal = self._script.refusal(peer)
+        if refusal is not None:
+            await self._reply(refusal, opened)
+            return
         await self._reply(f"220 {self._script.name} ESMTP maillab", opened)
-        state = SessionState(peer=self._writer.get_extra_info("peername")[0])
+        state = SessionState(peer=peer)
         self._listen()
         try:
             while await self._turn(state):

@@ -48,6 +48,12 @@ class Script:
         self.behaviour = behaviour
         self.greylist = greylist
 
+    def refusal(self, peer: str) -> str | None:
+        """The greeting of a client whose address is on a block list, else None (greet it normally)."""
+        if peer not in self.behaviour.blocked_clients:
+            return None
+        return f"554 5.7.1 Service unavailable; Client host [{peer}] blocked using zen.spamhaus.org"
+
     def ehlo(self, state: SessionState) -> str:
         if not self.behaviour.ehlo:
             return "502 5.5.2 Error: command not recognized"

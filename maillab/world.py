@@ -2,7 +2,8 @@
 
 Tests, benchmarks and the offline demo all use these names, so "greylist.test" means the same thing
 everywhere. Every name here is answered only by the lab DNS server; provider-looking MX host names
-(``mta5.am0.yahoodns.net``, ``*.olc.protection.outlook.com``, ``*.mail.protection.outlook.com``) exist so
+(``mta5.am0.yahoodns.net``, ``*.olc.protection.outlook.com``, ``*.mail.protection.outlook.com``,
+``*.mx.microsoft``) exist so
 the prober's provider rules, which key on MX host names, can be exercised without the real providers.
 """
 
@@ -16,6 +17,10 @@ MAILBOXES = frozenset({"alice", "bob", "carol", "dave", "erin"})
 ROLE_MAILBOXES = frozenset({"info", "postmaster", "sales"})  # only on mailbox.test: roles that exist
 DEAD_IP = "127.0.0.2"  # nothing listens here: connection refused
 BLACKHOLE_IP = "127.0.0.3"  # nothing answers the SYN here: connect timeout (maillab/blackhole.py)
+# Source addresses probes may leave from (``direct://127.0.0.61``): the "blocklist" server refuses the
+# first with a block-list greeting, as if Spamhaus listed it, and answers the second normally.
+BLOCKED_SOURCE = "127.0.0.61"
+CLEAN_SOURCE = "127.0.0.62"
 SPAMHAUS = "554 5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org"
 PROOFPOINT = "554 Blocked - see https://ipcheck.proofpoint.com/?ip=127.0.0.1"
 REVERSE_HOSTNAME = "550 Client host rejected: cannot find your reverse hostname, [127.0.0.1]"
@@ -120,6 +125,9 @@ SERVERS: tuple[SmtpServerSpec, ...] = (
         "partial", "127.0.0.43", Behaviour(mailboxes=MAILBOXES, hosted=frozenset({"partial-home.test"}))
     ),
     SmtpServerSpec("provider", "127.0.0.44", Behaviour(mailboxes=MAILBOXES)),
+    SmtpServerSpec(
+        "blocklist", "127.0.0.45", Behaviour(mailboxes=MAILBOXES, blocked_clients=frozenset({BLOCKED_SOURCE}))
+    ),
 )
 
 
@@ -155,6 +163,9 @@ _PROVIDER_DOMAINS: tuple[DomainSpec, ...] = (
     host("outlook-test.olc.protection.outlook.com", "127.0.0.26"),
     DomainSpec("m365.test", mx=((0, "m365-test.mail.protection.outlook.com"),)),
     host("m365-test.mail.protection.outlook.com", "127.0.0.27"),
+    # Microsoft 365's newer MX form, <tenant>.<region>.mx.microsoft, on the same server
+    DomainSpec("m365-new.test", mx=((0, "m365-new-test.o-v1.mx.microsoft"),)),
+    host("m365-new-test.o-v1.mx.microsoft", "127.0.0.27"),
     DomainSpec("yahoo.test", mx=((1, "mta5.am0.yahoodns.net"), (1, "mta6.am0.yahoodns.net"))),
     host("mta5.am0.yahoodns.net", "127.0.0.28"),
     host("mta6.am0.yahoodns.net", "127.0.0.28"),

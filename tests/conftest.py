@@ -19,5 +19,6 @@ os.environ.setdefault("SIGN_UPS_PER_HOUR", "1000000")  # the same one client sig
 
 pytest_plugins = [
     "tests.fixtures.lab",  # the mail lab: DNS on 127.0.0.1, SMTP servers on 127.0.0.x
+    "tests.fixtures.socks",  # SOCKS5 proxies (Debian's Dante) for probes over an egress
     "tests.fixtures.db",  # a fresh Postgres database per run, migrated with Alembic
 ]

@@ -199,6 +199,7 @@ def _catch_all_doubt(probe: DomainProbeResult) -> str:
 REASON_WORDS = {
     "mx_not_public": "the MX host resolves to a non-public address, which is never contacted",
     INTERNAL_ERROR: "the mailbox could not be checked because of a fault on our side; try again",
+    "egress_fault": "our outbound route to the mail server failed, so the mailbox was not asked; try again",
 }
 
 

@@ -27,6 +27,9 @@ Variables (defaults in brackets):
 - ``SMTP_MAX_MX_ATTEMPTS`` [3]: MX addresses tried, in preference order, before a group is unreachable.
 - ``SMTP_GREYLIST_RETRY_AFTER`` [300]: retry-after (seconds) of a temporary failure naming no delay
   (greylisting, 421 and other 4xx, a timeout or hang-up).
+- ``SMTP_EGRESS`` [direct://]: where sessions leave from, comma-separated URLs (``verifier/egress.py``);
+  sessions use the first (``EngineConfig.egress``), and the engine's own runner falls back to the next
+  on an egress fault or block (``verifier/smtp/egress_fallback.py``).
 
 Not from the environment: ``smtp_allow_loopback_mx`` [False]. The prober never connects to an MX address
 that is not public unicast (``verifier/public_ip.py``); this lets it reach loopback ones, and nothing else
@@ -37,18 +40,35 @@ lab's servers live on 127.0.0.x. One switch, so no second variable can open loop
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
+from verifier.config_values import (
+    EngineConfigError,
+    parse_bool,
+    parse_int,
+    parse_port,
+    parse_seconds,
+    parse_text,
+)
+from verifier.egress import DIRECT, Egress, parse_egress_pool
+
+__all__ = [
+    "DEFAULT_DNS_PORT",
+    "EngineConfig",
+    "EngineConfigError",
+    "Nameserver",
+    "parse_bool",
+    "parse_int",
+    "parse_nameservers",
+    "parse_seconds",
+]
 DEFAULT_DNS_PORT = 53
 _T = TypeVar("_T")
-
-
-class EngineConfigError(ValueError):
-    """A configuration value that cannot be used; the service's ``settings.ConfigError`` is this class."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,56 +95,13 @@ def _parse_nameserver(item: str) -> Nameserver:
         host, port = item.split(":")
     else:  # bare IPv4, name, or bare IPv6 without port
         host, port = item, str(DEFAULT_DNS_PORT)
-    number = _port("DNS_NAMESERVERS port", port)
+    number = parse_port("DNS_NAMESERVERS port", port)
     try:
         ipaddress.ip_address(host)
     except ValueError:
         # A name would need the system resolver to find our resolver: exactly what we must not depend on.
         raise EngineConfigError(f"DNS_NAMESERVERS entry {item!r} must be an IP address[:port]") from None
     return Nameserver(host, number)
-
-
-_TRUE = frozenset({"1", "true", "yes", "on"})
-_FALSE = frozenset({"0", "false", "no", "off", ""})
-
-
-def parse_bool(name: str, raw: str) -> bool:
-    """A strict boolean: an unknown word is an error, never silently false (a typo must not flip a switch)."""
-    value = raw.strip().lower()
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    raise EngineConfigError(f"{name} must be one of true/false/1/0/yes/no/on/off, got {raw!r}")
-
-
-def parse_int(name: str, raw: str, *, minimum: int = 0) -> int:
-    """A whole number of at least ``minimum``; also the service's parser (``settings.py`` imports it)."""
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        raise EngineConfigError(f"{name} must be a whole number, got {raw!r}") from None
-    if value < minimum:
-        raise EngineConfigError(f"{name} must be at least {minimum}, got {value}")
-    return value
-
-
-def parse_seconds(name: str, raw: str) -> float:
-    """A positive, finite number of seconds; also the service's parser (``settings.py`` imports it)."""
-    try:
-        value = float(raw.strip())
-    except ValueError:
-        raise EngineConfigError(f"{name} must be a number of seconds, got {raw!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise EngineConfigError(f"{name} must be a positive, finite number of seconds, got {raw!r}")
-    return value
-
-
-def _parse_text(name: str, raw: str) -> str:
-    value = raw.strip()
-    if not value or any(ch.isspace() or ch in "<>" for ch in value):
-        raise EngineConfigError(f"{name} must be a non-empty value without spaces or <>, got {raw!r}")
-    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +128,7 @@ class EngineConfig:
     smtp_greylist_retry_after: int = 300
     smtp_pipelining: bool = True  # RFC 2920, used only where the server advertises it
     smtp_allow_loopback_mx: bool = False  # never from the environment: see the module doc
+    smtp_egress: tuple[Egress, ...] = (DIRECT,)  # ``SMTP_EGRESS``, in order (``verifier/egress.py``)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> EngineConfig:
@@ -166,9 +144,9 @@ class EngineConfig:
             dns_timeout=read("DNS_TIMEOUT", parse_seconds, d.dns_timeout),
             dns_cache_max_ttl=read("DNS_CACHE_MAX_TTL", _count, d.dns_cache_max_ttl),
             dns_negative_ttl=read("DNS_NEGATIVE_TTL", _count, d.dns_negative_ttl),
-            smtp_probe_port=read("SMTP_PROBE_PORT", _port, d.smtp_probe_port),
-            smtp_helo_host=read("SMTP_HELO_HOST", _parse_text, d.smtp_helo_host),
-            smtp_mail_from=read("SMTP_MAIL_FROM", _parse_text, d.smtp_mail_from),
+            smtp_probe_port=read("SMTP_PROBE_PORT", parse_port, d.smtp_probe_port),
+            smtp_helo_host=read("SMTP_HELO_HOST", parse_text, d.smtp_helo_host),
+            smtp_mail_from=read("SMTP_MAIL_FROM", parse_text, d.smtp_mail_from),
             smtp_timeout=read("SMTP_TIMEOUT", parse_seconds, d.smtp_timeout),
             smtp_connect_timeout=read("SMTP_CONNECT_TIMEOUT", parse_seconds, d.smtp_connect_timeout),
             smtp_banner_timeout=read("SMTP_BANNER_TIMEOUT", parse_seconds, d.smtp_banner_timeout),
@@ -183,7 +161,27 @@ class EngineConfig:
             smtp_max_mx_attempts=read("SMTP_MAX_MX_ATTEMPTS", _positive, d.smtp_max_mx_attempts),
             smtp_greylist_retry_after=read("SMTP_GREYLIST_RETRY_AFTER", _count, d.smtp_greylist_retry_after),
             smtp_pipelining=read("SMTP_PIPELINING", parse_bool, "true"),
+            smtp_egress=parse_egress_pool(env.get("SMTP_EGRESS", "")),
         )
+
+    @property
+    def egress(self) -> Egress:
+        """The egress this config's sessions leave from: the first of the pool."""
+        return self.smtp_egress[0]
+
+    @property
+    def helo_host(self) -> str:
+        """The name sent in EHLO/HELO: the egress's own, else ``SMTP_HELO_HOST``."""
+        return self.egress.helo or self.smtp_helo_host
+
+    @property
+    def mail_from(self) -> str:
+        """The envelope sender of probes: the egress's own, else ``SMTP_MAIL_FROM``."""
+        return self.egress.mail_from or self.smtp_mail_from
+
+    def over(self, egress: Egress) -> EngineConfig:
+        """This config with ``egress`` as its only way out."""
+        return dataclasses.replace(self, smtp_egress=(egress,))
 
 
 def _parse_idle(name: str, raw: str) -> float:
@@ -197,10 +195,3 @@ def _count(name: str, raw: str) -> int:
 
 def _positive(name: str, raw: str) -> int:
     return parse_int(name, raw, minimum=1)
-
-
-def _port(name: str, raw: str) -> int:
-    port = parse_int(name, raw, minimum=1)
-    if port > 65535:
-        raise EngineConfigError(f"{name} must be at most 65535, got {port}")
-    return port

@@ -9,6 +9,8 @@ CLI, the tests and synchronous callers. ``verify_many`` is the unit the workers 
    (``probe_domain_group`` puts every address of a domain on as few connections as it can), groups in
    parallel on a bounded thread pool (greenlets under the gevent workers), and the ``SessionLimiter``
    bounding concurrent sessions per MX IP address, so domains sharing an MX server do not flood it;
+   what an egress fault or a block left unsettled is asked again over the config's next egress
+   (``probe_over_egresses``);
 3. if many groups were probed and no MX host of any of them said a word, the failure is ours (outbound port
    25 closed): every such result is marked degraded instead of being read as the domains' fault;
 4. assemble one result per input, in input order.
@@ -40,7 +42,7 @@ from verifier.smtp import (
     SessionKeeper,
     SessionLimiter,
     not_probed,
-    probe_domain_group,
+    probe_over_egresses,
 )
 from verifier.syntax import (
     DEFAULT_POLICY,
@@ -312,7 +314,7 @@ class Engine:
             return GroupOutcome(mail_domain)
         emails = [member.email for member in members]
         try:
-            probe = probe_domain_group(
+            probe = probe_over_egresses(
                 mail_domain,
                 emails,
                 config=self.config,

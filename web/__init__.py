@@ -8,7 +8,7 @@ from flask.json.provider import DefaultJSONProvider
 from settings import Settings, get_settings
 from web import client_ip, config, dashboard, errors, limits, logs, parsing, pipeline
 from web.api import register as register_blueprints
-from web.cli import accounts, resellers
+from web.cli import accounts, egress, resellers
 
 
 def create_app(settings: Settings | None = None) -> Flask:
@@ -33,6 +33,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     dashboard.install(app, settings)
     app.cli.add_command(accounts)
     app.cli.add_command(resellers)
+    app.cli.add_command(egress)
     return app
 
 

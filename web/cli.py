@@ -1,5 +1,5 @@
-"""Operator commands: ``flask --app web accounts create|grant|issue-key`` and ``resellers set``; each prints
-one JSON object."""
+"""Operator commands: ``flask --app web accounts create|grant|issue-key``, ``resellers set`` and ``egress
+status``; each prints one JSON object (``egress status`` a table, unless ``--json``)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from flask.cli import AppGroup
 
 from models.accounts import PAID_TIERS, Tier
 from services import accounts as accounts_service
+from services.egress import pool
 from services.errors import ServiceError
 from services.resellers import terms as terms_service
 from services.users import passwords, signup
@@ -151,3 +152,19 @@ def set_terms(
             {"accountId": account_id, "maxSubUsers": cap, "commissionRate": float(terms.commission_rate)}
         )
     )
+
+
+egress = AppGroup("egress", help="See the egress pool probes leave from (SMTP_EGRESS).")
+
+
+@egress.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def egress_status(as_json: bool) -> None:
+    """Every configured egress: id, kind, address or proxy (never its password), HELO name, sender."""
+    statuses = pool.pool_status()
+    if as_json:
+        click.echo(json.dumps({"egresses": [status.to_dict() for status in statuses]}))
+        return
+    for status in statuses:
+        mark = "*" if status.in_use else " "
+        click.echo(f"{mark} {status.egress.id}  helo={status.helo}  mailFrom={status.mail_from}")

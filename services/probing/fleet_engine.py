@@ -108,7 +108,10 @@ def shared_engine() -> Engine:
     """The process's engine: configured from the environment, its caches and limits shared via Redis."""
     from verifier.dns import MailResolver  # noqa: PLC0415 - keeps the import graph of this module small
 
-    config = EngineConfig.from_env()
+    pool = EngineConfig.from_env()
+    # The lanes, the limiter and the keeper count per MX address, not per (egress, MX address): every
+    # session leaves over the first egress of SMTP_EGRESS, so none falls back to an uncounted one.
+    config = pool.over(pool.egress)
     jobs = get_settings().jobs
     return Engine(
         config,

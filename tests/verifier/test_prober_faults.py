@@ -125,7 +125,7 @@ def test_a_bug_in_the_probe_is_not_read_as_no_mail_server(
     def broken(*_args: object, **_kwargs: object) -> None:
         raise KeyError("a bug")
 
-    monkeypatch.setattr(engine_module, "probe_domain_group", broken)
+    monkeypatch.setattr(engine_module, "probe_over_egresses", broken)
     outcome_results = _engine(lab, LocalSessionLimiter(3)).verify_many([GHOST, "alice@mailbox.test"])
 
     for result in outcome_results:

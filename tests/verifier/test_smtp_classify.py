@@ -235,7 +235,8 @@ def test_multiline_replies_keep_one_enhanced_code_and_the_whole_text():
         (["mx-aol.mail.gm0.yahoodns.net"], Provider.YAHOO),
         (["hotmail-com.olc.protection.outlook.com"], Provider.OUTLOOK_COM),
         (["contoso-com.mail.protection.outlook.com."], Provider.MICROSOFT_365),
-        (["aspmx.l.google.com"], Provider.GENERIC),
+        (["aspmx.l.google.com"], Provider.GOOGLE),
+        (["mx.example.com"], Provider.GENERIC),
     ],
 )
 def test_provider_rules_are_recognised_from_mx_host_names(hosts, provider):

@@ -1,9 +1,12 @@
 """SMTP mailbox probing: evidence first, classification second, verdict last.
 
-Entry point: ``probe_domain_group(mail_domain, addresses, config=..., limiter=...) -> DomainProbeResult``.
+Entry point: ``probe_domain_group(mail_domain, addresses, config=..., limiter=...) -> DomainProbeResult``,
+over the config's first egress; ``probe_over_egresses`` (same arguments) asks what an egress fault or a
+block left unsettled again over the next egresses.
 """
 
 from verifier.smtp.classify import Classification, ProbeOutcome, classify
+from verifier.smtp.egress_fallback import probe_over_egresses
 from verifier.smtp.evidence import ReplyEvidence
 from verifier.smtp.faults import INTERNAL_ERROR, ProberFault
 from verifier.smtp.keeper import SessionKeeper
@@ -32,5 +35,6 @@ __all__ = [
     "classify",
     "not_probed",
     "probe_domain_group",
+    "probe_over_egresses",
     "rules_for",
 ]

@@ -19,15 +19,20 @@ Order matters and is the core of our accuracy:
 
 Replies to anything but RCPT (banner, EHLO, MAIL) can never prove anything about a mailbox: a 5xx there
 is the server refusing *us* (policy), whatever its wording.
+
+Two marks ride on the classification, for a caller that can ask again over another egress: ``egress_fault``
+(our proxy or source address failed; no reply came from the MX at all) and ``blocked`` (the server refused
+the egress's address, ``blocks``). Neither is ever a verdict about the mailbox.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from verifier.smtp.evidence import ReplyEvidence
+from verifier.smtp.evidence import EGRESS_FAULT, ReplyEvidence
 from verifier.smtp.providers import ProviderRules
 
 
@@ -97,6 +102,9 @@ class Classification:
     reason: str  # a short machine code: "mailbox_rejected", "greylisted", "prober_blocked", ...
     retry_after: int | None = None
     prober_blocked: bool = False
+    # the (egress, MX address) pair is blocked: the answer would differ over another egress (``blocks``)
+    blocked: bool = False
+    egress_fault: bool = False  # our way out failed (``connect.py``): nothing was learnt about the MX
 
     @property
     def too_many_recipients(self) -> bool:
@@ -107,6 +115,17 @@ def classify(
     evidence: ReplyEvidence, rules: ProviderRules, greylist_default: int, *, rcpt: bool
 ) -> Classification:
     """Classify one reply; ``rcpt`` says whether it answered a RCPT TO (only those judge a mailbox)."""
+    found = _classify(evidence, rules, greylist_default, rcpt=rcpt)
+    return dataclasses.replace(found, blocked=True) if blocks(evidence, found) else found
+
+
+def _classify(
+    evidence: ReplyEvidence, rules: ProviderRules, greylist_default: int, *, rcpt: bool
+) -> Classification:
+    if evidence.text.startswith(EGRESS_FAULT) and evidence.code is None:
+        return Classification(
+            ProbeOutcome.NO_ANSWER, "egress_fault", retry_after=greylist_default, egress_fault=True
+        )
     if evidence.code is None:
         reason = _NO_REPLY_REASONS.get(evidence.text, "no_reply")
         retry_after = greylist_default if reason in _TEMPORARY_SILENCES else None
@@ -123,6 +142,7 @@ _NO_REPLY_REASONS = {
     "timeout": "timeout",
     "connect timeout": "connect_timeout",
     "connection refused": "connection_refused",
+    "connection reset": "connection_reset",
     "deadline reached": "deadline",
     "connection closed by server": "disconnected",
     "session limit": "session_limit",
@@ -136,6 +156,7 @@ _TEMPORARY_SILENCES = {
     "connect_timeout",
     "deadline",
     "disconnected",
+    "connection_reset",
     "session_limit",
     "backing_off",
 }
@@ -238,3 +259,36 @@ def _greylisted(text: str, default: int) -> Classification:
 def refuses_domain(evidence: ReplyEvidence) -> bool:
     """A RCPT refused because the server does not take mail for the recipient's domain (relaying denied)."""
     return evidence.code is not None and evidence.code >= 400 and bool(RELAY_WORDS.search(evidence.text))
+
+
+# Block lists and other complaints about the client's address: a temporary refusal naming these is a block
+# too (a rate limit such as Gmail's 421 4.7.28 "unusual rate ... from your IP" is backoff, not a block).
+BLOCK_LIST_WORDS = re.compile(
+    r"spamhaus|\bblock(ed|list)\b|black ?list|dnsbl|\brbl\b|barracuda|spamcop|sorbs|proofpoint"
+    r"|reverse (host ?name|dns)|\bptr\b|\brdns\b|banned|client host",
+    re.IGNORECASE,
+)
+_REFUSED_AT_CONNECT = frozenset({"connection refused", "connection reset"})
+
+
+def blocks(evidence: ReplyEvidence, found: Classification) -> bool:
+    """Does this answer refuse the (egress, MX address) pair rather than say anything about a mailbox?
+
+    A connection refused or reset; a 554 greeting; a permanent refusal about us (5.7.x, block-list or
+    client wording, any 5xx before RCPT) at greeting, HELO, MAIL or RCPT; a temporary one naming a block
+    list. "Relay access denied" is about the recipient's domain, never a block. A refused connection is
+    a block only if the server answers other egresses: the pure reading cannot know, so the caller that
+    routes around blocks confirms it over another egress (a server that refuses every egress is down).
+    """
+    text, code = evidence.text, evidence.code
+    if code is None:
+        return text in _REFUSED_AT_CONNECT
+    if (evidence.command == "CONNECT" and code == 554) or found.reason == "session_rejected":
+        return True
+    if not found.prober_blocked or RELAY_WORDS.search(text):
+        return False
+    if code >= 500:
+        return (evidence.enhanced_code or "").startswith("5.7") or bool(
+            BLOCK_LIST_WORDS.search(text) or ABOUT_US.search(text)
+        )
+    return bool(BLOCK_LIST_WORDS.search(text))

@@ -14,6 +14,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 ENHANCED = re.compile(r"^([245])\.(\d{1,3})\.(\d{1,3})(?=\s|$)")
+# How the text of a no-reply evidence begins when our way out failed, not the MX (``connect.py``); it
+# reaches clients in ``smtpResponse``, so it never names the proxy or the source address.
+EGRESS_FAULT = "egress fault"
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,8 +4,9 @@ This is the unit a Celery task runs: inputs and the result are plain data (``Dom
 ``to_dict``/``from_dict``), every wait is bounded by ``SMTP_DEADLINE``, and nothing after RCPT is ever
 sent. The catch-all probe (one random local part) is read after the real recipients, on the same session
 unless the provider penalises unknown recipients per connection, and only when it can change a verdict:
-if a real address was rejected the domain is provably not catch-all; if none was accepted there is no
-acceptance to discount. Where it may, its RCPT was already sent with the real ones (``catch_all.py``).
+if a real address was rejected the domain is provably not catch-all; if none was accepted (or found
+full) there is no acceptance to discount. Where it may, its RCPT was already sent with the real ones
+(``catch_all.py``).
 """
 
 from __future__ import annotations
@@ -61,12 +62,18 @@ def probe_domain_group(
         unreachable=run.unreachable,
         transcript=tuple(item for session in run.sessions for item in session.transcript)
         + tuple(run.local_evidence),
+        egress=config.egress.id,
     )
+
+
+# A mailbox shown to exist: accepted, or full (452/552). Either makes the random address worth asking,
+# so a domain whose only answer was a full mailbox still learns whether it takes any address.
+_EXISTS = frozenset({ProbeOutcome.ACCEPTED, ProbeOutcome.FULL})
 
 
 def _catch_all(run: GroupRun) -> tuple[bool | None, AddressProbe | None]:
     outcomes = {result.outcome for result in run.results.values()}
-    if run.rules.accepts_all_at_rcpt or ProbeOutcome.ACCEPTED not in outcomes:
+    if run.rules.accepts_all_at_rcpt or not outcomes & _EXISTS:
         return (False if ProbeOutcome.REJECTED_MAILBOX in outcomes else None), None
     if ProbeOutcome.REJECTED_MAILBOX in outcomes:
         return False, None  # a real unknown recipient was refused: the server does check mailboxes

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from verifier.egress import DIRECT
 from verifier.smtp.classify import Classification, ProbeOutcome
 from verifier.smtp.evidence import ReplyEvidence
 from verifier.smtp.providers import ProviderRules
@@ -45,6 +46,13 @@ class AddressProbe:
     retryable: bool = False
     retry_after: int | None = None
     prober_blocked: bool = False
+    blocked: bool = False  # the server refused the egress that asked (``classify.blocks``)
+    egress_fault: bool = False  # the egress failed: not asked at all
+
+    @property
+    def unsettled(self) -> bool:
+        """Another egress might answer differently: this probe's egress failed or was blocked."""
+        return self.blocked or self.egress_fault
 
     @property
     def smtp_response(self) -> str:
@@ -61,6 +69,8 @@ class AddressProbe:
             "retryable": self.retryable,
             "retryAfter": self.retry_after,
             "proberBlocked": self.prober_blocked,
+            "blocked": self.blocked,
+            "egressFault": self.egress_fault,
         }
 
     @classmethod
@@ -75,6 +85,8 @@ class AddressProbe:
             retryable=bool(data["retryable"]),
             retry_after=data.get("retryAfter"),
             prober_blocked=bool(data["proberBlocked"]),
+            blocked=bool(data.get("blocked", False)),
+            egress_fault=bool(data.get("egressFault", False)),
         )
 
 
@@ -95,6 +107,8 @@ def judge(
         retryable=found.outcome in _RETRYABLE,
         retry_after=found.retry_after,
         prober_blocked=found.prober_blocked,
+        blocked=found.blocked,
+        egress_fault=found.egress_fault,
     )
 
 
@@ -116,6 +130,7 @@ class DomainProbeResult:
     sessions_opened: int
     unreachable: bool
     transcript: tuple[ReplyEvidence, ...] = ()
+    egress: str = DIRECT.id  # the id of the egress whose sessions asked (``verifier/egress.py``)
     # each address's probe by address: a group's every address asks for its own several times while its
     # result is assembled, and a scan of the group each time grew with the square of the group
     _by_address: dict[str, AddressProbe] = field(init=False, repr=False, compare=False)
@@ -139,6 +154,7 @@ class DomainProbeResult:
             "sessionsOpened": self.sessions_opened,
             "unreachable": self.unreachable,
             "transcript": [item.to_dict() for item in self.transcript],
+            "egress": self.egress,
         }
 
     @classmethod
@@ -153,4 +169,5 @@ class DomainProbeResult:
             sessions_opened=int(data["sessionsOpened"]),
             unreachable=bool(data["unreachable"]),
             transcript=tuple(ReplyEvidence.from_dict(item) for item in data["transcript"]),
+            egress=data.get("egress", DIRECT.id),
         )

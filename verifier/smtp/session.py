@@ -3,7 +3,9 @@
 Built on the standard library's ``smtplib`` (reply parsing, EHLO features), but commands are sent with
 ``docmd`` so the exact bytes are ours (no address rewriting) and nothing beyond RCPT is ever sent: the
 session has no DATA method at all. Connections go to the IP that *our* resolver found; ``smtplib`` is
-never given a host name, so nothing reaches the system resolver.
+never given a host name, so nothing reaches the system resolver. They leave over the config's egress
+(``connect.py``: the default route, a bound source address, or a SOCKS5 proxy), with its HELO name and
+envelope sender.
 
 RFC 2920 PIPELINING: where the server advertises it, MAIL FROM and the session's RCPTs go out in one
 write (``mail_from(..., pipelined=...)``) and their replies are read back one by one, in order, as each
@@ -19,7 +21,6 @@ cooperative, so a tarpit costs a greenlet its timeout, not the worker its life.
 
 from __future__ import annotations
 
-import ipaddress
 import select
 import smtplib
 import socket
@@ -30,11 +31,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from verifier.config import EngineConfig
+from verifier.egress import DIRECT, Egress
+from verifier.smtp.connect import EGRESS_FAULT, ConnectTimeout, EgressFault, open_connection, proxy_answers
 from verifier.smtp.deadline import Deadline, DeadlineExceeded
 from verifier.smtp.evidence import ReplyEvidence, parse_reply
 
 Reply = tuple[int, bytes]
 _FAILURES = (OSError, smtplib.SMTPException, DeadlineExceeded, UnicodeError)
+PROXY_CHECK_SECONDS = 2.0  # at most this long to see whether a proxy that lost a session still answers
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,32 +49,16 @@ class Target:
     ip: str
 
 
-class ConnectTimeout(TimeoutError):
-    """No answer to the TCP handshake (a firewall dropping port 25), as opposed to a silent banner."""
-
-
 class _Client(smtplib.SMTP):
-    """``smtplib.SMTP`` with separate connect and greeting timeouts, connecting to an IP only."""
+    """``smtplib.SMTP`` with separate connect and greeting timeouts, connecting to an IP only, over the
+    session's egress (``connect.py``)."""
 
     connect_timeout = 5.0
+    egress: Egress = DIRECT
     tcp_connected = False  # set once TCP is up, even if the greeting never comes (a tarpit session)
 
     def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
-        # A plain connect to the IP literal: ``create_connection`` would call getaddrinfo, which gevent
-        # runs on a thread pool (ten more threads, each with a malloc arena, in a probes process).
-        family = socket.AF_INET6 if ipaddress.ip_address(host).version == 6 else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        try:
-            sock.settimeout(self.connect_timeout)
-            if self.source_address:
-                sock.bind(self.source_address)
-            sock.connect((host, port))
-        except TimeoutError as error:
-            sock.close()
-            raise ConnectTimeout("connect timeout") from error
-        except OSError:
-            sock.close()
-            raise
+        sock = open_connection(self.egress, host, port, self.connect_timeout)
         self.tcp_connected = True
         sock.settimeout(timeout)  # from here on: the banner timeout
         return sock
@@ -105,7 +93,8 @@ class ProbeSession:
         self.mail_utf8 = False  # the open transaction's MAIL FROM carried SMTPUTF8
         self._config = config
         self._deadline = deadline
-        self._client = _Client(local_hostname=config.smtp_helo_host)
+        self._client = _Client(local_hostname=config.helo_host)
+        self._client.egress = config.egress
         self._owed: deque[str] = deque()  # pipelined commands whose replies are still to be read
         # replies read ahead of their turn, for recipients a later group of the round sent (``relay.py``)
         self._early: dict[str, deque[tuple[Reply, float]]] = {}
@@ -142,9 +131,9 @@ class ProbeSession:
 
     def greet(self) -> ReplyEvidence:
         """EHLO, falling back to HELO; STARTTLS when offered (then EHLO again)."""
-        evidence = self._command(f"EHLO {self._config.smtp_helo_host}", self._client.ehlo)
+        evidence = self._command(f"EHLO {self._config.helo_host}", self._client.ehlo)
         if evidence.code != 250 and self.alive:
-            evidence = self._command(f"HELO {self._config.smtp_helo_host}", self._client.helo)
+            evidence = self._command(f"HELO {self._config.helo_host}", self._client.helo)
         if evidence.code == 250 and self._client.has_extn("starttls") and self.starttls and not self.tls:
             return self.start_tls()
         self.alive = self.alive and evidence.code == 250
@@ -190,7 +179,7 @@ class ProbeSession:
     def _mail(self, utf8: bool, pipelined: Sequence[str]) -> ReplyEvidence:
         options = " SMTPUTF8" if utf8 else ""
         self._client.command_encoding = "utf-8" if utf8 else "ascii"
-        line = f"MAIL FROM:<{self._config.smtp_mail_from}>{options}"
+        line = f"MAIL FROM:<{self._config.mail_from}>{options}"
         if not pipelined:
             return self._command(line, lambda: self._docmd(line))
         return self._command(line, lambda: self._send_group([line, *map(rcpt_line, pipelined)]))
@@ -341,14 +330,24 @@ class ProbeSession:
             code, message = action()
         except _FAILURES as error:
             self.alive = False
-            return self._evidence(label, None, _describe(error), started)
+            return self._evidence(label, None, self._blame(_describe(error)), started)
         if code == -1:  # smtplib's "connection closed" marker
             self.alive = False
-            return self._evidence(label, None, "connection closed by server", started)
+            return self._evidence(label, None, self._blame("connection closed by server"), started)
         if code == 421:  # RFC 5321 4.2.2: the server is closing the channel
             self.alive = False
         enhanced, text = parse_reply(message)
         return self._evidence(label, code, text, started, enhanced)
+
+    def _blame(self, text: str) -> str:
+        """A proxied session that lost its connection without a reply: the egress's fault when the proxy
+        no longer takes connections (it died), else the server's (it hung up, or never answered)."""
+        proxy, left = self._config.egress.proxy, self._deadline.remaining()
+        if proxy is None or not self.connected or text.startswith(EGRESS_FAULT) or left <= 0:
+            return text
+        if proxy_answers(proxy, min(self._config.smtp_connect_timeout, PROXY_CHECK_SECONDS, left)):
+            return text
+        return f"{EGRESS_FAULT}: proxy went away mid-session ({text})"
 
     def _evidence(
         self, label: str, code: int | None, text: str, started: float, enhanced: str | None = None
@@ -372,15 +371,23 @@ def rcpt_line(address: str) -> str:
     return f"RCPT TO:<{address}>"
 
 
+_DESCRIPTIONS: tuple[tuple[type[BaseException], str], ...] = (
+    (DeadlineExceeded, "deadline reached"),
+    (ConnectTimeout, "connect timeout"),
+    (TimeoutError, "timeout"),
+    (ConnectionRefusedError, "connection refused"),
+    (ConnectionResetError, "connection reset"),
+)
+
+
 def _describe(error: BaseException) -> str:
-    if isinstance(error, DeadlineExceeded):
-        return "deadline reached"
-    if isinstance(error, ConnectTimeout):
-        return "connect timeout"
-    if isinstance(error, TimeoutError | socket.timeout) or "timed out" in str(error):
+    if isinstance(error, EgressFault):
+        return f"{EGRESS_FAULT}: {error}"
+    known = next((text for kind, text in _DESCRIPTIONS if isinstance(error, kind)), None)
+    if known is not None:
+        return known
+    if "timed out" in str(error):
         return "timeout"  # smtplib wraps a greeting timeout in SMTPServerDisconnected
-    if isinstance(error, ConnectionRefusedError):
-        return "connection refused"
     if isinstance(error, smtplib.SMTPServerDisconnected):
         return "connection closed by server"
     return f"{type(error).__name__}: {error}".strip()
