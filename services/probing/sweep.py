@@ -84,9 +84,10 @@ def sweep(after_fault: bool = False) -> int:
 
 
 def _sweep(after_fault: bool) -> int:
-    now, jobs = clock.now(), get_settings().jobs
+    now = clock.now()
+    stale = now - timedelta(seconds=get_settings().jobs.requeue_after)
+    planned = plan_again(now, now if after_fault else stale)
     revive(now, timedelta(0) if after_fault else QUEUED_GRACE)
-    stale = now - timedelta(seconds=jobs.requeue_after)
     with transaction() as session:
         store.requeue_abandoned(session, now, stale)
         due = select(JobGroup.job_id).where(
@@ -95,15 +96,24 @@ def _sweep(after_fault: bool) -> int:
         job_ids = list(session.scalars(due.distinct()))
         for job_id in job_ids:
             dispatch.fill_window(session, job_id)
-        lost = select(ValidationJob.id).where(
-            ValidationJob.status == JobStatus.QUEUED.value,
-            ValidationJob.planned_at.is_(None),
-            ValidationJob.created_at < (now if after_fault else stale),
-        )
+    return planned + len(job_ids)
+
+
+def plan_again(now: datetime, lost_before: datetime) -> int:
+    """Plan messages for the jobs never planned since before ``lost_before`` and for the abandoned uploads
+    that were paid for (opened; the unpaid ones deleted); how many were sent. A transaction of its own,
+    first: a client's list does not wait for the windows of every due job to be refilled (a sweep of a
+    large backlog takes seconds), nor fail with them."""
+    lost = select(ValidationJob.id).where(
+        ValidationJob.status == JobStatus.QUEUED.value,
+        ValidationJob.planned_at.is_(None),
+        ValidationJob.created_at < lost_before,
+    )
+    with transaction() as session:
         unplanned = list(session.scalars(lost)) + store.expire_uploads(session, now, now - ABANDONED_UPLOAD)
         for job_id in unplanned:
             send_after_commit(session, PLAN_JOB_TASK, job_id)
-    return len(job_ids) + len(unplanned)
+    return len(unplanned)
 
 
 def revive(now: datetime, grace: timedelta = QUEUED_GRACE) -> None:
