@@ -38,7 +38,7 @@ def test_a_tick_during_a_sweep_is_dropped_and_a_fault_sweep_waits_for_its_turn(
         assert group_state(group_id) == (GroupState.RUNNING.value, 1)
 
         elsewhere.commit()  # that sweep ends
-        assert after_fault.result(timeout=60) >= 1
+        after_fault.result(timeout=60)
     assert group_state(group_id) == (GroupState.QUEUED.value, 1)
 
 
