@@ -28,7 +28,7 @@ def drain_lane(lane: str) -> int:
 
 @shared_task(ignore_result=True)  # type: ignore[untyped-decorator]
 def sweep_jobs() -> int:
-    return sweep.sweep()
+    return sweep.sweep_unless_running()
 
 
 # Groups whose worker died (lease expired), whose message was lost, or whose greylisting retry is due, and

@@ -248,7 +248,10 @@ class OwnRedis:
             str(self.folder),
         ]
         log = self.folder / "redis.log"
-        self.process = launch(Process, "redis-server", command, None, log, ready=self._pings, stop_seconds=10)
+        self.process = launch(
+            Process, "redis-server", command, None, log, ready=self._answers, stop_seconds=10, wait=False
+        )
+        self.process.wait_ready()
 
     def stop(self) -> None:
         if self.process is not None:
@@ -258,9 +261,12 @@ class OwnRedis:
     def keys(self) -> int:
         return int(redis.Redis.from_url(self.url).dbsize())
 
-    def _pings(self) -> bool:
+    def _answers(self) -> bool:
+        """Ours answers on the port: while it was stopped, any process of the machine may have been handed
+        the port by ``free_port`` and put a server of its own there (ours then fails to bind, and says so)."""
         try:
             with redis.Redis.from_url(self.url, socket_timeout=1) as client:
-                return bool(client.ping())
+                server = int(client.info("server")["process_id"])
         except redis.ConnectionError:
             return False
+        return self.process is not None and server == self.process.popen.pid

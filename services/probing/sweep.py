@@ -22,6 +22,13 @@ re-sends it.
 
 The trade-off: a ``queued`` group that is merely waiting behind a long queue is re-sent after the requeue
 time too; the duplicate message finds the group claimed or done and costs one UPDATE.
+
+One sweep runs at a time across the fleet (a Postgres advisory lock): beat ticks every
+``JOB_SWEEP_SECONDS`` whatever a sweep's length, and a sweep of a large backlog outlasts that. Overlapping
+sweeps each redid the whole backlog, queued behind each other's row locks and took the worker's slots
+(measured with 141 due jobs on a loaded machine: six sweeps at once, 3 to 11 s each). A tick that finds a
+sweep running is dropped, since that sweep or the next tick covers it; a sweep asked for directly (after a
+fault) waits its turn.
 """
 
 from __future__ import annotations
@@ -48,8 +55,22 @@ ABANDONED_UPLOAD = timedelta(minutes=10)
 QUEUED_GRACE = timedelta(seconds=2)
 
 
+# The advisory lock of the job sweep (any number unique among the service's advisory locks).
+SWEEP_LOCK = 0x5E_EB_0B
+
+
+def sweep_unless_running() -> int:
+    """``sweep`` for a beat tick: nothing (0) if a sweep is running already anywhere."""
+    with transaction() as turn:
+        if not turn.scalar(select(func.pg_try_advisory_xact_lock(SWEEP_LOCK))):
+            log.info("a job sweep is running already: this tick is dropped")
+            return 0
+        return _sweep(after_fault=False)
+
+
 def sweep(after_fault: bool = False) -> int:
-    """Reset abandoned groups, refill windows, re-plan lost jobs; the number of jobs touched.
+    """Reset abandoned groups, refill windows, re-plan lost jobs; the number of jobs touched. Waits for
+    a sweep running elsewhere to end first.
 
     On its own clock a ``queued`` group is looked for in its lane once ``QUEUED_GRACE`` old, and an
     unplanned job's plan is sent again after the requeue time (it may only be waiting behind others).
@@ -57,9 +78,16 @@ def sweep(after_fault: bool = False) -> int:
     every push and every plan message of the moments before may have been lost, so both are re-sent at
     once (a duplicate plan finds its rows taken or the job planned and changes nothing).
     """
-    now, jobs = clock.now(), get_settings().jobs
+    with transaction() as turn:  # the lock is released when ``turn`` ends, or its connection dies
+        turn.execute(select(func.pg_advisory_xact_lock(SWEEP_LOCK)))
+        return _sweep(after_fault)
+
+
+def _sweep(after_fault: bool) -> int:
+    now = clock.now()
+    stale = now - timedelta(seconds=get_settings().jobs.requeue_after)
+    planned = plan_again(now, now if after_fault else stale)
     revive(now, timedelta(0) if after_fault else QUEUED_GRACE)
-    stale = now - timedelta(seconds=jobs.requeue_after)
     with transaction() as session:
         store.requeue_abandoned(session, now, stale)
         due = select(JobGroup.job_id).where(
@@ -68,15 +96,24 @@ def sweep(after_fault: bool = False) -> int:
         job_ids = list(session.scalars(due.distinct()))
         for job_id in job_ids:
             dispatch.fill_window(session, job_id)
-        lost = select(ValidationJob.id).where(
-            ValidationJob.status == JobStatus.QUEUED.value,
-            ValidationJob.planned_at.is_(None),
-            ValidationJob.created_at < (now if after_fault else stale),
-        )
+    return planned + len(job_ids)
+
+
+def plan_again(now: datetime, lost_before: datetime) -> int:
+    """Plan messages for the jobs never planned since before ``lost_before`` and for the abandoned uploads
+    that were paid for (opened; the unpaid ones deleted); how many were sent. A transaction of its own,
+    first: a client's list does not wait for the windows of every due job to be refilled (a sweep of a
+    large backlog takes seconds), nor fail with them."""
+    lost = select(ValidationJob.id).where(
+        ValidationJob.status == JobStatus.QUEUED.value,
+        ValidationJob.planned_at.is_(None),
+        ValidationJob.created_at < lost_before,
+    )
+    with transaction() as session:
         unplanned = list(session.scalars(lost)) + store.expire_uploads(session, now, now - ABANDONED_UPLOAD)
         for job_id in unplanned:
             send_after_commit(session, PLAN_JOB_TASK, job_id)
-    return len(job_ids) + len(unplanned)
+    return len(unplanned)
 
 
 def revive(now: datetime, grace: timedelta = QUEUED_GRACE) -> None:
