@@ -18,11 +18,14 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, models_jso
 from pydantic_core import core_schema
 from werkzeug.routing import Rule
 
+from services import errors as service
 from services.branding import Brand
+from services.errors import ServiceError
 from verifier import sandbox
 from web import auth, openapi_headers
 from web.auth import RATE_LIMITED
 from web.config import app_settings
+from web.errors import status_for
 from web.openapi_webhooks import models as event_models
 from web.openapi_webhooks import webhooks as event_webhooks
 from web.parsing import MAX_BODY_DEPTH
@@ -48,6 +51,7 @@ class Operation:
     coded_400: bool = False  # some 400s carry a spec 7.1 code (BATCH_EMPTY, BATCH_TOO_LARGE)
     raw_responses: Mapping[int, Mapping[str, Any]] | None = None  # status -> media type -> schema (streams)
     raw_description: str = "The results, streamed"  # what the raw responses hold
+    errors: tuple[type[ServiceError], ...] = ()  # each declared with its status and shape (web.errors)
 
     def models(self) -> list[tuple[type[BaseModel], Mode]]:
         pairs: list[tuple[type[BaseModel], Mode]] = [
@@ -68,8 +72,15 @@ def document(
     coded_400: bool = False,
     raw_responses: Mapping[int, Mapping[str, Any]] | None = None,
     raw_description: str = Operation.raw_description,
+    errors: tuple[type[ServiceError], ...] = (),
 ) -> Callable[[F], F]:
-    """Describe a view for /openapi.json (put it under the route decorator, above ``@require_scope``)."""
+    """Describe a view for /openapi.json (put it under the route decorator, above ``@require_scope``).
+
+    ``errors``: the service errors the view's own work can raise; each becomes a response of its status
+    (``web.errors.STATUS``) and shape, named by its code, unless ``responses`` describes that status.
+    The authentication, body and rate-limit answers every operation shares are added without asking.
+    tests/web/test_contract.py follows the code from each view and fails on a status left out.
+    """
 
     def decorate(view: F) -> F:
         operation = Operation(
@@ -82,6 +93,7 @@ def document(
             coded_400,
             raw_responses,
             raw_description,
+            errors,
         )
         setattr(view, OPERATION, operation)
         return view
@@ -285,6 +297,9 @@ def responses(
             "description": op.raw_description,
             "content": {name: {"schema": schema} for name, schema in media.items()},
         }
+    for status, body in raised(op.errors, refs).items():
+        out.setdefault(str(status), body)
+    out.setdefault("413", {**BODY_TOO_LARGE, "content": json_content(refs[(FlatError, "serialization")])})
     errors: dict[int, type[BaseModel]] = {500: FlatError, 503: FlatError}
     if authenticated:
         errors |= {401: CodedError, 403: CodedError}
@@ -304,6 +319,10 @@ def responses(
         }
     if getattr(view, RATE_LIMITED, False):
         out["429"] = too_many_requests(refs)
+    elif authenticated:
+        out.setdefault(
+            "429", {**REFUSED_TOO_OFTEN, "content": json_content(refs[(FlatError, "serialization")])}
+        )
     for code, body in out.items():
         body["headers"] = openapi_headers.for_response(int(code), authenticated=authenticated)
     out["414"] = {**URI_TOO_LONG}
@@ -317,6 +336,40 @@ URI_TOO_LONG = {
     "answered by the server itself, as HTML",
     "content": {"text/html": {"schema": {"type": "string"}}},
 }
+
+
+# The body limit is enforced before anything else (web.pipeline), on every route, whatever the method.
+BODY_TOO_LARGE = {
+    "description": "The request body is larger than this operation takes (flat, with the limit)"
+}
+# A caller refused for its key (missing, invalid, IP not allowed) speaks for no account: past its IP
+# address's windows the refusal becomes this 429 (web.auth.guarding), on any operation that takes a key.
+REFUSED_TOO_OFTEN = {
+    "description": "Too many requests refused for their key from this client's address: wait `retryAfter` "
+    "seconds (flat: retryAfter, limit, remaining, reset)",
+}
+
+
+def raised(errors: tuple[type[ServiceError], ...], refs: Refs) -> dict[int, dict[str, Any]]:
+    """One response per status the ``errors`` answer with, naming their codes; both shapes when a status
+    has both (a rate limit is flat, a quota refusal coded)."""
+    by_status: dict[int, list[type[ServiceError]]] = {}
+    for error in errors:
+        by_status.setdefault(status_for(error), []).append(error)
+    return {status: _raised_response(group, refs) for status, group in sorted(by_status.items())}
+
+
+def _raised_response(group: list[type[ServiceError]], refs: Refs) -> dict[str, Any]:
+    coded = [error for error in group if issubclass(error, service.CodedError)]
+    shapes = [model for model, used in ((CodedError, coded), (FlatError, len(coded) < len(group))) if used]
+    schemas = [refs[(model, "serialization")] for model in shapes]
+    names = [f"`{error.code}`" for error in coded] + [
+        first_paragraph(error.__doc__ or error.__name__) for error in group if error not in coded
+    ]
+    return {
+        "description": " or ".join(dict.fromkeys(names)),
+        "content": json_content(schemas[0] if len(schemas) == 1 else {"oneOf": schemas}),
+    }
 
 
 def too_many_requests(refs: Refs) -> dict[str, Any]:

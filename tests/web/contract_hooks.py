@@ -1,5 +1,5 @@
 """schemathesis hooks for the contract run: its own key survives, it authenticates one way, webhook URLs
-it generates never leave loopback.
+it generates never leave loopback, and formats the document names have values.
 
 - The run's key: any id naming it becomes one no key has (ids start at 1). The coverage and stateful
   phases do not consult ``filter_path_parameters``, and a PATCH or DELETE of that key would turn every
@@ -11,6 +11,10 @@ it generates never leave loopback.
   later, so a generated ``https://example.com/`` would send a DNS query, and an IP literal a connection,
   off this machine. Every URL with a host is pointed at ``localhost`` port 9 (nothing listens) before it
   is sent; the refusal of private and loopback targets is tested in tests/webhooks, not here.
+- ``ip-address-or-network`` (``allowedIps``): the document's pattern says exactly which entries are
+  taken, but it is long (every prefix length spelled out) and drawing from it costs seconds per
+  strategy; values of the format (addresses and ranges with no host bits set) are drawn instead, and
+  checked against the pattern. That the pattern is there is tested beside this run.
 - A CSV upload is text: its only schema is the pattern of the plain form, and the reader takes more CSV
   than a pattern can describe, so text outside the pattern (including numbers schemathesis would send as
   their text) is not generated. An array or object generated for it is kept: schemathesis sends it as
@@ -20,18 +24,37 @@ it generates never leave loopback.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import schemathesis
+from hypothesis import strategies as st
 
 SAFE_NETLOC = "localhost:9"
 PROTECTED_KEY_ID = os.environ.get("CONTRACT_KEY_ID", "")
 NO_KEY_ID = 0
 QUERY_KEY = "api_key"
 CSV = "text/csv"
+
+
+def _network(bits: int, build: Any) -> st.SearchStrategy[str]:
+    return st.tuples(st.integers(0, 2**bits - 1), st.integers(0, bits)).map(
+        lambda drawn: str(build(drawn, strict=False))
+    )
+
+
+schemathesis.openapi.format(
+    "ip-address-or-network",
+    st.one_of(
+        st.integers(0, 2**32 - 1).map(lambda n: str(ipaddress.IPv4Address(n))),
+        st.integers(0, 2**128 - 1).map(lambda n: str(ipaddress.IPv6Address(n))),
+        _network(32, ipaddress.IPv4Network),
+        _network(128, ipaddress.IPv6Network),
+    ),
+)
 
 
 @schemathesis.hook

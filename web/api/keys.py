@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response
 
 from services.keys import lifecycle, sealed
+from services.keys.errors import KeyInactive
 from web.auth import current_auth, require_scope
 from web.openapi import document
 from web.parsing import parse_body
@@ -70,7 +71,11 @@ def delete(key_id: int) -> Response:
 
 
 @bp.post("/<int:key_id>/refresh")
-@document("Issue a new secret for a key; the old one stops working at once", responses={200: RefreshOut})
+@document(
+    "Issue a new secret for a key; the old one stops working at once",
+    responses={200: RefreshOut},
+    errors=(KeyInactive,),
+)
 @require_scope("keys:write")
 def refresh(key_id: int) -> Response:
     return respond(RefreshOut.of_issued(lifecycle.refresh_key(current_auth(), key_id)))
