@@ -21,6 +21,7 @@ from werkzeug.routing import Rule
 from services import errors as service
 from services.branding import Brand
 from services.errors import ServiceError
+from services.usage.errors import RateLimited
 from verifier import sandbox
 from web import auth, openapi_headers
 from web.auth import RATE_LIMITED
@@ -291,15 +292,41 @@ def query_parameters(model: type[BaseModel] | None, refs: Refs, defs: dict[str, 
 def responses(
     rule: Rule, view: Callable[..., Any], op: Operation, refs: Refs, *, authenticated: bool
 ) -> dict[str, Any]:
+    rate_limited = getattr(view, RATE_LIMITED, False)
+    out = described(op, refs)
+    keyed = (RateLimited,) if authenticated and not rate_limited else ()
+    for status, body in raised(op.errors + keyed, refs).items():
+        out.setdefault(str(status), body)
+    out.setdefault("413", {**BODY_TOO_LARGE, "content": json_content(refs[(FlatError, "serialization")])})
+    for status, model in shared_errors(rule, op, authenticated=authenticated).items():
+        out.setdefault(str(status), response(model, refs))
+    if op.coded_400:
+        either = {"oneOf": [refs[(FlatError, "serialization")], refs[(CodedError, "serialization")]]}
+        out["400"] = {
+            "description": "Invalid input (flat, with field) or BATCH_EMPTY / BATCH_TOO_LARGE (coded)",
+            "content": json_content(either),
+        }
+    if rate_limited:
+        out["429"] = too_many_requests(refs)
+    for code, body in out.items():
+        body["headers"] = openapi_headers.for_response(int(code), authenticated=authenticated)
+    out["414"] = {**URI_TOO_LONG}
+    return out
+
+
+def described(op: Operation, refs: Refs) -> dict[str, Any]:
+    """The responses the view's ``@document`` describes itself."""
     out = {str(status): response(model, refs) for status, model in op.responses.items()}
     for status, media in (op.raw_responses or {}).items():
         out[str(status)] = {
             "description": op.raw_description,
             "content": {name: {"schema": schema} for name, schema in media.items()},
         }
-    for status, body in raised(op.errors, refs).items():
-        out.setdefault(str(status), body)
-    out.setdefault("413", {**BODY_TOO_LARGE, "content": json_content(refs[(FlatError, "serialization")])})
+    return out
+
+
+def shared_errors(rule: Rule, op: Operation, *, authenticated: bool) -> dict[int, type[BaseModel]]:
+    """The answers an operation gives by its kind: keyed, taking input, naming a resource."""
     errors: dict[int, type[BaseModel]] = {500: FlatError, 503: FlatError}
     if authenticated:
         errors |= {401: CodedError, 403: CodedError}
@@ -309,24 +336,7 @@ def responses(
         errors[415] = FlatError
     if rule.arguments:
         errors[404] = FlatError
-    for status, model in errors.items():
-        out.setdefault(str(status), response(model, refs))
-    if op.coded_400:
-        either = {"oneOf": [refs[(FlatError, "serialization")], refs[(CodedError, "serialization")]]}
-        out["400"] = {
-            "description": "Invalid input (flat, with field) or BATCH_EMPTY / BATCH_TOO_LARGE (coded)",
-            "content": json_content(either),
-        }
-    if getattr(view, RATE_LIMITED, False):
-        out["429"] = too_many_requests(refs)
-    elif authenticated:
-        out.setdefault(
-            "429", {**REFUSED_TOO_OFTEN, "content": json_content(refs[(FlatError, "serialization")])}
-        )
-    for code, body in out.items():
-        body["headers"] = openapi_headers.for_response(int(code), authenticated=authenticated)
-    out["414"] = {**URI_TOO_LONG}
-    return out
+    return errors
 
 
 # gunicorn refuses a request line (method, path and query string) over 4,094 bytes with a page of its own
@@ -342,10 +352,11 @@ URI_TOO_LONG = {
 BODY_TOO_LARGE = {
     "description": "The request body is larger than this operation takes (flat, with the limit)"
 }
-# A caller refused for its key (missing, invalid, IP not allowed) speaks for no account: past its IP
-# address's windows the refusal becomes this 429 (web.auth.guarding), on any operation that takes a key.
-REFUSED_TOO_OFTEN = {
-    "description": "Too many requests refused for their key from this client's address: wait `retryAfter` "
+# How an error without a code is described where it is declared: a caller refused for its key (missing,
+# invalid, IP not allowed) speaks for no account, and past its IP address's windows the refusal becomes
+# a 429 (web.auth.guarding), on any operation that takes a key.
+FLAT_DESCRIPTIONS: dict[type[ServiceError], str] = {
+    RateLimited: "Too many requests refused for their key from this client's address: wait `retryAfter` "
     "seconds (flat: retryAfter, limit, remaining, reset)",
 }
 
@@ -364,7 +375,9 @@ def _raised_response(group: list[type[ServiceError]], refs: Refs) -> dict[str, A
     shapes = [model for model, used in ((CodedError, coded), (FlatError, len(coded) < len(group))) if used]
     schemas = [refs[(model, "serialization")] for model in shapes]
     names = [f"`{error.code}`" for error in coded] + [
-        first_paragraph(error.__doc__ or error.__name__) for error in group if error not in coded
+        FLAT_DESCRIPTIONS.get(error) or first_paragraph(error.__doc__ or error.__name__)
+        for error in group
+        if error not in coded
     ]
     return {
         "description": " or ".join(dict.fromkeys(names)),
