@@ -14,7 +14,6 @@ import builtins
 import inspect
 import textwrap
 from collections.abc import Callable, Iterator
-from functools import cache
 from types import FunctionType, MethodType, ModuleType
 from typing import Any
 
@@ -27,23 +26,40 @@ Raisable = type[ServiceError] | type[HTTPException]
 
 
 def errors_of(roots: list[Callable[..., Any]]) -> set[Raisable]:
-    """Every error class reachable from ``roots``."""
-    seen: set[Callable[..., Any]] = set()
+    """Every error class that can leave one of ``roots``."""
+    return {error for root in roots for layer in _layers(root) for error in _escaping(layer, frozenset())}
+
+
+_ESCAPING: dict[Callable[..., Any], set[Raisable]] = {}
+
+
+def _escaping(function: Callable[..., Any], visiting: frozenset[Callable[..., Any]]) -> set[Raisable]:
+    """The errors ``function`` raises or lets through from its calls, less those an ``except`` around the
+    call swallows. A call back into a function being read adds nothing (recursion is not followed)."""
+    if function in _ESCAPING:
+        return _ESCAPING[function]
+    if function in visiting:
+        return set()
+    tree, scope = _tree(function), _scope(function)
     found: set[Raisable] = set()
-    stack = [layer for root in roots for layer in _layers(root)]
-    while stack:
-        function = stack.pop()
-        if function in seen:
-            continue
-        seen.add(function)
-        for target in targets(function):
-            if isinstance(target, type) and issubclass(target, ServiceError | HTTPException):
-                found.add(target)
-            elif isinstance(target, type) and _ours(target):
-                stack += [member for member in vars(target).values() if isinstance(member, FunctionType)]
-            elif callable(target) and _ours(target):
-                stack += list(_layers(target))
+    for node, caught in _named(tree) if tree is not None else ():
+        swallowed = [kind for kind in (_resolve(name, scope) for name in caught) if isinstance(kind, type)]
+        for error in _errors_from(_resolve(node, scope), visiting | {function}):
+            if not any(issubclass(error, kind) for kind in swallowed):
+                found.add(error)
+    _ESCAPING[function] = found
     return found
+
+
+def _errors_from(target: Any, visiting: frozenset[Callable[..., Any]]) -> set[Raisable]:
+    if isinstance(target, type) and issubclass(target, ServiceError | HTTPException):
+        return {target}
+    if isinstance(target, type) and _ours(target):
+        methods = [member for member in vars(target).values() if isinstance(member, FunctionType)]
+        return {error for method in methods for error in _escaping(method, visiting)}
+    if callable(target) and _ours(target):
+        return {error for layer in _layers(target) for error in _escaping(layer, visiting)}
+    return set()
 
 
 def _ours(thing: Any) -> bool:
@@ -58,17 +74,36 @@ def _layers(function: Callable[..., Any]) -> Iterator[Callable[..., Any]]:
         layer = getattr(layer, "__wrapped__", None)
 
 
-@cache
-def targets(function: Callable[..., Any]) -> list[Any]:
-    """What the names called or raised in ``function``'s body resolve to (those that resolve)."""
-    tree = _tree(function)
-    if tree is None:
-        return []
-    scope = _scope(function)
-    named = [node.func for node in ast.walk(tree) if isinstance(node, ast.Call)]
-    named += [node.exc for node in ast.walk(tree) if isinstance(node, ast.Raise) and node.exc is not None]
-    resolved = (_resolve(node, scope) for node in named)
-    return [target for target in resolved if target is not None]
+Caught = tuple[ast.expr, ...]
+
+
+def _named(node: ast.AST, caught: Caught = ()) -> Iterator[tuple[ast.expr, Caught]]:
+    """Each called or raised expression with the exception types caught around it; a handler that
+    re-raises (a bare ``raise``) catches nothing."""
+    if isinstance(node, ast.Call):
+        yield node.func, caught
+    elif isinstance(node, ast.Raise) and node.exc is not None:
+        yield node.exc, caught
+    if isinstance(node, ast.Try):
+        handlers = [handler for handler in node.handlers if not _reraises(handler)]
+        inner = caught + tuple(name for handler in handlers for name in _types(handler))
+        for statement in node.body:
+            yield from _named(statement, inner)
+        for other in [*node.handlers, *node.orelse, *node.finalbody]:
+            yield from _named(other, caught)
+        return
+    for child in ast.iter_child_nodes(node):
+        yield from _named(child, caught)
+
+
+def _reraises(handler: ast.ExceptHandler) -> bool:
+    return any(isinstance(node, ast.Raise) and node.exc is None for node in ast.walk(handler))
+
+
+def _types(handler: ast.ExceptHandler) -> Caught:
+    if handler.type is None:
+        return (ast.Name("BaseException"),)
+    return tuple(handler.type.elts) if isinstance(handler.type, ast.Tuple) else (handler.type,)
 
 
 def _tree(function: Callable[..., Any]) -> ast.AST | None:
