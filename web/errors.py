@@ -82,8 +82,12 @@ PHRASES: dict[int, str] = {429: "Rate Limit Exceeded"}
 
 
 def status_of(error: ServiceError) -> int:
+    return status_for(type(error))
+
+
+def status_for(error: type[ServiceError]) -> int:
     """The status of the nearest class in ``STATUS``; a service error nobody mapped is a server bug."""
-    return next((STATUS[cls] for cls in type(error).__mro__ if cls in STATUS), 500)
+    return next((STATUS[cls] for cls in error.__mro__ if cls in STATUS), 500)
 
 
 def coded(status: int, code: str, message: str, **extra: object) -> Response:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
 from flask import Flask
 from pydantic import BaseModel
@@ -19,10 +19,11 @@ from pydantic_core import core_schema
 from werkzeug.routing import Rule
 
 from services.branding import Brand
+from services.errors import ServiceError
 from verifier import sandbox
 from web import auth, openapi_headers
-from web.auth import RATE_LIMITED
 from web.config import app_settings
+from web.openapi_responses import Mode, Refs, json_content, responses
 from web.openapi_webhooks import models as event_models
 from web.openapi_webhooks import webhooks as event_webhooks
 from web.parsing import MAX_BODY_DEPTH
@@ -33,10 +34,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 OPERATION = "verimail_operation"
 OPENAPI_EXTENSION = "verimail.openapi"
 REF = "#/components/schemas/{model}"
-# On a blueprint's ``before_request`` gate: the 403 codes it answers on every route of the blueprint.
-REFUSES = "verimail_refuses"
+# On a blueprint's ``before_request`` gate: the service errors it raises on every route of the blueprint.
+GATE_ERRORS = "verimail_gate_errors"
 PATH_ARG = re.compile(r"<(?:(\w+):)?(\w+)>")
-Mode = Literal["validation", "serialization"]
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class Operation:
     coded_400: bool = False  # some 400s carry a spec 7.1 code (BATCH_EMPTY, BATCH_TOO_LARGE)
     raw_responses: Mapping[int, Mapping[str, Any]] | None = None  # status -> media type -> schema (streams)
     raw_description: str = "The results, streamed"  # what the raw responses hold
-    refuses: Mapping[str, str] | None = None  # 403 codes beyond the key checks: code -> when
+    errors: tuple[type[ServiceError], ...] = ()  # each declared with its status and shape (web.errors)
 
     def models(self) -> list[tuple[type[BaseModel], Mode]]:
         pairs: list[tuple[type[BaseModel], Mode]] = [
@@ -71,9 +71,15 @@ def document(
     coded_400: bool = False,
     raw_responses: Mapping[int, Mapping[str, Any]] | None = None,
     raw_description: str = Operation.raw_description,
-    refuses: Mapping[str, str] | None = None,
+    errors: tuple[type[ServiceError], ...] = (),
 ) -> Callable[[F], F]:
-    """Describe a view for /openapi.json (put it under the route decorator, above ``@require_scope``)."""
+    """Describe a view for /openapi.json (put it under the route decorator, above ``@require_scope``).
+
+    ``errors``: the service errors the view's own work can raise; each becomes a response of its status
+    (``web.errors.STATUS``) and shape, named by its code, unless ``responses`` describes that status.
+    The authentication, body and rate-limit answers every operation shares are added without asking.
+    tests/web/test_contract.py follows the code from each view and fails on a status left out.
+    """
 
     def decorate(view: F) -> F:
         operation = Operation(
@@ -86,15 +92,12 @@ def document(
             coded_400,
             raw_responses,
             raw_description,
-            refuses,
+            errors,
         )
         setattr(view, OPERATION, operation)
         return view
 
     return decorate
-
-
-Refs = Mapping[tuple[Any, Mode], Any]
 
 
 def build(app: Flask) -> dict[str, Any]:
@@ -116,8 +119,8 @@ def build(app: Flask) -> dict[str, Any]:
     paths: dict[str, dict[str, Any]] = {}
     for rule, view, op in documented:
         for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
-            described = operation(rule, view, op, refs, defs, refused=refusals(app, rule, op))
-            paths.setdefault(path_of(rule), {})[method.lower()] = described
+            gated = with_gates(app, rule, op)
+            paths.setdefault(path_of(rule), {})[method.lower()] = operation(rule, view, gated, refs, defs)
     root = document_root(app, paths, defs)
     root["webhooks"] = event_webhooks(lambda model: refs[(model, "serialization")])
     return root
@@ -215,27 +218,19 @@ class InputsWithoutNull(GenerateJsonSchema):
         return generated
 
 
+def with_gates(app: Flask, rule: Rule, op: Operation) -> Operation:
+    """``op`` with the errors its blueprint's gates (``GATE_ERRORS``) raise before any of its views."""
+    gates = app.before_request_funcs.get(rule.endpoint.rpartition(".")[0], [])
+    raised = tuple(error for gate in gates for error in getattr(gate, GATE_ERRORS, ()))
+    return replace(op, errors=tuple(dict.fromkeys(op.errors + raised)))
+
+
 def path_of(rule: Rule) -> str:
     return PATH_ARG.sub(r"{\2}", rule.rule)
 
 
-def refusals(app: Flask, rule: Rule, op: Operation) -> dict[str, str]:
-    """The 403 codes of ``rule`` beyond the key checks: its blueprint's gates' (``REFUSES``), its own."""
-    gates = app.before_request_funcs.get(rule.endpoint.rpartition(".")[0], [])
-    found: dict[str, str] = {}
-    for gate in gates:
-        found |= getattr(gate, REFUSES, {})
-    return found | dict(op.refuses or {})
-
-
 def operation(
-    rule: Rule,
-    view: Callable[..., Any],
-    op: Operation,
-    refs: Refs,
-    defs: dict[str, Any],
-    *,
-    refused: Mapping[str, str],
+    rule: Rule, view: Callable[..., Any], op: Operation, refs: Refs, defs: dict[str, Any]
 ) -> dict[str, Any]:
     scope = getattr(view, auth.SCOPE, None)
     alternatives = getattr(view, auth.ALTERNATIVE_SCOPES, ())
@@ -245,7 +240,7 @@ def operation(
         "summary": op.summary,
         "description": op.description + required_scopes(scope, alternatives),
         "parameters": path_parameters(rule) + query_parameters(op.query, refs, defs),
-        "responses": responses(rule, view, op, refs, authenticated=not is_public, refused=refused),
+        "responses": responses(rule, view, op, refs, authenticated=not is_public),
     }
     if is_public:
         body["security"] = []
@@ -295,81 +290,3 @@ def query_parameters(model: type[BaseModel] | None, refs: Refs, defs: dict[str, 
         {"name": name, "in": "query", "required": name in required, "schema": prop}
         for name, prop in schema.get("properties", {}).items()
     ]
-
-
-def responses(
-    rule: Rule,
-    view: Callable[..., Any],
-    op: Operation,
-    refs: Refs,
-    *,
-    authenticated: bool,
-    refused: Mapping[str, str],
-) -> dict[str, Any]:
-    out = {str(status): response(model, refs) for status, model in op.responses.items()}
-    for status, media in (op.raw_responses or {}).items():
-        out[str(status)] = {
-            "description": op.raw_description,
-            "content": {name: {"schema": schema} for name, schema in media.items()},
-        }
-    errors: dict[int, type[BaseModel]] = {500: FlatError, 503: FlatError}
-    if authenticated:
-        errors |= {401: CodedError, 403: CodedError}
-    if op.request or op.query or op.raw_body:
-        errors[400] = FlatError
-    if op.request or op.raw_body:
-        errors[415] = FlatError
-    if rule.arguments:
-        errors[404] = FlatError
-    for status, model in errors.items():
-        out.setdefault(str(status), response(model, refs))
-    if op.coded_400:
-        either = {"oneOf": [refs[(FlatError, "serialization")], refs[(CodedError, "serialization")]]}
-        out["400"] = {
-            "description": "Invalid input (flat, with field) or BATCH_EMPTY / BATCH_TOO_LARGE (coded)",
-            "content": json_content(either),
-        }
-    if refused and "403" in out:
-        out["403"] = forbidden(out["403"], refused)
-    if getattr(view, RATE_LIMITED, False):
-        out["429"] = too_many_requests(refs)
-    for code, body in out.items():
-        body["headers"] = openapi_headers.for_response(int(code), authenticated=authenticated)
-    out["414"] = {**URI_TOO_LONG}
-    return out
-
-
-# gunicorn refuses a request line (method, path and query string) over 4,094 bytes with a page of its own
-# before the app runs: any operation can answer it, as HTML and without the API's headers.
-URI_TOO_LONG = {
-    "description": "The path and query string are longer than the HTTP server takes (about 4 KB); "
-    "answered by the server itself, as HTML",
-    "content": {"text/html": {"schema": {"type": "string"}}},
-}
-
-
-def forbidden(documented: dict[str, Any], refused: Mapping[str, str]) -> dict[str, Any]:
-    """The 403 answer naming the operation's own refusals beside the key checks."""
-    codes = "; ".join(f"`{code}` {when}" for code, when in refused.items())
-    return {**documented, "description": f"{documented['description']} This operation also answers {codes}."}
-
-
-def too_many_requests(refs: Refs) -> dict[str, Any]:
-    """Both 429s of docs/plans.md: the rate limit (flat shape) and the monthly hard limit (coded)."""
-    either = {"oneOf": [refs[(FlatError, "serialization")], refs[(CodedError, "serialization")]]}
-    description = "Rate limit (flat: retryAfter, limit, remaining, reset) or monthly hard limit (coded)"
-    return {"description": description, "content": json_content(either)}
-
-
-def response(model: type[BaseModel], refs: Refs) -> dict[str, Any]:
-    description = first_paragraph(model.__doc__ or model.__name__)
-    return {"description": description, "content": json_content(refs[(model, "serialization")])}
-
-
-def first_paragraph(text: str) -> str:
-    """A docstring's first paragraph on one line (its first line alone can stop mid-sentence)."""
-    return " ".join(text.strip().split("\n\n")[0].split())
-
-
-def json_content(schema: Any) -> dict[str, Any]:
-    return {"application/json": {"schema": schema}}

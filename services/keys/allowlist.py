@@ -11,6 +11,8 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable
 
+from services.keys.allowlist_pattern import ENTRY
+
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 MAX_ENTRIES = 100
@@ -19,14 +21,30 @@ MAX_ENTRIES = 100
 def normalise_entry(entry: str) -> str:
     """The canonical text of one entry; ValueError with advice when it is not an address or range."""
     text = entry.strip()
-    try:
-        network = ipaddress.ip_network(text, strict=True)
-    except ValueError:
-        loose = _loose_network(text)
-        if loose is None:
-            raise ValueError(f"{entry!r} is not an IPv4/IPv6 address or CIDR range") from None
-        raise ValueError(f"{entry!r} has host bits set; did you mean {loose}?") from None
+    if not ENTRY.fullmatch(text):
+        raise ValueError(_advice(entry, text))
+    network = ipaddress.ip_network(text)
     return str(network.network_address) if "/" not in text else str(network)
+
+
+def _advice(entry: str, text: str) -> str:
+    loose = _loose_network(text)
+    if loose is None:
+        return f"{entry!r} is not an IPv4/IPv6 address or CIDR range"
+    if not _strict(text):
+        return f"{entry!r} has host bits set; did you mean {loose}?"
+    return (
+        f"{entry!r} is not written as entries are: dotted decimal IPv4, hexadecimal IPv6 groups (no zone, "
+        "no dotted IPv4 inside), a prefix length without leading zeros"
+    )
+
+
+def _strict(text: str) -> bool:
+    try:
+        ipaddress.ip_network(text, strict=True)
+    except ValueError:
+        return False
+    return True
 
 
 def _loose_network(text: str) -> Network | None:

@@ -11,8 +11,10 @@ it generates never leave loopback, and formats the document names have values.
   later, so a generated ``https://example.com/`` would send a DNS query, and an IP literal a connection,
   off this machine. Every URL with a host is pointed at ``localhost`` port 9 (nothing listens) before it
   is sent; the refusal of private and loopback targets is tested in tests/webhooks, not here.
-- ``ip-address-or-network`` (``allowedIps``) is a format of the document's own: addresses and CIDR
-  ranges with no host bits set.
+- ``ip-address-or-network`` (``allowedIps``): the document's pattern says exactly which entries are
+  taken, but it is long (every prefix length spelled out) and drawing from it costs seconds per
+  strategy; values of the format (addresses and ranges with no host bits set) are drawn instead, and
+  checked against the pattern. That the pattern is there is tested beside this run.
 - A CSV upload is text: its only schema is the pattern of the plain form, and the reader takes more CSV
   than a pattern can describe, so text outside the pattern (including numbers schemathesis would send as
   their text) is not generated. An array or object generated for it is kept: schemathesis sends it as

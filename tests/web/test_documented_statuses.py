@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from models.accounts import Tier
+from settings import get_settings
 from tests.fixtures.db import Persona, open_persona
 from tests.workers.harness import Api, job_env, live_api
 
@@ -112,3 +113,13 @@ def test_every_operation_documents_the_414_of_the_http_server(document: dict[str
     for path, item in document["paths"].items():
         for method, operation in item.items():
             assert list(operation["responses"]["414"]["content"]) == ["text/html"], (method, path)
+
+
+def test_a_body_over_the_limit_is_a_documented_413_even_where_no_body_is_read(
+    live_api: Api, owner: Persona, document: dict[str, Any]
+) -> None:
+    """The limit is enforced before the route is looked at (a GET of the key list reads no body)."""
+    too_large = b"x" * (get_settings().max_body_bytes + 1)
+    response = live_api.call("get", "/api/keys", owner, data=too_large)
+    assert response.status_code == 413, response.text
+    assert 413 in documented(document, "/api/keys", "get")

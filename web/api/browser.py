@@ -8,6 +8,8 @@ from pathlib import Path
 from flask import Blueprint, Response, request, send_file
 
 from services.browser import confirmations, validation
+from services.browser.errors import BudgetExhausted
+from services.usage.errors import QuotaExhausted
 from web.auth import current_auth, public, require_scope
 from web.branding import link_host
 from web.client_ip import client_ip
@@ -19,7 +21,6 @@ from web.pipeline import time_left
 from web.schemas.base import respond
 from web.schemas.browser import (
     BrowserAnswerOut,
-    BrowserRefusedOut,
     BrowserValidateBody,
     ConfirmBody,
     ConfirmedOut,
@@ -36,7 +37,8 @@ WIDGET_MAX_AGE = 3600  # an hour: a fixed widget reaches pages soon, and browser
 @document(
     "Validate an address from a web page (publishable key)",
     request=BrowserValidateBody,
-    responses={200: BrowserAnswerOut, 429: BrowserRefusedOut},
+    responses={200: BrowserAnswerOut},
+    errors=(BudgetExhausted, QuotaExhausted),
     description="Called by the widget (GET /widget.js) or a page's own script with the publishable key in "
     "`X-API-Key`, from a page on one of the key's `allowedOrigins` (CORS: other pages cannot read the "
     "answer, and the service refuses them with 403 ORIGIN_NOT_ALLOWED; a script off any page can send any "

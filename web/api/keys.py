@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
+from services.errors import LiveModeRequired
 from services.keys import lifecycle, sealed
+from services.keys.errors import KeyInactive
 from web.auth import current_auth, require_scope
 from web.openapi import document
 from web.parsing import parse_body
@@ -29,10 +31,7 @@ bp = Blueprint("keys", __name__, url_prefix="/api/keys")
     "Create an API key (its secret is shown once)",
     request=CreateKeyBody,
     responses={201: CreatedKeyOut},
-    refuses={
-        "LIVE_MODE_REQUIRED": "when a test key asks for a live key (`livemode: true`): only a live key "
-        "makes one (extra `mode`, `requiredMode`)"
-    },
+    errors=(LiveModeRequired,),
 )
 @require_scope("keys:write")
 def create() -> Response:
@@ -80,7 +79,11 @@ def delete(key_id: int) -> Response:
 
 
 @bp.post("/<int:key_id>/refresh")
-@document("Issue a new secret for a key; the old one stops working at once", responses={200: RefreshOut})
+@document(
+    "Issue a new secret for a key; the old one stops working at once",
+    responses={200: RefreshOut},
+    errors=(KeyInactive,),
+)
 @require_scope("keys:write")
 def refresh(key_id: int) -> Response:
     return respond(RefreshOut.of_issued(lifecycle.refresh_key(current_auth(), key_id)))

@@ -12,15 +12,11 @@ from __future__ import annotations
 
 from flask import Blueprint
 
+from services.errors import LiveModeRequired
 from services.resellers.access import ensure_acting_reseller
+from services.resellers.errors import PlanUpgradeRequired
 from web.auth import current_auth
-from web.openapi import REFUSES
-
-PLAN_REFUSED = "when the account is not on Enterprise Plus (extra `tier`, `requiredTier`)"
-LIVE_ONLY = (
-    "when the key is a test key: reseller features act on real customers' accounts, billing and domains, "
-    "so they work with live keys only (extra `mode`, `requiredMode`)"
-)
+from web.openapi import GATE_ERRORS
 
 
 def reseller_blueprint(name: str, url_prefix: str) -> Blueprint:
@@ -33,4 +29,4 @@ def _only_resellers() -> None:
     ensure_acting_reseller(current_auth())
 
 
-setattr(_only_resellers, REFUSES, {"PLAN_UPGRADE_REQUIRED": PLAN_REFUSED, "LIVE_MODE_REQUIRED": LIVE_ONLY})
+setattr(_only_resellers, GATE_ERRORS, (PlanUpgradeRequired, LiveModeRequired))

@@ -133,11 +133,5 @@ class TokenRefusedOut(CodedError):
     page's verdict is not to be trusted, and the token is not used up."""
 
 
-class BrowserRefusedOut(CodedError):
-    """PUBLISHABLE_KEY_BUDGET_EXCEEDED: the key's daily or monthly budget is used up (budget, limit, used,
-    resetsAt, retryAfter); or RATE_LIMIT_EXCEEDED: the account's monthly quota is, and a publishable key is
-    never answered into overage. Retry-After says when; the widget lets the form go on."""
-
-
 class TokenReplayedOut(CodedError):
     """TOKEN_ALREADY_CONFIRMED: the token was confirmed before (a replay)."""

@@ -17,7 +17,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from models.keys import DEFAULT_DAILY_BUDGET, DEFAULT_MONTHLY_BUDGET, ApiKey
-from services.keys import allowlist, lifecycle, origins, scopes, secrets
+from services.keys import allowlist, allowlist_pattern, lifecycle, origins, scopes, secrets
 from web.schemas.base import LIVEMODE_DATA, Body, Out, Timestamp
 from web.schemas.inputs import ORIGIN_PATTERN, integral, patterned, trimmed
 
@@ -28,14 +28,14 @@ def known_scope(scope: str) -> str:
     return scope
 
 
-# A format of its own: "no host bits set" (10.0.0.0/24, not 10.0.0.7/24) is more than a pattern can say.
-# No pattern beside it either: schemathesis draws boundary strings from a pattern without the format (" 0"
-# for one that only refused blanks and NUL), which the service rightly refuses. The format already excludes
-# blanks and NUL; ``minLength`` says so to validators that skip formats ("::" is the shortest address).
+# The pattern is the service's own (services.keys.allowlist_pattern), "no host bits set" spelled out per
+# prefix length: with a format alone, which only our tools know, everyone else's let any string through
+# ("000"). The format stays beside it: the pattern is long, and drawing values from it is slow, so a tool
+# that knows the format (the contract run) draws from that and checks the pattern.
 IP_ENTRY_SCHEMA = {
     "type": "string",
     "format": "ip-address-or-network",
-    "minLength": 2,
+    "pattern": allowlist_pattern.ENTRY_PATTERN,
     "description": "An IPv4 or IPv6 address, or a CIDR range of either with no host bits set "
     "(10.0.0.0/24, 2001:db8::/32); whitespace around it is trimmed.",
 }
