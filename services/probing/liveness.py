@@ -101,6 +101,8 @@ def look_for_the_dead() -> int:
 def leave() -> None:
     """A graceful stop: nothing left in flight; what the process still holds is deleted now."""
     if ME.name:
+        HOLDS.after_renewal.clear()  # nor put back by a renewal before the process exits
+        HOLDS.drop(_alive_key(ME.name))
         try:
             bury(ME.name)
         except RedisError as error:
