@@ -27,6 +27,8 @@ from tests.faults.worker_load import DOMAINS, Outcome, assert_lost_nothing, run
 from tests.processes import OwnRedis
 from tests.webhooks.receiver import Receiver
 
+# The first test starts the stack and makes the fault-free run; a stalled run fails on PATIENCE first.
+pytestmark = pytest.mark.timeout(240)
 SLACK = 15.0
 SERVERS = 12
 # Variables of the test run's own process that must not reach the stack: it runs on the defaults.
