@@ -69,7 +69,16 @@ ME = Me()
 
 
 def register(nodename: str) -> None:
-    """This worker process is alive (until ``leave``); bury the dead of its own host, then sweep."""
+    """This worker process is alive (until ``leave``); bury the dead of its own host, then sweep. With
+    Redis unreachable the worker runs unregistered: its death is then noticed as its holds run out."""
+    try:
+        _register(nodename)
+    except RedisError as error:
+        log.warning("not registered as alive, Redis unreachable: %s", error)
+    RECOVERY.sweep_when_back()  # a worker starting resumes orphaned work as a reconnecting one does
+
+
+def _register(nodename: str) -> None:
     ME.name = f"{nodename} {os.getpid()} {secrets.token_hex(4)}"
     ME.where = f"{_host()} {os.getpid()} {_started(os.getpid())}"
     HOLDS.record = key("holds", ME.name)
@@ -82,11 +91,18 @@ def register(nodename: str) -> None:
     HOLDS.after_renewal.append(look_for_the_dead)
     dead = [name for name, where in _peers().items() if _gone_from_this_host(where)]
     _bury_all(dead, "gone from this host")
-    RECOVERY.sweep_when_back()  # a worker starting resumes orphaned work as a reconnecting one does
 
 
 def look_for_the_dead() -> int:
-    """After a renewal: bury the workers whose alive key ran out; how many this process buried."""
+    """After a renewal: bury the workers whose alive key ran out; how many this process buried (none
+    while Redis is unreachable: the holds' renewal says so in the log)."""
+    try:
+        return _look_for_the_dead()
+    except RedisError:
+        return 0
+
+
+def _look_for_the_dead() -> int:
     get_redis().hset(_registry(), ME.name, ME.where)  # back in place after a Redis restart
     peers = [name for name in _peers() if name != ME.name]
     if not peers:
