@@ -1,6 +1,7 @@
 """A worker process found dead has what it held freed at once: its seat and its SMTP session slot, by the
 first live worker to see its alive mark run out, or by a worker starting on its host; a seat someone took
-since is left to them, and a process of another host is never judged by a PID.
+since is left to them, and a process of another host is never judged by a PID. A worker told to stop
+runs no new round and hands its seat on.
 
 The sweep that follows a burial (``services.probing.recovery``) is recorded, not run: it would sweep the
 whole run's database under the other tests."""
@@ -14,7 +15,7 @@ import subprocess
 import pytest
 
 from services.lease_sets import set_key
-from services.probing import lanes, liveness, politeness
+from services.probing import lane_runs, lanes, liveness, politeness
 from services.probing.holds import HOLDS, Holds
 from services.probing.lanes import LaneRef
 from services.probing.policy import Politeness
@@ -120,3 +121,18 @@ def test_a_starting_worker_buries_its_hosts_dead_at_once_but_judges_no_other_hos
     assert sweeps == ["sweep", "sweep"]  # the burial's, and the start's own
     liveness.leave()
     assert not get_redis().hexists(key("workers"), liveness.ME.name)
+
+
+def test_a_worker_told_to_stop_runs_no_new_round_and_hands_its_seat_on(
+    job_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seat = f"stopping-{secrets.token_hex(4)}.test"
+    lanes.push([LaneRef(1, seat, 7, 1)])  # a ref waiting, its drain message on its way
+    monkeypatch.setattr(liveness, "STOPPING", liveness.STOPPING.__class__())
+    monkeypatch.setattr(lane_runs, "STOPPING", liveness.STOPPING)
+    liveness.STOPPING.set()
+
+    assert lane_runs.drain(seat) == 0  # the message taken, no round run
+
+    assert lanes.owners([seat]) == {seat: "sent"}  # a new drain message for another worker
+    assert lanes.pop_round(seat, 100).group_ids == [1]  # the ref still there for it
