@@ -2,7 +2,7 @@
 so ``bench.faults`` may stop, restart and kill any of them. The machine's shared Postgres (5432) and Redis
 (6379) are never touched.
 
-The stores and the processes are started by the test suite's launchers (``tests.processes``, and
+The stores and the processes are started by the test suite's launchers (``tests.faults.procfile``, and
 ``tests.faults.stack`` for Postgres): one way to start them, whoever asks.
 Processes: gunicorn (``WEB_CONCURRENCY`` 2 x 8 threads), ``worker`` (default queue, 8 threads),
 ``webhooks`` (16 threads), ``probes`` (gevent, 500) and ``beat``, with the service's own timings.
@@ -13,8 +13,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,11 +25,10 @@ import trustme
 
 from bench.validation_workers import _account as account
 from maillab import MailLab
+from tests.faults.procfile import Processes
 from tests.faults.stack import OwnPostgres, migrate
-from tests.processes import Gunicorn, OwnRedis, Process, start_beat, start_gunicorn, start_worker
+from tests.processes import Gunicorn, OwnRedis
 from tests.webhooks.receiver import Receiver
-
-PROCESSES = ("web", "worker", "webhooks", "probes", "beat")
 
 
 @dataclass
@@ -40,9 +38,13 @@ class Service:
     postgres: OwnPostgres
     redis: OwnRedis
     env: dict[str, str]
-    processes: dict[str, Any]
+    started: Processes
     key: str
     receiver: Receiver
+
+    @property
+    def processes(self) -> dict[str, Any]:
+        return self.started.running
 
     @property
     def base_url(self) -> str:
@@ -57,11 +59,6 @@ class Service:
         connection.close()
         return rows
 
-    def restart_probes(self) -> None:
-        """SIGKILL the probes worker and start another, as a supervisor would; returns once it is ready."""
-        self.processes["probes"].kill()
-        self.processes["probes"] = _starters(self.env)["probes"]()
-
 
 @contextmanager
 def running_service(lab: MailLab, *, persistent_redis: bool) -> Iterator[Service]:
@@ -72,20 +69,20 @@ def running_service(lab: MailLab, *, persistent_redis: bool) -> Iterator[Service
     ca.cert_pem.write_to_path(str(bundle))
     postgres, redis_server = OwnPostgres(), OwnRedis(persistent=persistent_redis)
     receiver = Receiver(ca=ca)
-    processes: dict[str, Any] = {}
+    started: Processes | None = None
     try:
         postgres.create()
         redis_server.start()
         env = _environment(lab, postgres, redis_server, bundle)
         migrate(env)
-        processes.update(_start_all(env))
+        started = _start_all(env)
         receiver.start()
-        service = Service(postgres, redis_server, env, processes, account(env), receiver)
+        service = Service(postgres, redis_server, env, started, account(env), receiver)
         _subscribe(service)
         yield service
     finally:
-        with ThreadPoolExecutor(len(PROCESSES)) as pool:  # each waits for its own warm shutdown
-            list(pool.map(lambda process: process.stop(), processes.values()))
+        if started is not None:
+            started.stop_all()
         receiver.stop()
         redis_server.stop()
         postgres.destroy()
@@ -109,38 +106,15 @@ def _environment(lab: MailLab, postgres: OwnPostgres, redis_server: OwnRedis, bu
     )
 
 
-def _starters(env: dict[str, str]) -> dict[str, Callable[[], Process]]:
-    folder = Path(tempfile.mkdtemp(prefix="vm-faults-web-"))
-    name = f"faults{os.getpid()}"
-    return {
-        "web": lambda: start_gunicorn(env, folder, WEB_CONCURRENCY="2"),
-        "worker": lambda: start_worker(env, f"{name}-w", concurrency=8, queues="default", pool="threads"),
-        "webhooks": lambda: start_worker(env, f"{name}-h", concurrency=16, queues="webhooks", pool="threads"),
-        "probes": lambda: start_worker(env, f"{name}-p", concurrency=500, queues="probes"),
-        "beat": lambda: start_beat(env, f"{name}-b"),
-    }
-
-
-def _start_all(env: dict[str, str]) -> dict[str, Any]:
+def _start_all(env: dict[str, str]) -> Processes:
     """Every process at once; on a busy machine a process may miss the launcher's minute to be ready, so
     once more after a failure."""
+    started = Processes(env, Path(tempfile.mkdtemp(prefix="vm-faults-web-")), f"faults{os.getpid()}")
     try:
-        return _start_each(env)
+        started.start_all()
     except RuntimeError as error:
         print(f"(processes started again: {str(error).splitlines()[0]})", file=sys.stderr)
-        return _start_each(env)
-
-
-def _start_each(env: dict[str, str]) -> dict[str, Any]:
-    """Every process at once (each takes seconds to import); on a failure the started ones are stopped."""
-    starters = _starters(env)
-    with ThreadPoolExecutor(len(starters)) as pool:
-        futures = {name: pool.submit(start) for name, start in starters.items()}
-    started = {name: future.result() for name, future in futures.items() if future.exception() is None}
-    if len(started) < len(starters):
-        for process in started.values():
-            process.stop()
-        raise next(error for future in futures.values() if (error := future.exception()) is not None)
+        started.start_all()
     return started
 
 

@@ -12,6 +12,11 @@ batch of ``--batch-size`` (100) and wait, and the fault is made while they do (a
 - ``redis-restart``: Redis stopped and started empty (no persistence, like production's);
 - ``redis-restart-aof``: the same with an append-only file (every key comes back);
 - ``kill-probes``: the probes worker killed with SIGKILL and another started, as a supervisor would;
+- ``kill-worker``: the same for the ``worker`` process (default queue: plans, sweeps);
+- ``term-probes``, ``term-worker``: the process told to stop (SIGTERM, a warm shutdown, as a deploy
+  does; SIGKILL if it outlives 15 s) and another started;
+- ``rolling-restart``: every process type in turn (web, worker, webhooks, probes, beat) told to stop and
+  started again, as a rolling deploy does;
 - ``kill-web``: one gunicorn worker killed with SIGKILL (its master starts another; its requests drop).
 
 Per scenario: the list's time from upload to done, its time after the fault ended, lost items (jobs
@@ -38,6 +43,7 @@ from bench import fault_load
 from bench.fault_stack import Service, running_service
 from maillab import MailLab
 from maillab.world import bench_world
+from tests.faults.procfile import PROCESS_TYPES
 
 SLACK = 30.0  # the target: fault-free time + outage + this
 HEADER = (
@@ -72,6 +78,11 @@ def _restart_redis(service: Service, _outage: float) -> None:
     service.redis.start()
 
 
+def _rolling_restart(service: Service, _outage: float) -> None:
+    for kind in PROCESS_TYPES:
+        service.started.restart(kind)
+
+
 def _kill_web_worker(service: Service, _outage: float) -> None:
     os.kill(service.processes["web"].worker_pids()[0], signal.SIGKILL)
 
@@ -84,7 +95,11 @@ FAULTS = {
         Fault("postgres-outage", _postgres_outage),
         Fault("redis-restart", _restart_redis),
         Fault("redis-restart-aof", _restart_redis, persistent_redis=True),
-        Fault("kill-probes", lambda service, _outage: service.restart_probes()),
+        Fault("kill-probes", lambda service, _outage: service.started.kill("probes")),
+        Fault("kill-worker", lambda service, _outage: service.started.kill("worker")),
+        Fault("term-probes", lambda service, _outage: service.started.restart("probes")),
+        Fault("term-worker", lambda service, _outage: service.started.restart("worker")),
+        Fault("rolling-restart", _rolling_restart),
         Fault("kill-web", _kill_web_worker),
     )
 }

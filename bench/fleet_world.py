@@ -14,6 +14,7 @@ import math
 import random
 from dataclasses import dataclass, replace
 
+from services.probing.holds import HOLD_SECONDS
 from services.probing.policy import Politeness
 from settings import Settings
 from verifier.config import EngineConfig
@@ -49,7 +50,7 @@ class Policy:
             pipelining=engine.smtp_pipelining,
             idle_seconds=engine.smtp_session_idle,
             deadline=engine.smtp_deadline,
-            politeness=Politeness.read(jobs, engine.smtp_deadline),
+            politeness=Politeness.read(jobs, HOLD_SECONDS),
             lane_turn=jobs.lane_turn,
             window=jobs.window,
         )

@@ -48,7 +48,9 @@ def message_config(settings: Settings) -> dict[str, Any]:
     """What publishers and workers must agree on: broker, key prefix, queues, routes, serialisation."""
     return {
         "broker_url": settings.redis_url,
-        # Redis redelivers an unacknowledged task only after this timeout: keep it above the longest task.
+        # Redis redelivers an unacknowledged task only after this timeout: keep it above the longest task
+        # (a shorter one hands a running plan or lane turn to a second worker). A killed worker's messages
+        # wait that long; its work does not: liveness re-sends it from Postgres (``services.probing``).
         # The key prefix isolates concurrent test runs (and tenants of a shared Redis) from each other.
         "broker_transport_options": {
             "visibility_timeout": 3600,

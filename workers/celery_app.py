@@ -18,11 +18,15 @@ from celery.signals import (
     celeryd_init,
     worker_process_init,
     worker_ready,
+    worker_shutdown,
+    worker_shutting_down,
 )
 from gevent import monkey
 
 from scheduler.schedule import TASK_MODULES, beat_schedule
 from services.broker import message_config
+from services.probing import liveness
+from services.probing.fleet_engine import shared_engine
 from settings import Settings, get_settings
 from verifier.engine import ready_to_serve
 from web import logs
@@ -69,6 +73,27 @@ def out_of_the_collectors_sight(**_: object) -> None:
     too, as the young objects of a round are freed by reference counting, not by the collector."""
     ready_to_serve()
     gc.set_threshold(YOUNG_OBJECTS_BEFORE_COLLECTION, *gc.get_threshold()[1:])
+
+
+@worker_ready.connect  # type: ignore[untyped-decorator]
+def alive(sender: object, **_: object) -> None:
+    """Registered as alive; the dead of this host buried and their work resumed (``liveness``)."""
+    liveness.register(str(getattr(sender, "hostname", "worker")))
+
+
+@worker_shutting_down.connect  # type: ignore[untyped-decorator]
+def stopping(**_: object) -> None:
+    """A warm shutdown waits for the running tasks: lane turns end after their round and hand on."""
+    liveness.STOPPING.set()
+
+
+@worker_shutdown.connect  # type: ignore[untyped-decorator]
+def hand_over(**_: object) -> None:
+    """Every task done: idle sessions closed (their slots given back), what is still held deleted."""
+    keeper = shared_engine().keeper
+    if keeper is not None:
+        keeper.close_idle(everything=True)
+    liveness.leave()
 
 
 @after_setup_logger.connect  # type: ignore[untyped-decorator]

@@ -10,7 +10,9 @@
 - ``policy``: the rules as pure functions (politeness per MX address, a lane's turns), which
   ``politeness`` and ``lanes`` apply fleet-wide in Redis; ``fleet_engine`` and ``dns_memo``: the engine's
   shared caches and limits; ``coalescer``: many lanes' claims and saves in one statement
-- ``sweep``: the beat sweeper that re-sends what is owed
+- ``sweep``: the beat sweeper that re-sends what is owed; ``holds``: what a live process keeps in Redis
+  (seats, session slots); ``liveness``: a dead worker's holds freed and its work resumed at once, a
+  stopping one's handed over; ``recovery``: a sweep the moment the stores answer again
 
 Every write of the job tables goes through ``services.jobs.store``.
 """

@@ -5,9 +5,10 @@ protocols; these are their fleet-wide implementations.
 Trade-offs accepted:
 
 - The session limiter is a sorted set of leases per MX IP, scored by expiry (Redis ``TIME``, so worker
-  clocks do not matter), with the spacing and backoff rules of ``services.probing.politeness``. A worker
-  killed mid-session never releases its lease; the slot frees itself when the lease expires
-  (``SMTP_DEADLINE`` plus a margin), so a crash costs one slot for a minute or so, never for ever. Waiting
+  clocks do not matter), with the spacing and backoff rules of ``services.probing.politeness``. A lease is
+  a hold its process renews while the session lives (``services.probing.holds``): a worker killed
+  mid-session never releases it, and the slot frees itself within ``HOLD_SECONDS`` (at once when a live
+  worker notices the death, ``services.probing.liveness``), so a crash costs seconds of a slot. Waiting
   for a full slot set polls (50-250 ms, ``policy.next_look``): no pub/sub to clean up after a dead waiter;
   waiting out spacing or a backoff sleeps as long as Redis said.
 - Catch-all verdicts are cached only when known (True/False); "could not tell" is asked again next time.
@@ -20,8 +21,10 @@ import logging
 import time
 from collections.abc import Sequence
 
+from services.lease_sets import set_key
 from services.probing import policy, politeness
 from services.probing.dns_memo import DnsMemo
+from services.probing.holds import HOLD_SECONDS, HOLDS
 from services.probing.policy import Politeness
 from services.redis_client import get_redis, key
 from settings import get_settings
@@ -60,6 +63,7 @@ class RedisSessionLimiter:
         while True:
             token, wait = politeness.try_open(mx_host, self.rules)
             if token is not None:
+                HOLDS.keep_member(set_key(politeness.SLOTS, mx_host), token)
                 return token
             # a spacing or backoff answer says how long; a full slot set is polled, doubling the pause;
             # a wait outlasting the timeout would be in vain
@@ -69,6 +73,7 @@ class RedisSessionLimiter:
             time.sleep(sleep)
 
     def release(self, mx_host: str, lease: str) -> None:
+        HOLDS.drop_member(lease)
         politeness.close(mx_host, lease)
 
     def session_ended(self, mx_host: str, transcript: Sequence[ReplyEvidence]) -> None:
@@ -116,7 +121,7 @@ def shared_engine() -> Engine:
     return Engine(
         config,
         resolver=MailResolver(config, RedisTtlCache("dns")),
-        limiter=RedisSessionLimiter(Politeness.read(jobs, config.smtp_deadline)),
+        limiter=RedisSessionLimiter(Politeness.read(jobs, HOLD_SECONDS)),
         policy=SyntaxPolicy(test_domains=jobs.allow_test_domains),
         # sessions outlive their group for the next one of the same MX address (a lane's next group), as
         # many idle per address as the politeness cap lets be open (lanes of one address side by side)

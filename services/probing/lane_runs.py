@@ -31,7 +31,9 @@ Trade-offs accepted:
   them again), as a failing round did alone.
 
 Faults: the process keeps the lane's hold alive while the turn runs (``services.probing.holds``), and each
-claim records it, so a turn that dies (its worker killed) is noticed by the sweeper within a hold's life.
+claim records it, so a turn that dies (its worker killed) is noticed within a hold's life, at once when
+another worker buries the dead one (``services.probing.liveness``); a worker told to stop ends its turns
+after the round in hand and hands their seats on.
 A claim or a save meeting an unreachable Postgres waits for it (``models.session.patiently``, up to half a
 lease) and goes on the moment it answers; refs whose claim failed go back to their lane; a turn that
 failed has its worker sweep as soon as both stores answer (``services.probing.recovery``).
@@ -58,6 +60,7 @@ from services.probing.coalescer import Coalescer
 from services.probing.dispatch import wake
 from services.probing.fleet_engine import shared_engine
 from services.probing.holds import HOLDS
+from services.probing.liveness import STOPPING
 from services.probing.probe import MAX_CLAIMS, Group, GroupVerdicts, given_up, probe_group, relay_for
 from services.probing.recovery import RECOVERY
 from settings import get_settings
@@ -100,7 +103,7 @@ def _turn(seat: str, token: str) -> int:
     seats = routes.seats_for(lane)
     done, saves = 0, list[Future[None]]()
     try:
-        while time.monotonic() < started + settings.lane_turn and not HOLDS.lost(lanes.owner_key(seat)):
+        while _turn_goes_on(seat, started + settings.lane_turn):
             popped = _next_round(lane, config, seats)
             if not popped.taken:
                 break
@@ -114,6 +117,13 @@ def _turn(seat: str, token: str) -> int:
     return done
 
 
+def _turn_goes_on(seat: str, until: float) -> bool:
+    """Another round, unless the turn's time is up, the seat was lost, or the worker is stopping (the
+    seat goes to another worker with its drain message, ``_hand_on``)."""
+    stopping = STOPPING.is_set()
+    return time.monotonic() < until and not HOLDS.lost(lanes.owner_key(seat)) and not stopping
+
+
 def _next_round(lane: str, config: EngineConfig, seats: int) -> lanes.Popped:
     """The next round's refs (a session's worth of addresses, at least a write's worth of refs), waiting
     as long as a kept session stays warm for a push on an empty lane."""
@@ -122,7 +132,7 @@ def _next_round(lane: str, config: EngineConfig, seats: int) -> lanes.Popped:
         popped = lanes.pop_round(
             lane, config.smtp_max_rcpt_per_session, seats, least=config.smtp_session_max_rejections
         )
-        if popped.taken or (left := until - time.monotonic()) <= 0:
+        if popped.taken or (left := until - time.monotonic()) <= 0 or STOPPING.is_set():
             return popped
         lanes.wait_for_push(lane, left)
 

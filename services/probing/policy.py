@@ -26,7 +26,6 @@ Ref = TypeVar("Ref")
 FULL = -1.0  # ``admission``'s answer when every session slot of the address is taken
 POLL_FIRST, POLL_MAX = 0.05, 0.25  # looking again at a full slot set: the first pause, doubling to this
 BACKOFF_MEMORY = 2  # a backoff level is forgotten after this many longest backoffs of quiet
-LEASE_MARGIN_SECONDS = 30  # a session's slot outlives its SMTP_DEADLINE by this much
 
 
 @dataclass(frozen=True)
@@ -34,18 +33,19 @@ class Politeness:
     """The rules' numbers (``settings.JobSettings``)."""
 
     per_host: int  # SMTP_SESSIONS_PER_MX_HOST: sessions at once per MX address, fleet-wide
-    lease_seconds: float  # a slot a worker never gave back (it died) frees itself after this long
+    lease_seconds: float  # a slot its worker stopped renewing (it died) frees itself after this long
     interval_seconds: float  # SMTP_MIN_SESSION_INTERVAL_MS: between new sessions to one address
     backoff_seconds: float  # SMTP_BACKOFF_SECONDS: no new session after a complaint, doubling per level
     backoff_max_seconds: float  # SMTP_BACKOFF_MAX_SECONDS
     slow_reply_seconds: float  # SMTP_SLOW_REPLY_SECONDS: a slower reply is a complaint
 
     @classmethod
-    def read(cls, jobs: JobSettings, smtp_deadline: float) -> Politeness:
-        """The rules as configured, for sessions that end by ``smtp_deadline`` (the engine's)."""
+    def read(cls, jobs: JobSettings, lease_seconds: float) -> Politeness:
+        """The rules as configured, a slot held ``lease_seconds`` unless renewed (``fleet_engine``: a
+        hold of its process)."""
         return cls(
             per_host=jobs.sessions_per_mx_host,
-            lease_seconds=smtp_deadline + LEASE_MARGIN_SECONDS,
+            lease_seconds=lease_seconds,
             interval_seconds=jobs.min_session_interval_ms / 1000,
             backoff_seconds=jobs.backoff_seconds,
             backoff_max_seconds=jobs.backoff_max_seconds,

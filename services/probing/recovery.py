@@ -4,7 +4,8 @@ A drain that failed (Redis or Postgres gone, a probe our side could not make) le
 claims it could not let go of, a lane it could not hand on, refs a Redis restart took with it; a broker
 that restarted empty took the messages it held, plan messages of jobs nobody has planned yet among them.
 The beat sweeper finds all of it too, but on its own clock. The worker that saw the failure (a drain
-that failed, or its broker connection made again: ``workers.reconnect``) instead tries every ``PAUSE``
+that failed, its broker connection made again: ``workers.reconnect``; a worker found dead, or this one
+starting: ``services.probing.liveness``) instead tries every ``PAUSE``
 seconds: it lets go of the lanes it still holds in Redis (deleted, or handed to a new drain message),
 then sweeps once (``services.probing.sweep`` after a fault: claims whose hold is gone taken back, groups
 missing from their lane queued again, unplanned jobs planned, windows refilled). The first try that
@@ -78,7 +79,8 @@ def recover(owed: list[tuple[str, str]]) -> bool:
     except Exception:
         log.exception("recovery sweep failed; the beat sweeper carries on")
         return True
-    log.warning("stores answer again: lanes let go, %d jobs swept at once", touched)
+    # after a fault cut work short, a broker connection made again, a worker starting or found dead
+    log.warning("sweep made at once: lanes let go, %d jobs swept", touched)
     return True
 
 

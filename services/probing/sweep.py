@@ -6,8 +6,9 @@ re-sends it.
   before letting go: ``services.probing.holds``) goes back to ``pending`` at once, without waiting for its
   lease; and a ``queued`` group missing from its lane (a Redis restarted empty, refs popped by a worker that
   died), or whose lane nobody owns and no drain message is on its way to, is queued again and its lane
-  woken (``revive``). A killed worker therefore delays its groups by a hold (``HOLD_SECONDS``) plus one
-  sweep, and loses nothing: its results were never written, or were written once.
+  woken (``revive``). A killed worker therefore delays its groups by at most a hold (``HOLD_SECONDS``):
+  the first live worker to see it gone deletes its holds and sweeps at once (``liveness``), as does a
+  worker starting on its host; it loses nothing: its results were never written, or were written once.
 - The timers stay as the last resort, for whatever Redis could not tell (it was unreachable): a group
   whose worker died (``running`` past its lease) or whose message got lost (``queued`` for longer than
   ``JOB_REQUEUE_SECONDS``) goes back to ``pending``.
