@@ -24,12 +24,13 @@ re-sends it.
 The trade-off: a ``queued`` group that is merely waiting behind a long queue is re-sent after the requeue
 time too; the duplicate message finds the group claimed or done and costs one UPDATE.
 
-One sweep runs at a time across the fleet (a Postgres advisory lock): beat ticks every
+One sweep runs at a time across the fleet (a Redis lock, held by no database connection: a sweep's own
+transactions must find a connection free in a process of one, ``DATABASE_POOL_SIZE=1``): beat ticks every
 ``JOB_SWEEP_SECONDS`` whatever a sweep's length, and a sweep of a large backlog outlasts that. Overlapping
 sweeps each redid the whole backlog, queued behind each other's row locks and took the worker's slots
 (measured with 141 due jobs on a loaded machine: six sweeps at once, 3 to 11 s each). A tick that finds a
 sweep running is dropped, since that sweep or the next tick covers it; a sweep asked for directly (after a
-fault) waits its turn.
+fault) waits its turn, at most until a dead sweeper's lock runs out.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta
 
-from redis.exceptions import RedisError
+from redis.exceptions import LockError, RedisError
+from redis.lock import Lock
 from sqlalchemy import func, select
 
 from core import clock
@@ -47,6 +49,7 @@ from services.broker import PLAN_JOB_TASK, send_after_commit
 from services.jobs import store
 from services.jobs.store import QueuedGroup
 from services.probing import dispatch, holds, lanes
+from services.redis_client import get_redis, key
 from settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -56,17 +59,27 @@ ABANDONED_UPLOAD = timedelta(minutes=10)
 QUEUED_GRACE = timedelta(seconds=2)
 
 
-# The advisory lock of the job sweep (any number unique among the service's advisory locks).
-SWEEP_LOCK = 0x5E_EB_0B
+# How long a sweep may hold its turn: far beyond any sweep measured (11 s), and what a sweeper that died
+# holding it costs the next one at most.
+SWEEP_TURN_SECONDS = 120
+
+
+def sweep_turn() -> Lock:
+    """The fleet's one turn to sweep (a Redis lock that runs out if its holder dies)."""
+    turn: Lock = get_redis().lock(key("job-sweep"), timeout=SWEEP_TURN_SECONDS)
+    return turn
 
 
 def sweep_unless_running() -> int:
     """``sweep`` for a beat tick: nothing (0) if a sweep is running already anywhere."""
-    with transaction() as turn:
-        if not turn.scalar(select(func.pg_try_advisory_xact_lock(SWEEP_LOCK))):
-            log.info("a job sweep is running already: this tick is dropped")
-            return 0
+    turn = sweep_turn()
+    if not turn.acquire(blocking=False):
+        log.info("a job sweep is running already: this tick is dropped")
+        return 0
+    try:
         return _sweep(after_fault=False)
+    finally:
+        _release(turn)
 
 
 def sweep(after_fault: bool = False) -> int:
@@ -79,9 +92,21 @@ def sweep(after_fault: bool = False) -> int:
     every push and every plan message of the moments before may have been lost, so both are re-sent at
     once (a duplicate plan finds its rows taken or the job planned and changes nothing).
     """
-    with transaction() as turn:  # the lock is released when ``turn`` ends, or its connection dies
-        turn.execute(select(func.pg_advisory_xact_lock(SWEEP_LOCK)))
+    turn = sweep_turn()
+    if not turn.acquire(blocking=True, blocking_timeout=SWEEP_TURN_SECONDS):
+        log.warning("the job sweep's turn was not given back in %s s: sweeping anyway", SWEEP_TURN_SECONDS)
+    try:
         return _sweep(after_fault)
+    finally:
+        _release(turn)
+
+
+def _release(turn: Lock) -> None:
+    """Give the turn back; one that ran out (a sweep longer than its time) is no longer ours to give."""
+    try:
+        turn.release()
+    except LockError:
+        log.warning("a job sweep outlasted its turn of %s s", SWEEP_TURN_SECONDS)
 
 
 def _sweep(after_fault: bool) -> int:
