@@ -59,9 +59,10 @@ ABANDONED_UPLOAD = timedelta(minutes=10)
 QUEUED_GRACE = timedelta(seconds=2)
 
 
-# How long a sweep may hold its turn: far beyond any sweep measured (11 s), and what a sweeper that died
-# holding it costs the next one at most.
-SWEEP_TURN_SECONDS = 120
+# How long a sweep holds its turn: about the longest sweep measured (11 s under a backlog), and all that a
+# sweeper killed while holding it costs the next one (a worker that starts sweeps at once). A sweep that
+# outlasts it may overlap the next, as every sweep did before turns: slower, never wrong.
+SWEEP_TURN_SECONDS = 12
 
 
 def sweep_turn() -> Lock:
