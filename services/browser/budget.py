@@ -22,15 +22,13 @@ from datetime import datetime, timedelta
 from sqlalchemy import ColumnElement, func, select
 
 from core import clock
-from models.audit import AuditEvent
 from models.session import transaction
 from models.usage import UsageCharge
-from services import audit
 from services.auth import AuthContext
 from services.browser.errors import BudgetExhausted
 from services.redis_client import key, script
 from services.usage.periods import Period, period_containing
-from services.usage.rate_limits import Window, binding
+from services.usage.rate_limits import Window, audit_refusal, binding
 
 DAY = timedelta(days=1)
 # Counters are named after their window; expiry only collects them (real seconds, with slack for a test
@@ -92,14 +90,7 @@ def spend(auth: AuthContext) -> BudgetStatus:
         return status
     refused = BudgetExhausted(status.span, status.binding, now)
     if status.first_refusal:
-        audit.record(
-            AuditEvent.RATE_LIMITED,
-            account_id=auth.account.id,
-            key_id=auth.key_id,
-            origin=auth.origin,
-            details={"window": f"publishable {status.span} budget", **refused.extra},
-            livemode=auth.livemode,
-        )
+        audit_refusal(auth, f"publishable {status.span} budget", refused.extra)
     raise refused
 
 

@@ -128,15 +128,21 @@ def admit_request(actor: A) -> tuple[A, RateStatus]:
         return actor, status
     refused = RateLimited(status, clock.now())
     if status.first_refusal:
-        audit.record(
-            AuditEvent.RATE_LIMITED,
-            account_id=actor.account.id,
-            key_id=actor.key_id,
-            origin=actor.origin,
-            details={"window": refused.span, **refused.extra},
-            livemode=actor.livemode,
-        )
+        audit_refusal(actor, refused.span, refused.extra)
     raise refused
+
+
+def audit_refusal(actor: Actor, window: str, extra: dict[str, object]) -> None:
+    """Audit a refusal as a rate-limit violation; callers audit only the first of a window, so a client
+    hammering at 429s cannot turn the audit log into a write amplifier."""
+    audit.record(
+        AuditEvent.RATE_LIMITED,
+        account_id=actor.account.id,
+        key_id=actor.key_id,
+        origin=actor.origin,
+        details={"window": window, **extra},
+        livemode=actor.livemode,
+    )
 
 
 def peek(account: Account, livemode: bool = True) -> RateStatus:
