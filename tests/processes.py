@@ -25,7 +25,7 @@ import redis
 import requests
 
 ROOT = Path(__file__).resolve().parents[1]
-READY_TIMEOUT = 60.0
+READY_TIMEOUT = 120.0  # a loaded 2-core machine has taken over 60 s to start a gevent worker
 ALL_QUEUES = "default,probes,webhooks"
 CELERY = [sys.executable, "-m", "celery", "--app", "workers"]
 FLOWER_CONF = "--conf=workers/flowerconfig.py"
