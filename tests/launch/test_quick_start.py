@@ -81,20 +81,43 @@ def service(readme: QuickStart, tmp_path_factory: pytest.TempPathFactory) -> Ite
 def test_the_pasted_quick_start_opens_an_account_and_a_lab_address_comes_back_deliverable(
     service: Running, readme: QuickStart
 ) -> None:
-    answer, key = _paste(readme.steps, service)
+    pasted = _paste(readme.steps, service)
 
+    answer = pasted.answer
     assert answer["email"] == "alice@mailbox.test"
     assert answer["isValid"] is True
     assert answer["severity"] == "valid"
     assert answer["checks"]["smtp"]["metadata"]["verdict"] == "deliverable"
-    assert key.startswith("sk_live_")
+    assert pasted.keys["KEY"].startswith("sk_live_")
+
+
+@pytest.mark.timeout(300)
+def test_the_quick_start_shows_the_account_and_keeps_its_test_key(
+    service: Running, readme: QuickStart
+) -> None:
+    pasted = _paste(readme.steps, service, email="keeper@example.com")
+
+    account = pasted.account
+    assert isinstance(account["accountId"], int)
+    assert account["secretKey"] == pasted.keys["KEY"]
+    assert account["testSecretKey"] == pasted.keys["TEST_KEY"]
+    assert pasted.keys["TEST_KEY"].startswith("sk_test_")
+    assert account["testPublishableKey"].startswith("pk_test_")
+    answer = requests.post(
+        f"{service.api}/validate",
+        json={"email": "undeliverable@example.com"},
+        headers={"X-API-Key": pasted.keys["TEST_KEY"]},
+        timeout=30,
+    )
+    assert answer.status_code == 200
+    assert (answer.json()["livemode"], answer.json()["severity"]) == (False, "invalid")
 
 
 @pytest.mark.timeout(300)
 def test_a_first_exploration_of_a_dozen_calls_is_answered_as_the_readme_says(
     service: Running, readme: QuickStart
 ) -> None:
-    _, key = _paste(readme.steps, service, email="explorer@example.com")
+    key = _paste(readme.steps, service, email="explorer@example.com").keys["KEY"]
     tries = {"alice@mailbox.test": "valid", **readme.tries}
     assert len(tries) >= 12
 
@@ -122,11 +145,20 @@ def test_start_up_shows_no_noise_a_newcomer_would_take_for_an_error(service: Run
     assert [word for word in NOISE if word in out] == []
 
 
-def _paste(steps: list[str], service: Running, email: str = "you@example.com") -> tuple[dict[str, Any], str]:
-    """The README's lines in a second fresh shell, the password typed when asked; the curl's answer and
-    the key the shell kept (a second account needs another email, the README's is taken by then)."""
+@dataclass(frozen=True)
+class Pasted:
+    """What the second shell showed and kept: the account's JSON, the curl's answer, the shell's keys."""
+
+    account: dict[str, Any]
+    answer: dict[str, Any]
+    keys: dict[str, str]
+
+
+def _paste(steps: list[str], service: Running, email: str = "you@example.com") -> Pasted:
+    """The README's lines in a second fresh shell, the password typed when asked (a second account needs
+    another email, the README's is taken by then)."""
     lines = [_on_port(step, service).replace("you@example.com", email) for step in steps]
-    script = "\n".join([*lines, 'printf "\\nKEY=%s\\n" "$KEY"'])
+    script = "\n".join([*lines, 'printf "\\nKEY=%s\\nTEST_KEY=%s\\n" "$KEY" "$TEST_KEY"'])
     shell = subprocess.run(
         ["bash", "-c", script],
         cwd=ROOT,
@@ -138,11 +170,10 @@ def _paste(steps: list[str], service: Running, email: str = "you@example.com") -
         check=False,
     )
     lines = shell.stdout.splitlines()
-    answers = [line for line in lines if line.startswith("{")]
-    keys = [line.removeprefix("KEY=") for line in lines if line.startswith("KEY=")]
-    assert answers, shell.stdout + shell.stderr
-    assert keys, shell.stdout + shell.stderr
-    return json.loads(answers[0]), keys[0]
+    shown = [json.loads(line) for line in lines if line.startswith("{")]
+    kept = dict(line.split("=", 1) for line in lines if line.startswith(("KEY=", "TEST_KEY=")))
+    assert len(shown) == 2, shell.stdout + shell.stderr
+    return Pasted(shown[0], shown[1], kept)
 
 
 def _on_port(step: str, service: Running) -> str:
