@@ -87,3 +87,12 @@ def table_rows(doc: str) -> Iterator[list[str]]:
     for line in (ROOT / doc).read_text(encoding="utf-8").splitlines():
         if line.startswith("|") and not set(line) <= set("|-: "):
             yield [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+
+
+def runnable(doc: str) -> list[Block]:
+    """The blocks of ``doc`` marked runnable, in order: they run one after the other in one shell."""
+    return [block for block in blocks(doc) if block.runnable]
+
+
+def documents_with_runnable_blocks() -> list[str]:
+    return [doc for doc in documents() if runnable(doc)]

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import secrets
+import shlex
 import signal
 import subprocess
 import time
@@ -22,11 +23,16 @@ import requests
 
 from demo.storage import forget_keys, new_key_prefix, own_database
 from launch.mail_folder import FOLDER
+from tests.docs.markdown import documents_with_runnable_blocks, runnable
 from tests.launch.readme import QuickStart, quick_start
 from tests.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 README_PORT = "127.0.0.1:8000"
+# Before a doc's runnable blocks: every curl fails on an HTTP error, and so does the script.
+SNIPPET_PRELUDE = """set -euo pipefail
+curl() { command curl --fail-with-body --silent --show-error "$@"; }
+"""
 READY_SECONDS = 180
 PASSWORD = "correct horse battery staple"
 NOISE = ("SecurityWarning", "superuser privileges", "Inspect method", "Traceback", "ERROR")
@@ -129,6 +135,31 @@ def test_a_first_exploration_of_a_dozen_calls_is_answered_as_the_readme_says(
         assert (answer.json()["email"], answer.json()["severity"]) == (address, severity)
 
 
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("doc", documents_with_runnable_blocks())
+def test_a_docs_runnable_snippets_work_as_pasted(service: Running, readme: QuickStart, doc: str) -> None:
+    """The blocks a doc marks runnable, in order in one shell after the quick start's (``KEY`` and
+    ``TEST_KEY`` kept); any curl answered with an HTTP error, or any command failing, fails the doc."""
+    keys = _paste(readme.steps, service, email=f"snippets-{secrets.token_hex(4)}@example.com").keys
+    kept = [f"{name}={shlex.quote(value)}" for name, value in keys.items()]
+    steps = [
+        f"echo '>>> {block.doc}:{block.line}'\n{_on_port(block.text, service)}" for block in runnable(doc)
+    ]
+    script = "\n".join([SNIPPET_PRELUDE, *kept, *steps])
+
+    shell = subprocess.run(
+        ["bash", "-c", script],
+        cwd=ROOT,
+        env=service.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    assert shell.returncode == 0, shell.stdout + shell.stderr
+
+
 def test_bin_run_says_where_everything_is_and_what_to_run_next(service: Running, readme: QuickStart) -> None:
     out = service.output
 
@@ -177,7 +208,9 @@ def _paste(steps: list[str], service: Running, email: str = "you@example.com") -
 
 
 def _on_port(step: str, service: Running) -> str:
-    return step.replace(README_PORT, f"127.0.0.1:{service.port}")
+    return step.replace(README_PORT, f"127.0.0.1:{service.port}").replace(
+        "localhost:8000", f"localhost:{service.port}"
+    )
 
 
 def _next_steps(out: str) -> list[str]:
