@@ -65,6 +65,7 @@ def _exists(path: str) -> bool:
 
 
 def test_every_path_a_doc_names_is_in_the_repository() -> None:
+    assert len(list(_paths())) > 100
     missing = [piece.where() + f" names {path}" for piece, path in _paths() if not _exists(path)]
     assert missing == []
 
@@ -115,6 +116,7 @@ def _runnable(module: str) -> bool:
 
 def test_every_flask_command_a_doc_names_is_one_of_the_apps() -> None:
     commands = code.flask_commands()
+    assert any(FLASK.search(piece.text) for piece in _everything_written_as_code())
     missing = []
     for piece in _everything_written_as_code():
         for group, sub in FLASK.findall(piece.text):
@@ -124,6 +126,7 @@ def test_every_flask_command_a_doc_names_is_one_of_the_apps() -> None:
 
 
 def test_every_make_target_a_doc_names_is_in_the_makefile() -> None:
+    assert any(MAKE.search(piece.text) for piece in _everything_written_as_code())
     missing = [
         piece.where() + f" runs make {target}"
         for piece in _everything_written_as_code()
