@@ -32,10 +32,16 @@ LAB_HELP = (
     "needed; sets DNS_NAMESERVERS, SMTP_PROBE_PORT and ALLOW_TEST_DOMAINS=true for every process"
 )
 CHOOSE_STEP = "read -rsp 'Choose a dashboard password (10 characters or more): ' PASSWORD; echo"
+# The account's JSON is printed whole (its id, live and test keys, shown only this once) and its secret
+# keys kept in the shell; the README's quick start shows the same lines (tests/launch/test_quick_start.py).
 ACCOUNT_STEP = (
-    "KEY=$(printf '%s\\n' \"$PASSWORD\" | .venv/bin/flask --app web accounts create --email you@example.com "
-    "--tier scale --password-stdin | .venv/bin/python -c 'import json, sys; print(json.load(sys.stdin)"
-    '["secretKey"])\')'
+    "ACCOUNT=$(printf '%s\\n' \"$PASSWORD\" | .venv/bin/flask --app web accounts create "
+    '--email you@example.com --tier scale --password-stdin); echo "$ACCOUNT"'
+)
+KEPT = (("KEY", "secretKey"), ("TEST_KEY", "testSecretKey"))
+KEEP_STEP = (
+    "{variable}=$(printf '%s' \"$ACCOUNT\" | .venv/bin/python -c "
+    "'import json, sys; print(json.load(sys.stdin)[\"{field}\"])')"
 )
 CURL_STEP = (
     "curl -s -H \"X-API-Key: $KEY\" -H 'Content-Type: application/json' "
@@ -105,7 +111,8 @@ def _announcement(addresses: Addresses, missing: list[str], *, lab: bool) -> str
     if missing:
         return f"not answering yet after a while: {', '.join(missing)} (see the lines above)"
     address = "alice@mailbox.test" if lab else "someone@gmail.com"
-    steps = [CHOOSE_STEP, ACCOUNT_STEP, CURL_STEP.format(address=address, api=addresses.api)]
+    keep = [KEEP_STEP.format(variable=name, field=field) for name, field in KEPT]
+    steps = [CHOOSE_STEP, ACCOUNT_STEP, *keep, CURL_STEP.format(address=address, api=addresses.api)]
     return banner(addresses, steps)
 
 

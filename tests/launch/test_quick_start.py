@@ -9,6 +9,7 @@ import json
 import os
 import re
 import secrets
+import shlex
 import signal
 import subprocess
 import time
@@ -22,11 +23,16 @@ import requests
 
 from demo.storage import forget_keys, new_key_prefix, own_database
 from launch.mail_folder import FOLDER
+from tests.docs.markdown import documents_with_runnable_blocks, runnable
 from tests.launch.readme import QuickStart, quick_start
 from tests.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 README_PORT = "127.0.0.1:8000"
+# Before a doc's runnable blocks: every curl fails on an HTTP error, and so does the script.
+SNIPPET_PRELUDE = """set -euo pipefail
+curl() { command curl --fail-with-body --silent --show-error "$@"; }
+"""
 READY_SECONDS = 180
 PASSWORD = "correct horse battery staple"
 NOISE = ("SecurityWarning", "superuser privileges", "Inspect method", "Traceback", "ERROR")
@@ -81,20 +87,43 @@ def service(readme: QuickStart, tmp_path_factory: pytest.TempPathFactory) -> Ite
 def test_the_pasted_quick_start_opens_an_account_and_a_lab_address_comes_back_deliverable(
     service: Running, readme: QuickStart
 ) -> None:
-    answer, key = _paste(readme.steps, service)
+    pasted = _paste(readme.steps, service)
 
+    answer = pasted.answer
     assert answer["email"] == "alice@mailbox.test"
     assert answer["isValid"] is True
     assert answer["severity"] == "valid"
     assert answer["checks"]["smtp"]["metadata"]["verdict"] == "deliverable"
-    assert key.startswith("sk_live_")
+    assert pasted.keys["KEY"].startswith("sk_live_")
+
+
+@pytest.mark.timeout(300)
+def test_the_quick_start_shows_the_account_and_keeps_its_test_key(
+    service: Running, readme: QuickStart
+) -> None:
+    pasted = _paste(readme.steps, service, email="keeper@example.com")
+
+    account = pasted.account
+    assert isinstance(account["accountId"], int)
+    assert account["secretKey"] == pasted.keys["KEY"]
+    assert account["testSecretKey"] == pasted.keys["TEST_KEY"]
+    assert pasted.keys["TEST_KEY"].startswith("sk_test_")
+    assert account["testPublishableKey"].startswith("pk_test_")
+    answer = requests.post(
+        f"{service.api}/validate",
+        json={"email": "undeliverable@example.com"},
+        headers={"X-API-Key": pasted.keys["TEST_KEY"]},
+        timeout=30,
+    )
+    assert answer.status_code == 200
+    assert (answer.json()["livemode"], answer.json()["severity"]) == (False, "invalid")
 
 
 @pytest.mark.timeout(300)
 def test_a_first_exploration_of_a_dozen_calls_is_answered_as_the_readme_says(
     service: Running, readme: QuickStart
 ) -> None:
-    _, key = _paste(readme.steps, service, email="explorer@example.com")
+    key = _paste(readme.steps, service, email="explorer@example.com").keys["KEY"]
     tries = {"alice@mailbox.test": "valid", **readme.tries}
     assert len(tries) >= 12
 
@@ -104,6 +133,31 @@ def test_a_first_exploration_of_a_dozen_calls_is_answered_as_the_readme_says(
         )
         assert answer.status_code == 200, (address, answer.status_code, answer.text)
         assert (answer.json()["email"], answer.json()["severity"]) == (address, severity)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("doc", documents_with_runnable_blocks())
+def test_a_docs_runnable_snippets_work_as_pasted(service: Running, readme: QuickStart, doc: str) -> None:
+    """The blocks a doc marks runnable, in order in one shell after the quick start's (``KEY`` and
+    ``TEST_KEY`` kept); any curl answered with an HTTP error, or any command failing, fails the doc."""
+    keys = _paste(readme.steps, service, email=f"snippets-{secrets.token_hex(4)}@example.com").keys
+    kept = [f"{name}={shlex.quote(value)}" for name, value in keys.items()]
+    steps = [
+        f"echo '>>> {block.doc}:{block.line}'\n{_on_port(block.text, service)}" for block in runnable(doc)
+    ]
+    script = "\n".join([SNIPPET_PRELUDE, *kept, *steps])
+
+    shell = subprocess.run(
+        ["bash", "-c", script],
+        cwd=ROOT,
+        env=service.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    assert shell.returncode == 0, shell.stdout + shell.stderr
 
 
 def test_bin_run_says_where_everything_is_and_what_to_run_next(service: Running, readme: QuickStart) -> None:
@@ -122,11 +176,20 @@ def test_start_up_shows_no_noise_a_newcomer_would_take_for_an_error(service: Run
     assert [word for word in NOISE if word in out] == []
 
 
-def _paste(steps: list[str], service: Running, email: str = "you@example.com") -> tuple[dict[str, Any], str]:
-    """The README's lines in a second fresh shell, the password typed when asked; the curl's answer and
-    the key the shell kept (a second account needs another email, the README's is taken by then)."""
+@dataclass(frozen=True)
+class Pasted:
+    """What the second shell showed and kept: the account's JSON, the curl's answer, the shell's keys."""
+
+    account: dict[str, Any]
+    answer: dict[str, Any]
+    keys: dict[str, str]
+
+
+def _paste(steps: list[str], service: Running, email: str = "you@example.com") -> Pasted:
+    """The README's lines in a second fresh shell, the password typed when asked (a second account needs
+    another email, the README's is taken by then)."""
     lines = [_on_port(step, service).replace("you@example.com", email) for step in steps]
-    script = "\n".join([*lines, 'printf "\\nKEY=%s\\n" "$KEY"'])
+    script = "\n".join([*lines, 'printf "\\nKEY=%s\\nTEST_KEY=%s\\n" "$KEY" "$TEST_KEY"'])
     shell = subprocess.run(
         ["bash", "-c", script],
         cwd=ROOT,
@@ -138,15 +201,16 @@ def _paste(steps: list[str], service: Running, email: str = "you@example.com") -
         check=False,
     )
     lines = shell.stdout.splitlines()
-    answers = [line for line in lines if line.startswith("{")]
-    keys = [line.removeprefix("KEY=") for line in lines if line.startswith("KEY=")]
-    assert answers, shell.stdout + shell.stderr
-    assert keys, shell.stdout + shell.stderr
-    return json.loads(answers[0]), keys[0]
+    shown = [json.loads(line) for line in lines if line.startswith("{")]
+    kept = dict(line.split("=", 1) for line in lines if line.startswith(("KEY=", "TEST_KEY=")))
+    assert len(shown) == 2, shell.stdout + shell.stderr
+    return Pasted(shown[0], shown[1], kept)
 
 
 def _on_port(step: str, service: Running) -> str:
-    return step.replace(README_PORT, f"127.0.0.1:{service.port}")
+    return step.replace(README_PORT, f"127.0.0.1:{service.port}").replace(
+        "localhost:8000", f"localhost:{service.port}"
+    )
 
 
 def _next_steps(out: str) -> list[str]:
