@@ -56,7 +56,7 @@ class AsyncClient:
         quick_mode: bool | None = None,
         skip_catch_all: bool | None = None,
         timeout: int | None = None,
-    ) -> ValidationResult:
+    ) -> ValidationResult | ListResult:
         chosen = options(quickMode=quick_mode, skipCatchAll=skip_catch_all, timeout=timeout)
         body = {"email": email, **({"options": chosen} if chosen else {})}
         response = await self._send(call("validate", json=body))

@@ -53,7 +53,7 @@ class Client:
         quick_mode: bool | None = None,
         skip_catch_all: bool | None = None,
         timeout: int | None = None,
-    ) -> ValidationResult:
+    ) -> ValidationResult | ListResult:
         """One address. When the service answers 202 (its SMTP check goes on past its wait), the client
         polls the results URL and returns the result once it is settled."""
         chosen = options(quickMode=quick_mode, skipCatchAll=skip_catch_all, timeout=timeout)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 
-class ValidationResult(TypedDict, total=False):
-    """``POST /validate`` (200)."""
+class Verdict(TypedDict, total=False):
+    """What every result holds, alone or in a batch or list."""
 
     email: str
     isValid: bool
@@ -19,6 +19,11 @@ class ValidationResult(TypedDict, total=False):
     checks: dict[str, Any]
     recommendations: list[Any]
     metadata: dict[str, Any]
+
+
+class ValidationResult(Verdict, total=False):
+    """``POST /validate`` (200)."""
+
     livemode: bool
     resultsUrl: str
     retrying: bool
@@ -35,6 +40,14 @@ class Accepted(TypedDict, total=False):
     livemode: bool
 
 
+class ListResult(Verdict, total=False):
+    """One result of a batch or list, in submission order."""
+
+    index: int
+    input: str
+    duplicateOf: int | None
+
+
 class BatchResult(TypedDict, total=False):
     """``POST /validate/batch`` (200): every address answered."""
 
@@ -44,19 +57,11 @@ class BatchResult(TypedDict, total=False):
     valid: int
     warning: int
     invalid: int
-    results: list[ValidationResult]
+    results: list[ListResult]
     processingTime: int
     timestamp: str
     resultsUrl: str
     livemode: bool
-
-
-class ListResult(ValidationResult, total=False):
-    """One result of a batch or list, in submission order."""
-
-    index: int
-    input: str
-    duplicateOf: int | None
 
 
 class ResultsPage(TypedDict, total=False):
