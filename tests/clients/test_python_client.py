@@ -89,13 +89,19 @@ def test_a_list_uploaded_from_a_file_with_progress_waited_for_downloaded_and_ite
     ]
 
 
-def test_a_list_uploaded_from_a_stream_by_the_async_client(service: Gunicorn) -> None:
+def test_the_async_client_batches_iterates_and_uploads_a_stream(service: Gunicorn) -> None:
     key = sandbox_key()
     body = json.dumps([f"deliverable+{n}@example.com" for n in range(30)]).encode()
     seen: list[int] = []
+    iterated: list[str] = []
 
     async def upload_and_download() -> tuple[dict[str, object], bytes]:
         async with AsyncClient(key.secret, base_url=service.base_url) as client:
+            batch = await client.validate_batch(MAGIC)
+            await client.wait_for_batch(batch["batchId"], interval=0.2, timeout=60)
+            iterated.extend(
+                [result["email"] async for result in client.iter_results(batch["batchId"], page_size=2)]
+            )
             job = await client.upload(
                 io.BytesIO(body), format="json", on_progress=lambda s, _t: seen.append(s)
             )
@@ -105,6 +111,7 @@ def test_a_list_uploaded_from_a_stream_by_the_async_client(service: Gunicorn) ->
             return dict(job), out.getvalue()
 
     job, downloaded = asyncio.run(upload_and_download())
+    assert iterated == MAGIC
     assert (job["total"], seen[-1]) == (30, len(body))
     assert [row["isValid"] for row in json.loads(downloaded)] == [True] * 30
 
