@@ -124,11 +124,14 @@ def test_errors_are_typed_by_their_codes(service: Gunicorn) -> None:
     with Client(key.secret, base_url=service.base_url) as client:
         with pytest.raises(InvalidRequestError) as empty:
             client.validate_batch([])
+        with pytest.raises(InvalidRequestError) as too_many:
+            client.validate_batch([f"deliverable+{n}@example.com" for n in range(101)])
         with pytest.raises(InvalidRequestError) as too_long:
             client.validate("a" * 300 + "@example.com")
 
     assert (refused.value.status, refused.value.code) == (401, "INVALID_API_KEY")
     assert (empty.value.status, empty.value.code) == (400, "BATCH_EMPTY")
+    assert (too_many.value.code, too_many.value.details["submitted"]) == ("BATCH_TOO_LARGE", 101)
     assert (too_long.value.status, too_long.value.code, too_long.value.field) == (400, None, "email")
     assert "email" in too_long.value.message
 

@@ -25,7 +25,8 @@ class VerimailError(Exception):
         details: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(f"{status} {code or ''}: {message}".replace("  ", " ") if status else message)
+        prefix = " ".join(str(part) for part in (status, code) if part)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
         self.message = message
         self.status = status
         self.code = code
