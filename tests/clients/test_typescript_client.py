@@ -11,8 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
+import requests
 from verimail.webhooks import compute_signature
 
+from tests.browser.helpers import NOT_AN_ADDRESS, form_key, from_page
 from tests.clients.test_python_client import list_file, sandbox_key
 from tests.workers.harness import Gunicorn
 
@@ -34,12 +36,24 @@ def signed_delivery(folder: Path) -> dict[str, str]:
     }
 
 
-def test_the_typescript_client_validates_uploads_downloads_and_verifies_webhooks(
+def page_token(service: Gunicorn) -> dict[str, str]:
+    """A form's key and the verdict token its page got from POST /validate/browser."""
+    form = form_key()
+    page = requests.post(
+        f"{service.base_url}/validate/browser",
+        headers=from_page(form),
+        json={"email": NOT_AN_ADDRESS},
+        timeout=30,
+    ).json()
+    return {"FORM_KEY": form.secret, "TOKEN": page["token"], "TOKEN_EMAIL": NOT_AN_ADDRESS}
+
+
+def test_the_typescript_client_validates_uploads_downloads_confirms_tokens_and_verifies_webhooks(
     service: Gunicorn, tmp_path: Path
 ) -> None:
     assert BUILT.exists(), "run bin/setup (npm ci && npm run build in clients/typescript)"
     key, path = sandbox_key(), list_file(tmp_path, 40)
-    env = os.environ | signed_delivery(tmp_path)
+    env = os.environ | signed_delivery(tmp_path) | page_token(service)
     env |= {"VERIMAIL_API_KEY": key.secret, "VERIMAIL_BASE_URL": service.base_url}
     env |= {"LIST_PATH": str(path), "OUT_PATH": str(tmp_path / "out.csv")}
 
@@ -64,6 +78,11 @@ def test_the_typescript_client_validates_uploads_downloads_and_verifies_webhooks
     assert (tmp_path / "out.csv").read_text().splitlines()[0].endswith("result_duplicateOf")
     assert report["badKey"] == {"family": "AuthenticationError", "status": 401, "code": "INVALID_API_KEY"}
     assert report["emptyBatch"] == {"family": "InvalidRequestError", "status": 400, "code": "BATCH_EMPTY"}
+    assert report["token"] == {
+        "confirmed": True,
+        "verdict": "invalid",
+        "replay": [409, "TOKEN_ALREADY_CONFIRMED"],
+    }
     assert report["webhook"] == {
         "type": "batch.completed",
         "id": "evt_ts",

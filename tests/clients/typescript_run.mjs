@@ -2,7 +2,7 @@
 // test_typescript_client.py runs it with node and reads the one JSON object it prints.
 // Environment: VERIMAIL_API_KEY, VERIMAIL_BASE_URL, LIST_PATH, OUT_PATH, HOOK_* (a signed delivery).
 import { readFile } from "node:fs/promises";
-import { AuthenticationError, Client, InvalidRequestError, webhooks } from "../../clients/typescript/dist/index.js";
+import { AuthenticationError, Client, InvalidRequestError, TokenError, webhooks } from "../../clients/typescript/dist/index.js";
 
 const client = new Client({ retry: { maxWait: 61 } });
 const report = {};
@@ -33,6 +33,16 @@ for (const [name, attempt] of [
     report[name] = { family, status: error.status, code: error.code ?? null };
   }
 }
+
+const form = new Client({ apiKey: process.env.FORM_KEY });
+const confirmed = await form.confirmToken(process.env.TOKEN, process.env.TOKEN_EMAIL);
+let replay = "accepted";
+try {
+  await form.confirmToken(process.env.TOKEN, process.env.TOKEN_EMAIL);
+} catch (error) {
+  replay = error instanceof TokenError ? [error.status, error.code] : String(error);
+}
+report.token = { confirmed: confirmed.confirmed, verdict: confirmed.verdict, replay };
 
 const body = await readFile(process.env.HOOK_BODY_PATH);
 const headers = { "X-Service-Timestamp": process.env.HOOK_TIMESTAMP, "X-Service-Signature": process.env.HOOK_SIGNATURE };
