@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 
 import pytest
-import requests
 from verimail import (
     AsyncClient,
     AuthenticationError,
@@ -19,24 +18,11 @@ from verimail import (
     TokenError,
 )
 
-from models.accounts import Tier
-from tests.browser.helpers import NOT_AN_ADDRESS, form_key, from_page
-from tests.fixtures.db import Persona, open_twins
+from tests.browser.helpers import NOT_AN_ADDRESS
+from tests.clients.helpers import list_file, page_token, sandbox_key
 from tests.workers.harness import Gunicorn
 
 MAGIC = ["deliverable@example.com", "undeliverable@example.com", "disposable@example.com"]
-
-
-def sandbox_key(tier: Tier = Tier.BUSINESS) -> Persona:
-    return open_twins(tier)[1]
-
-
-def list_file(folder: Path, rows: int) -> Path:
-    path = folder / "list.csv"
-    locals_ = ["deliverable", "undeliverable", "role", "free"]
-    lines = ["email"] + [f"{locals_[n % 4]}+{n}@example.com" for n in range(rows)]
-    path.write_text("\n".join(lines) + "\n")
-    return path
 
 
 def test_one_address_sync_and_async(service: Gunicorn) -> None:
@@ -137,13 +123,7 @@ def test_errors_are_typed_by_their_codes(service: Gunicorn) -> None:
 
 
 def test_a_verdict_token_confirms_once(service: Gunicorn) -> None:
-    form = form_key()
-    page = requests.post(
-        f"{service.base_url}/validate/browser",
-        headers=from_page(form),
-        json={"email": NOT_AN_ADDRESS},
-        timeout=30,
-    ).json()
+    form, page = page_token(service)
     with Client(form.secret, base_url=service.base_url) as client:
         confirmed = client.confirm_token(page["token"], NOT_AN_ADDRESS)
         with pytest.raises(TokenError) as replayed:

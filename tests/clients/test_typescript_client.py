@@ -11,11 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
-import requests
 from verimail.webhooks import compute_signature
 
-from tests.browser.helpers import NOT_AN_ADDRESS, form_key, from_page
-from tests.clients.test_python_client import list_file, sandbox_key
+from tests.browser.helpers import NOT_AN_ADDRESS
+from tests.clients.helpers import list_file, page_token, sandbox_key
 from tests.workers.harness import Gunicorn
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,15 +35,8 @@ def signed_delivery(folder: Path) -> dict[str, str]:
     }
 
 
-def page_token(service: Gunicorn) -> dict[str, str]:
-    """A form's key and the verdict token its page got from POST /validate/browser."""
-    form = form_key()
-    page = requests.post(
-        f"{service.base_url}/validate/browser",
-        headers=from_page(form),
-        json={"email": NOT_AN_ADDRESS},
-        timeout=30,
-    ).json()
+def token_env(service: Gunicorn) -> dict[str, str]:
+    form, page = page_token(service)
     return {"FORM_KEY": form.secret, "TOKEN": page["token"], "TOKEN_EMAIL": NOT_AN_ADDRESS}
 
 
@@ -53,7 +45,7 @@ def test_the_typescript_client_validates_uploads_downloads_confirms_tokens_and_v
 ) -> None:
     assert BUILT.exists(), "run bin/setup (npm ci && npm run build in clients/typescript)"
     key, path = sandbox_key(), list_file(tmp_path, 40)
-    env = os.environ | signed_delivery(tmp_path) | page_token(service)
+    env = os.environ | signed_delivery(tmp_path) | token_env(service)
     env |= {"VERIMAIL_API_KEY": key.secret, "VERIMAIL_BASE_URL": service.base_url}
     env |= {"LIST_PATH": str(path), "OUT_PATH": str(tmp_path / "out.csv")}
 
