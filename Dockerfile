@@ -7,6 +7,8 @@ WORKDIR /app
 COPY requirements.txt .
 RUN pip install --no-cache-dir --require-hashes -r requirements.txt
 COPY . .
+# The service imports the official client's webhook module (verimail_webhooks re-exports verimail.webhooks).
+RUN pip install --no-cache-dir --no-deps ./clients/python
 # var/ holds development's own random keys (core/development_secrets.py); compose shares it between the
 # containers as a volume, which starts with this directory's owner.
 RUN useradd --create-home verimail && mkdir -p var && chown verimail var

@@ -1,5 +1,5 @@
 # One target per developer action. The two set-up commands in the README are bin/run and bin/test.
-.PHONY: help run test lint fmt types migrate bench lab pins
+.PHONY: help run test lint fmt types migrate bench lab pins clients
 
 help:  ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -36,3 +36,6 @@ PIP_COMPILE = CUSTOM_COMPILE_COMMAND="make pins" .venv/bin/pip-compile --quiet -
 pins:  ## pin requirements*.txt (with hashes) from requirements*.in, keeping the versions already pinned
 	$(PIP_COMPILE) --output-file requirements.txt requirements.in
 	$(PIP_COMPILE) --output-file requirements-dev.txt requirements-dev.in
+
+clients:  ## regenerate the TypeScript client's types from the API description, then build it
+	cd clients/typescript && npm run generate && npm run build

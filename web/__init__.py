@@ -8,7 +8,7 @@ from flask.json.provider import DefaultJSONProvider
 from settings import Settings, get_settings
 from web import client_ip, config, dashboard, errors, limits, logs, parsing, pipeline
 from web.api import register as register_blueprints
-from web.cli import accounts, egress, resellers
+from web.cli import accounts, egress, openapi_document, resellers
 
 
 def create_app(settings: Settings | None = None) -> Flask:
@@ -34,6 +34,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.cli.add_command(accounts)
     app.cli.add_command(resellers)
     app.cli.add_command(egress)
+    app.cli.add_command(openapi_document)
     return app
 
 

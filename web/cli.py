@@ -1,5 +1,5 @@
-"""Operator commands: ``flask --app web accounts create|grant|issue-key``, ``resellers set`` and ``egress
-status``; each prints one JSON object (``egress status`` a table, unless ``--json``)."""
+"""Operator commands: ``flask --app web accounts create|grant|issue-key``, ``resellers set``, ``egress
+status`` and ``openapi``; each prints one JSON object (``egress status`` a table, unless ``--json``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from decimal import Decimal, InvalidOperation
 
 import click
 from email_validator import EmailNotValidError, validate_email
-from flask.cli import AppGroup
+from flask import current_app
+from flask.cli import AppGroup, with_appcontext
 
 from models.accounts import PAID_TIERS, Tier
 from services import accounts as accounts_service
@@ -18,6 +19,7 @@ from services.errors import ServiceError
 from services.resellers import terms as terms_service
 from services.users import passwords, signup
 from services.users.errors import WeakPassword
+from web import openapi
 
 accounts = AppGroup("accounts", help="Open accounts and issue their admin keys.")
 
@@ -168,3 +170,11 @@ def egress_status(as_json: bool) -> None:
     for status in statuses:
         mark = "*" if status.in_use else " "
         click.echo(f"{mark} {status.egress.id}  helo={status.helo}  mailFrom={status.mail_from}")
+
+
+@click.command("openapi")
+@with_appcontext
+def openapi_document() -> None:
+    """Print the API description that GET /openapi.json serves (no database needed): the TypeScript client
+    generates its types from it (clients/typescript: npm run generate)."""
+    click.echo(json.dumps(openapi.cached(current_app), indent=2))
