@@ -1,7 +1,7 @@
 """A runnable webhook receiver: verifies each delivery, drops duplicates, ignores unknown event types.
 
     python examples/webhook_receiver.py --secret whsec_... --port 8443 --certfile cert.pem --keyfile key.pem
-    python examples/webhook_receiver.py --secret-file listen.secret --port 4242
+    python -m examples.webhook_receiver --secret-file listen.secret --port 4242  (from the repository root)
 
 verimail delivers to HTTPS URLs only, so a receiver on the internet serves TLS (any certificate your clients
 trust). On your own machine, ``python -m verimail_webhooks listen --forward-to http://127.0.0.1:4242/...
