@@ -29,13 +29,18 @@ from verimail_webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, compute_signat
 
 DEFAULT_API_URL = "http://127.0.0.1:8000"
 POLL_SECONDS = 1.0
+RECONNECT_SECONDS = 2.0
 FORWARD_TIMEOUT = 30.0
 API_TIMEOUT = 30.0
 USER_AGENT = "verimail-listen/1"
 
 
 class ListenError(Exception):
-    """The API refused or could not be reached: the message says what to do."""
+    """The API refused (``status``) or could not be reached (``status`` None): the message says what."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass(frozen=True)
@@ -55,7 +60,7 @@ class Api:
                 answer: dict[str, Any] = json.loads(response.read() or b"{}")
                 return answer
         except urllib.error.HTTPError as error:
-            raise ListenError(f"{method} {path}: {error.code} {_message(error.read())}") from None
+            raise ListenError(f"{method} {path}: {error.code} {_message(error.read())}", error.code) from None
         except (urllib.error.URLError, OSError) as error:
             raise ListenError(f"cannot reach {self.base_url}: {error}") from None
 
@@ -113,7 +118,7 @@ class Listener:
         page = self.api.call("GET", f"/webhooks/listeners/{self.listener_id}/events")
         for event in page["data"]:
             outcome = forward(self.forward_to, self.secret, event)
-            self._say(f"{event['type']} [{event['id']}] --> POST {self.forward_to} {outcome}")
+            self.say(f"{event['type']} [{event['id']}] --> POST {self.forward_to} {outcome}")
         if page["data"]:
             ids = [event["id"] for event in page["data"]]
             self.api.call("POST", f"/webhooks/listeners/{self.listener_id}/acknowledge", {"eventIds": ids})
@@ -124,9 +129,9 @@ class Listener:
             try:
                 self.api.call("DELETE", f"/webhooks/listeners/{self.listener_id}")
             except ListenError as error:
-                self._say(f"could not close the listener: {error}")
+                self.say(f"could not close the listener: {error}")
 
-    def _say(self, line: str) -> None:
+    def say(self, line: str) -> None:
         print(f"{time.strftime('%H:%M:%S')}  {line}", file=self.out, flush=True)
 
 
@@ -145,7 +150,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
             _write_secret(args.secret_file, opened["secret"])
         print(f"Your webhook signing secret is {opened['secret']} (Ctrl-C to stop).", file=out, flush=True)
         while True:
-            if not listener.forward_waiting():
+            if not _forwarded_some(listener):
                 time.sleep(args.poll_seconds)
     except ListenError as error:
         sys.stderr.write(f"listen: {error}\n")
@@ -154,6 +159,18 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         return 0
     finally:
         listener.close()
+
+
+def _forwarded_some(listener: Listener) -> bool:
+    """One round; an API out of reach (a restart of the service) is waited for, a refusal ends the run."""
+    try:
+        return listener.forward_waiting() > 0
+    except ListenError as error:
+        if error.status is not None:
+            raise
+        listener.say(f"{error}; trying again in {RECONNECT_SECONDS:g} s")
+        time.sleep(RECONNECT_SECONDS)
+        return False
 
 
 def _write_secret(path: str, secret: str) -> None:
