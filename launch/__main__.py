@@ -58,17 +58,24 @@ def main(argv: list[str] | None = None) -> int:
         if args.lab:
             lab = stack.enter_context(MailLab(standard_world().merged(bench_world(LAB_BENCH_DOMAINS))))
             env |= {**lab.env(), "ALLOW_TEST_DOMAINS": "true"}
-            env["MAIL_SMTP_URL"] = stack.enter_context(mail_folder())
             print(f"mail lab ready: DNS at {lab.nameserver}, SMTP on port {lab.smtp_port}", flush=True)
-            print(
-                f"emails the service sends (sign-up links, key warnings) are written to {FOLDER}", flush=True
-            )
+        mail = _mail_to_folder(env, stack, lab=args.lab)
         env |= quiet_start(env)
         try:
             _release(env)
         except KeyboardInterrupt:  # Ctrl-C during the migrations: nothing else was started yet
             return 130
-        return _serve(env, lab=args.lab)
+        return _serve(env, lab=args.lab, mail=mail)
+
+
+def _mail_to_folder(env: dict[str, str], stack: ExitStack, *, lab: bool) -> Path | None:
+    """With ``--lab``, or when no ``MAIL_SMTP_URL`` names a relay, the service's emails go to ``FOLDER``
+    (the default relay, port 1025 on loopback, is usually nobody's, and a sign-up link would be lost)."""
+    if not lab and "MAIL_SMTP_URL" in env:
+        return None
+    env["MAIL_SMTP_URL"] = stack.enter_context(mail_folder())
+    print(f"emails the service sends (sign-up links, key warnings) are written to {FOLDER}", flush=True)
+    return FOLDER
 
 
 def _release(env: dict[str, str]) -> None:
@@ -82,7 +89,7 @@ def _release(env: dict[str, str]) -> None:
     subprocess.run(["honcho", "run", "-f", "Procfile", "sh", "-c", release], cwd=ROOT, env=env, check=True)
 
 
-def _serve(env: dict[str, str], *, lab: bool) -> int:
+def _serve(env: dict[str, str], *, lab: bool, mail: Path | None) -> int:
     """honcho in the foreground until it stops; the ready banner in between."""
     settings = Settings.from_env(env)
     # honcho hands each process a PORT counted up from its base; web comes first, so it gets PORT.
@@ -94,7 +101,7 @@ def _serve(env: dict[str, str], *, lab: bool) -> int:
     addresses = Addresses.of(settings, env)
     missing = wait_until_ready(honcho, addresses, settings)
     if honcho.poll() is None:
-        print(_announcement(addresses, missing, lab=lab), flush=True)
+        print(_announcement(addresses, missing, lab=lab, mail=mail), flush=True)
     return honcho.wait()
 
 
@@ -107,13 +114,13 @@ def _forward_signals(honcho: subprocess.Popen[bytes]) -> None:
         signal.signal(signum, forward)
 
 
-def _announcement(addresses: Addresses, missing: list[str], *, lab: bool) -> str:
+def _announcement(addresses: Addresses, missing: list[str], *, lab: bool, mail: Path | None) -> str:
     if missing:
         return f"not answering yet after a while: {', '.join(missing)} (see the lines above)"
     address = "alice@mailbox.test" if lab else "someone@gmail.com"
     keep = [KEEP_STEP.format(variable=name, field=field) for name, field in KEPT]
     steps = [CHOOSE_STEP, ACCOUNT_STEP, *keep, CURL_STEP.format(address=address, api=addresses.api)]
-    return banner(addresses, steps)
+    return banner(addresses, steps, mail=mail)
 
 
 if __name__ == "__main__":

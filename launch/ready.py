@@ -7,6 +7,7 @@ import subprocess
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import requests
 from celery import Celery
@@ -88,15 +89,19 @@ def _pongs(app: Celery) -> set[str]:
     return {hostname.partition("@")[0] for reply in replies for hostname in reply}
 
 
-def banner(addresses: Addresses, next_steps: list[str]) -> str:
-    """Where everything is, and the commands to run next."""
+def banner(addresses: Addresses, next_steps: list[str], *, mail: Path | None = None) -> str:
+    """Where everything is (the emails too, when they go to a folder), and the commands to run next."""
     rule = "-" * 100
+    mail_lines = [
+        f"  mail       {mail}/  (each email as .eml, and a .txt whose links are usable as they are)"
+    ]
     lines = [
         rule,
         "verimail is ready; Ctrl-C here stops everything.",
         f"  API        {addresses.api}/  (described at {addresses.api}/openapi.json)",
         f"  dashboard  {addresses.api}/dashboard/",
         f"  Flower     {addresses.flower}/",
+        *(mail_lines if mail is not None else []),
         "Next, in another shell in this folder: open an account, then call the API with its key",
         '(README, "Quick start"):',
         *(f"  {step}" for step in next_steps),

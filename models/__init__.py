@@ -4,6 +4,7 @@ from models.accounts import Account
 from models.audit import AuditEntry
 from models.base import Base
 from models.keys import ApiKey, KeyStatus
+from models.listeners import EventListener, ListenerEvent
 from models.webhooks import (
     DeliveryStatus,
     EndpointStatus,
@@ -21,7 +22,9 @@ __all__ = [
     "DeliveryStatus",
     "EndpointStatus",
     "Event",
+    "EventListener",
     "KeyStatus",
+    "ListenerEvent",
     "WebhookAttempt",
     "WebhookDelivery",
     "WebhookEndpoint",

@@ -46,6 +46,9 @@ class AuditEvent(StrEnum):
     CUSTOM_DOMAIN_DELETED = "custom_domain.deleted"
     CUSTOM_DOMAIN_LAPSED = "custom_domain.lapsed"
     PLAN_GRANTED = "plan.granted"
+    # ``python -m verimail_webhooks listen`` opened or closed an event listener (polls are not logged).
+    LISTENER_OPENED = "listener.opened"
+    LISTENER_CLOSED = "listener.closed"
 
 
 class AuditEntry(Base):

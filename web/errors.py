@@ -41,7 +41,7 @@ from services.validation.errors import (
     IdempotentRequestInProgress,
     JobNotFinished,
 )
-from services.webhooks.errors import EndpointLimitReached, NoTestTarget, SendsLimited
+from services.webhooks.errors import EndpointLimitReached, ListenerLimitReached, NoTestTarget, SendsLimited
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +54,7 @@ STATUS: dict[type[ServiceError], int] = {
     service.LiveModeRequired: 403,  # as PLAN_UPGRADE_REQUIRED: understood, and refused to this caller
     KeyLimitReached: 403,
     EndpointLimitReached: 403,
+    ListenerLimitReached: 403,  # like the endpoint limit: a cap of the account, not a state conflict
     NoTestTarget: 409,  # the request is sound; the account's endpoints make it ambiguous or targetless
     SendsLimited: 429,  # flat shape, like the rate limit
     KeyInactive: 409,

@@ -362,10 +362,14 @@ job AS (
   INSERT INTO job_items (job_id, position, input, email, state, score, severity, result)
   SELECT id, 0, :input, :email, 'done', :score, :severity, CAST(:result AS jsonb) FROM job
 )"""
-# ``validation.completed`` needs a payload built in Python: an account with a subscriber takes the charging
-# transaction, which emits it.
+# ``validation.completed`` needs a payload built in Python: an account with a subscriber (an endpoint, or a
+# live listener of live mode: ``services.webhooks.listener_queue``) takes the charging transaction, which
+# emits it.
 _NO_SUBSCRIBER = """NOT EXISTS (
   SELECT 1 FROM webhook_endpoints WHERE account_id = :account_id AND status = 'enabled'
+    AND events @> ARRAY['validation.completed']::text[])
+  AND NOT EXISTS (
+  SELECT 1 FROM event_listeners WHERE account_id = :account_id AND livemode AND expires_at > :now
     AND events @> ARRAY['validation.completed']::text[])"""
 _CHARGED_SINGLE = (
     f"WITH {charging.charge_ctes(only_if=_NO_SUBSCRIBER)}, {_FINISHED_SINGLE_CTES}, "

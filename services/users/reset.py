@@ -9,7 +9,6 @@ and ends every session of that user (``services.users.sessions``).
 
 from __future__ import annotations
 
-import secrets
 from datetime import timedelta
 from pathlib import Path
 
@@ -42,7 +41,7 @@ def request_reset(email: str, origin: audit.Origin) -> None:
     per_network.count("password-reset", origin.ip, get_settings().sign_ups_per_hour, refusal)
     if not once_a_minute.first_this_minute("password-reset", email, if_redis_down=False):
         return
-    token = secrets.token_urlsafe(32)
+    token = links.new_token()
     with transaction() as session:
         user = session.scalars(select(DashboardUser).where(DashboardUser.email == email)).one_or_none()
         if user is None:

@@ -13,7 +13,6 @@ the account too (``services.users.reset``).
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -53,7 +52,7 @@ def queue_link(session: Session, user: DashboardUser) -> None:
     """Email ``user`` a fresh link (older ones stop working), in the caller's transaction."""
     now = clock.now()
     links.void_pending(session, EmailVerificationToken, user.id, now)
-    token = secrets.token_urlsafe(32)
+    token = links.new_token()
     session.add(
         EmailVerificationToken(user_id=user.id, token_hash=hash_secret(token), expires_at=now + LINK_LIFETIME)
     )

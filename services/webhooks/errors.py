@@ -46,3 +46,14 @@ class NoTestTarget(ServiceError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, field="endpointId")
+
+
+class ListenerLimitReached(CodedError):
+    code = "LISTENER_LIMIT_REACHED"
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"At most {limit} event listeners of an account and mode are open at once; stop one (Ctrl-C in "
+            "its terminal) or wait until an abandoned one expires.",
+            limit=limit,
+        )

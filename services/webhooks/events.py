@@ -6,9 +6,12 @@ together; a rollback takes them all away. Nothing touches Redis or the network h
 best-effort nudge asks a worker to make the first attempt at once; if Redis is down the nudge is lost and
 the beat sweeper (``services.webhooks.delivery``) finds the due rows on its next tick instead.
 
-Trade-off accepted: an event with no subscribed endpoint is not stored (every single validation emits
-``validation.completed``; storing them all for nobody would grow the table without serving anyone), so an
-endpoint created later does not receive events from before it existed.
+Event listeners (``listener_queue``: ``python -m verimail_webhooks listen`` on a developer's machine) are
+subscribers too: an event is queued for each live listener of its account and mode, in the same transaction.
+
+Trade-off accepted: an event with no subscribed endpoint and no live listener is not stored (every single
+validation emits ``validation.completed``; storing them all for nobody would grow the table without serving
+anyone), so an endpoint created later does not receive events from before it existed.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import verimail_webhooks
 from core import clock
 from core.times import iso
 from models.webhooks import DeliveryStatus, EndpointStatus, Event, WebhookDelivery, WebhookEndpoint
-from services.webhooks import dispatch
+from services.webhooks import dispatch, listener_queue
 from services.webhooks.errors import UnknownEventType
 from services.webhooks.retry_schedule import MAX_ATTEMPTS
 
@@ -42,20 +45,23 @@ def emit(
 
     Call it in the same transaction as the change it reports. ``data`` must be JSON-serialisable (strings,
     numbers, booleans, lists, dicts; times as ISO 8601 strings, see ``iso``); a function returning it is
-    called only when some endpoint subscribes, so a payload that costs a query costs nothing otherwise.
-    A test-mode event (``livemode`` False) goes to the account's test-mode endpoints only, and a live one
-    to its live endpoints only.
+    called only when some endpoint or listener subscribes, so a payload that costs a query costs nothing
+    otherwise. A test-mode event (``livemode`` False) goes to the account's test-mode endpoints and
+    listeners only, and a live one to its live ones only.
     """
     if event_type not in EVENT_TYPES:
         raise UnknownEventType(f"unknown event type {event_type!r}; spec 6.1 lists {EVENT_TYPES}")
     endpoint_ids = list(session.scalars(_subscribers(account_id, event_type, livemode)))
-    if not endpoint_ids:
+    listener_ids = listener_queue.live_listeners(session, account_id, event_type, livemode)
+    if not endpoint_ids and not listener_ids:
         return None
     payload = data() if callable(data) else data
     event = new_event(session, account_id, event_type, payload, livemode=livemode)
     for endpoint_id in endpoint_ids:
         schedule_delivery(session, event, endpoint_id, MAX_ATTEMPTS)
-    dispatch.nudge_after_commit(session, event.id)
+    listener_queue.enqueue(session, event, listener_ids)
+    if endpoint_ids:
+        dispatch.nudge_after_commit(session, event.id)
     return event
 
 

@@ -167,6 +167,7 @@ def test_bin_run_says_where_everything_is_and_what_to_run_next(service: Running,
     assert f"  API        {service.api}/" in out
     assert f"  dashboard  {service.api}/dashboard/" in out
     assert f"  Flower     http://127.0.0.1:{service.flower_port}/" in out
+    assert f"  mail       {FOLDER}/  (each email as .eml, and a .txt" in out
     assert _next_steps(out) == [_on_port(step, service) for step in readme.steps]
 
 

@@ -26,6 +26,7 @@ from models.audit import AuditEntry
 from models.base import Base
 from models.jobs import ValidationJob
 from models.keys import ApiKey
+from models.listeners import EventListener
 from models.resellers import CustomDomain, SubUser, SubUserTier, WhiteLabel
 from models.session import transaction
 from models.usage import UsageCharge, UsagePeriod
@@ -118,6 +119,7 @@ def build(client: FlaskClient) -> LiveWorld:
         headers={"X-API-Key": form.publishable, "Origin": PAGE_ORIGIN},
     )
     assert verdict.status_code == 200, verdict.get_json()
+    listener = made("POST", "/webhooks/listeners", {"events": ["key.created"]}, 201)
     ids = {
         "key_id": str(key["id"]),
         "endpoint_id": str(endpoint["id"]),
@@ -126,6 +128,7 @@ def build(client: FlaskClient) -> LiveWorld:
         "job_id": bulk["jobId"] if "jobId" in bulk else bulk["id"],
         "sub_id": sub["id"],
         "domain_id": domain["id"],
+        "listener_id": listener["id"],
     }
     markers = (
         f"Live marker key {tag}",
@@ -139,6 +142,7 @@ def build(client: FlaskClient) -> LiveWorld:
         sub_email,
         domain["id"],
         f"live-{tag}.test",
+        listener["secret"],
     )  # not the brand: test-mode answers carry the account's brand as live ones do
     return LiveWorld(live, test, ids, verdict.get_json()["token"], markers)
 
@@ -165,6 +169,9 @@ def snapshot(account_id: int) -> dict[str, list[dict[str, Any]]]:
             ),
             "usage": select(UsagePeriod).where(UsagePeriod.account_id.in_(accounts)),
             "charges": select(UsageCharge).where(UsageCharge.account_id.in_(accounts)),
+            "listeners": select(EventListener).where(
+                EventListener.account_id.in_(accounts), EventListener.livemode.is_(True)
+            ),
             "sub_users": select(SubUser).where(SubUser.reseller_id == account_id),
             "tiers": select(SubUserTier).where(SubUserTier.account_id.in_(accounts)),
             "white_label": select(WhiteLabel).where(WhiteLabel.reseller_id == account_id),

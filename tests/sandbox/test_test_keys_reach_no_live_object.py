@@ -77,6 +77,11 @@ API: dict[tuple[str, str], Case] = {
     ("POST", "/webhooks/<int:endpoint_id>/deliveries/<int:delivery_id>/redeliver"): NOT_FOUND,
     ("POST", "/webhooks/<int:endpoint_id>/rotate-secret"): NOT_FOUND,
     ("POST", "/webhooks/test"): Case(404, {"type": "key.created", "endpointId": "<int:endpoint_id>"}),
+    # event listeners: test mode's own; a live listener's id is unknown
+    ("POST", "/webhooks/listeners"): Case(201, {"events": ["batch.completed"]}),
+    ("GET", "/webhooks/listeners/<listener_id>/events"): NOT_FOUND,
+    ("POST", "/webhooks/listeners/<listener_id>/acknowledge"): Case(404, {"eventIds": ["evt_" + "0" * 32]}),
+    ("DELETE", "/webhooks/listeners/<listener_id>"): NOT_FOUND,
     # Enterprise Plus: live mode only, whatever the id
     ("POST", "/api/sub-users"): refused(SUB_USER),
     ("GET", "/api/sub-users"): refused(),

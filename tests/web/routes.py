@@ -12,6 +12,7 @@ MISSING_JOB = "job_000000000000000000000000"
 MISSING_BATCH = "bat_000000000000000000000000"
 MISSING_SUB_USER = "sub_000000000000000000000000"
 MISSING_DOMAIN = "dom_000000000000000000000000"
+MISSING_LISTENER = "lsn_00000000000000000000000000000000"
 
 ROUTES: tuple[tuple[str, str, str], ...] = (
     ("POST", "/api/keys", "keys:write"),
@@ -42,6 +43,10 @@ ROUTES: tuple[tuple[str, str, str], ...] = (
     ("POST", f"/webhooks/{MISSING_ID}/deliveries/{MISSING_ID}/redeliver", "webhooks:write"),
     ("POST", f"/webhooks/{MISSING_ID}/rotate-secret", "webhooks:write"),
     ("POST", "/webhooks/test", "webhooks:write"),
+    ("POST", "/webhooks/listeners", "webhooks:read"),
+    ("GET", f"/webhooks/listeners/{MISSING_LISTENER}/events", "webhooks:read"),
+    ("POST", f"/webhooks/listeners/{MISSING_LISTENER}/acknowledge", "webhooks:read"),
+    ("DELETE", f"/webhooks/listeners/{MISSING_LISTENER}", "webhooks:read"),
     ("POST", "/api/sub-users", "resellers:write"),
     ("GET", "/api/sub-users", "resellers:read"),
     ("GET", f"/api/sub-users/{MISSING_SUB_USER}", "resellers:read"),
@@ -89,6 +94,10 @@ PERMITTED: dict[tuple[str, str], int] = {
     ("POST", f"/webhooks/{MISSING_ID}/deliveries/{MISSING_ID}/redeliver"): 404,
     ("POST", f"/webhooks/{MISSING_ID}/rotate-secret"): 404,
     ("POST", "/webhooks/test"): 400,  # type is required
+    ("POST", "/webhooks/listeners"): 400,  # bogus is no field of it
+    ("GET", f"/webhooks/listeners/{MISSING_LISTENER}/events"): 404,
+    ("POST", f"/webhooks/listeners/{MISSING_LISTENER}/acknowledge"): 400,  # the body first
+    ("DELETE", f"/webhooks/listeners/{MISSING_LISTENER}"): 404,
     ("POST", "/api/sub-users"): 400,
     ("GET", "/api/sub-users"): 200,
     ("GET", f"/api/sub-users/{MISSING_SUB_USER}"): 404,

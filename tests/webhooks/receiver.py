@@ -48,6 +48,8 @@ class Receiver:
     # answering, to hold a sender's thread); ``trickle_body`` sends the headers at once and trickles the body.
     trickle: float = 0.0
     trickle_body: bool = False
+    # False: plain HTTP, as a developer's local receiver behind ``verimail_webhooks listen`` (the CA unused).
+    tls: bool = True
 
     @property
     def port(self) -> int:
@@ -55,7 +57,7 @@ class Receiver:
         return self.server.server_address[1]
 
     def url(self, host: str = "localhost", path: str = "/hooks") -> str:
-        return f"https://{host}:{self.port}{path}"
+        return f"{'https' if self.tls else 'http'}://{host}:{self.port}{path}"
 
     def record(self, headers: dict[str, str], body: bytes) -> None:
         try:
@@ -117,9 +119,10 @@ class Receiver:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True  # a trickling handler must not hold up the test's end
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        self.ca.issue_cert(*self.names).configure_cert(context)
-        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+        if self.tls:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            self.ca.issue_cert(*self.names).configure_cert(context)
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def stop(self) -> None:

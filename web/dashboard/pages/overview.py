@@ -24,6 +24,7 @@ def overview() -> tuple[str, int, dict[str, str]]:
     return forms.render(
         "overview.html",
         usage=UsageOut.of(report),
+        account_id=actor.account.id,
         requested=PLANS[Tier(actor.account.requested_tier)] if actor.account.requested_tier else None,
         gauge=present.Gauge.of(report.quota),
         marks=present.GAUGE_MARKS,
