@@ -1,6 +1,6 @@
 """Event listeners (``python -m verimail_webhooks listen``) and the events queued for each.
 
-Revision ID: 0026_event_listeners
+Revision ID: 0025_event_listeners
 Revises: 0024_sandbox_usage
 Create Date: 2026-12-08 00:00:00.000000
 """
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision: str = '0026_event_listeners'
+revision: str = '0025_event_listeners'
 down_revision: str | None = '0024_sandbox_usage'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
