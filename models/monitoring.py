@@ -48,6 +48,7 @@ class MonitoredList(Base):
         BigInteger, ForeignKey("validation_jobs.id", ondelete="CASCADE"), unique=True
     )
     name: Mapped[str] = mapped_column(Text)
+    addresses: Mapped[int] = mapped_column(Integer)  # distinct addresses: what each run is charged
     schedule: Mapped[str] = mapped_column(String(8))
     paused: Mapped[bool] = mapped_column(default=False)
     next_run_at: Mapped[datetime]

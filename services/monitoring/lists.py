@@ -20,6 +20,7 @@ from models.monitoring import MonitoredList, MonitorRun, Schedule
 from models.session import transaction
 from services.auth import Actor
 from services.errors import NotFound
+from services.jobs import store
 from services.monitoring.errors import AlreadyMonitored, NotMonitorable
 from services.monitoring.schedule import next_after
 from services.validation import submit
@@ -60,6 +61,7 @@ def keep(actor: Actor, job_public_id: str, schedule: Schedule) -> Monitored:
         livemode=actor.livemode,
         source_job_id=job.id,
         name=job.file_name or job.public_id,
+        addresses=_distinct(job.id),
         schedule=schedule.value,
         next_run_at=next_after(schedule, now),
         created_at=now,
@@ -70,6 +72,11 @@ def keep(actor: Actor, job_public_id: str, schedule: Schedule) -> Monitored:
     except IntegrityError:  # kept already (maybe by a concurrent request): say which list holds it
         raise AlreadyMonitored(job_public_id, _kept_as(job.id)) from None
     return Monitored(kept, job.public_id, [])
+
+
+def _distinct(job_id: int) -> int:
+    with transaction() as session:
+        return store.distinct_addresses(session, job_id)
 
 
 def _kept_as(job_id: int) -> str:

@@ -25,6 +25,7 @@ def upgrade() -> None:
     sa.Column('livemode', sa.Boolean(), nullable=False),
     sa.Column('source_job_id', sa.BigInteger(), nullable=False),
     sa.Column('name', sa.Text(), nullable=False),
+    sa.Column('addresses', sa.Integer(), nullable=False),
     sa.Column('schedule', sa.String(length=8), nullable=False),
     sa.Column('paused', sa.Boolean(), nullable=False),
     sa.Column('next_run_at', sa.DateTime(timezone=True), nullable=False),
