@@ -58,7 +58,8 @@ def _rows(run_id: int, job_id: int) -> Iterator[tuple[list[str] | None, str, Mon
         .execution_options(yield_per=BATCH)
     )
     with transaction() as session:
-        yield from session.execute(stmt).tuples()
+        for cells, raw, change in session.execute(stmt):
+            yield cells, raw, change
 
 
 def _as_csv(run_id: int, job_id: int, columns: list[str]) -> Iterator[str]:
