@@ -9,6 +9,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, stream_with_context
 
 from models.monitoring import Schedule
+from services.errors import NotFound
 from services.monitoring import diff, lists
 from services.monitoring.errors import AlreadyMonitored, NotMonitorable, RunNotCompared
 from web.auth import current_auth, require_scope
@@ -41,8 +42,9 @@ DIFF = {
     responses={201: MonitoredListOut},
     description="The first re-check is one schedule step from now. Each run is charged as a bulk list of "
     "the same addresses (one validation per distinct address) and appears among the account's lists. "
-    "409 if the list is not completed, or is monitored already (`listId` names it).",
-    errors=(AlreadyMonitored, NotMonitorable),
+    "404 if this account (in this mode) has no such list; 409 if it is not completed, or is monitored "
+    "already (`listId` names it).",
+    errors=(AlreadyMonitored, NotMonitorable, NotFound),
 )
 @require_scope("bulk:*")
 def keep() -> Response:
