@@ -11,7 +11,7 @@ import csv
 import io
 from collections.abc import Iterator
 
-from sqlalchemy import select
+from sqlalchemy import Row, select
 from sqlalchemy.orm import aliased
 
 from models.jobs import JobItem, ValidationJob
@@ -47,7 +47,7 @@ def download(actor: Actor, public_id: str, number: int) -> Iterator[str]:
     return _as_csv(run.id, run.job_id or 0, columns or ["input"])
 
 
-def _rows(run_id: int, job_id: int) -> Iterator[tuple[list[str] | None, str, MonitorChange]]:
+def _rows(run_id: int, job_id: int) -> Iterator[Row[list[str] | None, str, MonitorChange]]:
     first = aliased(JobItem)
     stmt = (
         select(JobItem.cells, JobItem.input, MonitorChange)
@@ -58,8 +58,7 @@ def _rows(run_id: int, job_id: int) -> Iterator[tuple[list[str] | None, str, Mon
         .execution_options(yield_per=BATCH)
     )
     with transaction() as session:
-        for cells, raw, change in session.execute(stmt):
-            yield cells, raw, change
+        yield from session.execute(stmt)
 
 
 def _as_csv(run_id: int, job_id: int, columns: list[str]) -> Iterator[str]:
