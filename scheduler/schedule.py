@@ -9,9 +9,19 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from tasks import audit, keys, mail, probing, resellers, retention, usage, webhooks
+from tasks import audit, keys, mail, monitoring, probing, resellers, retention, usage, webhooks
 
-TASK_MODULES: tuple[ModuleType, ...] = (audit, keys, mail, probing, resellers, retention, usage, webhooks)
+TASK_MODULES: tuple[ModuleType, ...] = (
+    audit,
+    keys,
+    mail,
+    monitoring,
+    probing,
+    resellers,
+    retention,
+    usage,
+    webhooks,
+)
 
 
 def beat_schedule() -> dict[str, dict[str, Any]]:

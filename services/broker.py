@@ -30,6 +30,7 @@ SEND_DUE_MAIL_TASK = "tasks.mail.send_due_mail"
 DELIVER_ONE_TASK = "tasks.webhooks.deliver_one"
 DELIVER_DUE_TASK = "tasks.webhooks.deliver_some_due"
 SWEEP_DELIVERIES_TASK = "tasks.webhooks.sweep_due_deliveries"
+COMPARE_RUNS_TASK = "tasks.monitoring.compare_runs"
 # Three queues keep slow network work from starving bookkeeping: ``probes`` (SMTP/DNS, I/O bound, served
 # by a gevent pool where every socket call carries its own timeout because that pool enforces no task time
 # limit), ``webhooks`` (POSTs to customers' receivers, each at most 30 s, capped per account) and

@@ -97,3 +97,12 @@ def account_host(session: Session, account_id: int) -> str | None:
         .limit(1)
     )
     return session.scalar(stmt)
+
+
+def monitored_list_url(public_id: str, host: str | None = None) -> str:
+    return f"{base_url(host)}/monitored-lists/{public_id}"
+
+
+def diff_url(public_id: str, run: int, host: str | None = None) -> str:
+    """A monitored list's run: only the rows that changed, both verdicts."""
+    return f"{monitored_list_url(public_id, host)}/runs/{run}/diff"

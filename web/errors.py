@@ -25,6 +25,7 @@ from services import errors as service
 from services.browser.errors import BudgetExhausted, OriginNotAllowed, TokenAlreadyConfirmed, TokenRefused
 from services.errors import CodedError, ServiceError
 from services.keys.errors import KeyInactive, KeyLimitReached
+from services.monitoring.errors import AlreadyMonitored, NotMonitorable, RunNotCompared
 from services.resellers.errors import (
     DomainNotVerified,
     DomainTaken,
@@ -66,6 +67,9 @@ STATUS: dict[type[ServiceError], int] = {
     BatchTooLarge: 400,
     BadUpload: 400,
     JobNotFinished: 409,
+    AlreadyMonitored: 409,
+    NotMonitorable: 409,  # as JobNotFinished: the list is not in a state to be kept
+    RunNotCompared: 409,
     IdempotencyKeyReused: 422,  # Stripe's answer to a key reused with other parameters
     IdempotentRequestInProgress: 409,
     PlanUpgradeRequired: 403,

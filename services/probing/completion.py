@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from core import clock
 from models.jobs import JobItem, JobKind, ValidationJob
 from services import branding, links
+from services.broker import COMPARE_RUNS_TASK, after_commit, send_task
 from services.jobs import list_rows, store
 from services.probing import degraded
 from services.probing.dispatch import signal_done
@@ -31,7 +32,16 @@ def complete(session: Session, job_ids: Sequence[int]) -> set[int]:
             session.refresh(job)
         emit_completed(session, job)
         signal_done(session, job.public_id)
+    _compare_runs_after_commit(session, [job.id for job in jobs if job.kind == JobKind.BULK.value])
     return {job.id for job in jobs}
+
+
+def _compare_runs_after_commit(session: Session, bulk_ids: list[int]) -> None:
+    """A finished bulk list may be a monitored list's run: its comparison (``services.monitoring.compare``)
+    is asked for after commit; a list that is no run costs the task one indexed read. A lost message is
+    made up by the monitoring sweep."""
+    if bulk_ids:
+        after_commit(session, lambda: send_task(COMPARE_RUNS_TASK, bulk_ids))
 
 
 def emit_completed(session: Session, job: ValidationJob) -> None:

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from core import clock
 from models.accounts import Account
+from services.monitoring import forecast
 from services.usage import charging, rate_limits, recent_errors, sandbox
 from services.usage.plans import Plan, plan_for
 from services.usage.quota import QuotaStatus
@@ -28,17 +29,20 @@ class UsageReport:
     errors: RecentErrors
     plan: Plan
     livemode: bool
+    monitoring: forecast.Forecast  # what the monitored lists will be charged before the quota resets
 
 
 def usage_report(account: Account, livemode: bool = True) -> UsageReport:
     """The account's usage in the caller's mode as of now: live, the quota, the live rate-limit windows and
     live errors; test mode, its own validations (which spend none of the quota, ``sandbox``), windows and
     errors. Neither mode shows anything of the other."""
+    quota = charging.current_status(account) if livemode else sandbox.status(account)
     return UsageReport(
         at=clock.now(),
-        quota=charging.current_status(account) if livemode else sandbox.status(account),
+        quota=quota,
         rate=rate_limits.peek(account, livemode),
         errors=recent_errors.recent(account.id, livemode),
         plan=plan_for(account.tier),
         livemode=livemode,
+        monitoring=forecast.before(account.id, livemode, quota.period.end),
     )

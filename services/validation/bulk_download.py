@@ -80,8 +80,8 @@ def _as_csv(rows: Iterator[Row], columns: list[str]) -> Iterator[str]:
         cells = row.cells if row.cells is not None else [row.input]
         writer.writerow(safe_row([*cells, *[""] * (width - len(cells)), *_result_cells(row)]))
         if count % DOWNLOAD_BATCH == 0:
-            yield _drain(buffer)
-    yield _drain(buffer)
+            yield drain(buffer)
+    yield drain(buffer)
 
 
 def _result_cells(row: Row) -> tuple[object, ...]:
@@ -101,7 +101,7 @@ def _reason(result: dict[str, Any]) -> str:
     return str(recommendations[0]) if recommendations else ""
 
 
-def _drain(buffer: io.StringIO) -> str:
+def drain(buffer: io.StringIO) -> str:
     text = buffer.getvalue()
     buffer.seek(0)
     buffer.truncate()

@@ -134,6 +134,26 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "reason": "revoke-all",
         "disabledAt": "2026-11-21T08:00:00.000Z",
     },
+    "address.changed": {
+        "listId": "mon_sample",
+        "run": 2,
+        "email": "jane.doe@example.com",
+        "row": 0,
+        "previous": {"severity": "valid", "reason": None},
+        "current": {"severity": "invalid", "reason": "Remove this address: the mailbox does not exist."},
+    },
+    "list.rechecked": {
+        "listId": "mon_sample",
+        "run": 2,
+        "jobId": "blk_sample",
+        "total": 100,
+        "changed": 3,
+        "unchanged": 97,
+        "valid": 80,
+        "warning": 8,
+        "invalid": 12,
+        "diffUrl": "{base_url}/monitored-lists/mon_sample/runs/2/diff",
+    },
 }
 
 
@@ -143,8 +163,9 @@ BRANDED = ("validation.completed", "batch.completed")
 def sample(event_type: str, base_url: str, metadata: Mapping[str, str]) -> dict[str, Any]:
     """A realistic payload of ``event_type`` for test sends (the account's base URL and brand filled in)."""
     data = dict(SAMPLES[event_type])
-    if "resultsUrl" in data:
-        data["resultsUrl"] = data["resultsUrl"].format(base_url=base_url)
+    for link in ("resultsUrl", "diffUrl"):
+        if link in data:
+            data[link] = data[link].format(base_url=base_url)
     if event_type in BRANDED:
         data["metadata"] = dict(metadata)
     return data

@@ -114,7 +114,19 @@ def test_the_reseller_reads_a_sub_users_usage_as_the_sub_user_does(live_api: Api
     own = live_api.call("get", "/api/usage", customer).json()
     seen = live_api.call("get", f"/api/sub-users/{customer.id}/usage", reseller).json()
 
-    assert seen.keys() == own.keys() == {"period", "quota", "rateLimit", "recentErrors", "plan", "livemode"}
+    assert (
+        seen.keys()
+        == own.keys()
+        == {
+            "period",
+            "quota",
+            "rateLimit",
+            "recentErrors",
+            "plan",
+            "monitoredLists",
+            "livemode",
+        }
+    )
     assert seen["quota"] == own["quota"]
     assert seen["quota"]["used"] == 1
     assert seen["plan"] == own["plan"]

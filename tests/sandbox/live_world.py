@@ -27,6 +27,7 @@ from models.base import Base
 from models.jobs import ValidationJob
 from models.keys import ApiKey
 from models.listeners import EventListener
+from models.monitoring import MonitoredList
 from models.resellers import CustomDomain, SubUser, SubUserTier, WhiteLabel
 from models.session import transaction
 from models.usage import UsageCharge, UsagePeriod
@@ -61,6 +62,7 @@ class LiveWorld:
         values: dict[str, int | str] = {
             f"<int:{name}>": int(value) for name, value in self.ids.items() if value.isdigit()
         }
+        values |= {f"<{name}>": value for name, value in self.ids.items()}
         values["<token>"] = self.token
         return {
             name: values.get(value, value) if isinstance(value, str) else value
@@ -129,6 +131,8 @@ def build(client: FlaskClient) -> LiveWorld:
         "sub_id": sub["id"],
         "domain_id": domain["id"],
         "listener_id": listener["id"],
+        "list_id": _monitored(live.account_id, bulk["jobId"] if "jobId" in bulk else bulk["id"]),
+        "number": "1",
     }
     markers = (
         f"Live marker key {tag}",
@@ -143,8 +147,30 @@ def build(client: FlaskClient) -> LiveWorld:
         domain["id"],
         f"live-{tag}.test",
         listener["secret"],
+        ids["list_id"],
     )  # not the brand: test-mode answers carry the account's brand as live ones do
     return LiveWorld(live, test, ids, verdict.get_json()["token"], markers)
+
+
+def _monitored(account_id: int, job_public_id: str) -> str:
+    """A live monitored list of the live bulk list, kept directly (like an operator: the list is still
+    running, and the matrix is about reaching it, not keeping it)."""
+    public_id = f"mon_{secrets.token_hex(12)}"
+    with transaction() as session:
+        job = session.scalars(select(ValidationJob).where(ValidationJob.public_id == job_public_id)).one()
+        session.add(
+            MonitoredList(
+                public_id=public_id,
+                account_id=account_id,
+                livemode=True,
+                source_job_id=job.id,
+                name=f"Live monitored {public_id}",
+                addresses=1,
+                schedule="weekly",
+                next_run_at=job.created_at,
+            )
+        )
+    return public_id
 
 
 def snapshot(account_id: int) -> dict[str, list[dict[str, Any]]]:
@@ -163,6 +189,9 @@ def snapshot(account_id: int) -> dict[str, list[dict[str, Any]]]:
             "events": select(Event).where(Event.account_id.in_(accounts), Event.livemode.is_(True)),
             "jobs": select(ValidationJob).where(
                 ValidationJob.account_id.in_(accounts), ValidationJob.livemode.is_(True)
+            ),
+            "monitored_lists": select(MonitoredList).where(
+                MonitoredList.account_id.in_(accounts), MonitoredList.livemode.is_(True)
             ),
             "audit": select(AuditEntry).where(
                 AuditEntry.account_id.in_(accounts), AuditEntry.livemode.is_(True)

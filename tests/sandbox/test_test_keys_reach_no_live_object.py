@@ -67,6 +67,13 @@ API: dict[tuple[str, str], Case] = {
     ("GET", "/bulk/jobs/<job_id>"): NOT_FOUND,
     ("POST", "/bulk/jobs/<job_id>/cancel"): NOT_FOUND,
     ("GET", "/bulk/jobs/<job_id>/download"): NOT_FOUND,
+    # monitored lists: test mode's own; a live list (or a live job to keep) is unknown
+    ("POST", "/monitored-lists"): Case(404, {"jobId": "<job_id>", "schedule": "weekly"}),
+    ("GET", "/monitored-lists"): Case(200),
+    ("GET", "/monitored-lists/<list_id>"): NOT_FOUND,
+    ("PATCH", "/monitored-lists/<list_id>"): Case(404, {"paused": True}),
+    ("DELETE", "/monitored-lists/<list_id>"): NOT_FOUND,
+    ("GET", "/monitored-lists/<list_id>/runs/<int:number>/diff"): NOT_FOUND,
     # webhooks: test mode's own endpoints
     ("POST", "/webhooks"): Case(201, {"url": "https://127.0.0.1:9/sandbox-hook", "events": ["key.created"]}),
     ("GET", "/webhooks"): Case(200),
@@ -126,7 +133,12 @@ def test_the_live_key_reaches_every_live_object_the_matrix_asks_about(
 ) -> None:
     """So a 404 below means "not yours in test mode", not "no such object"."""
     client = live_app.test_client()
-    for rule in ("/api/keys/<int:key_id>", "/webhooks/<int:endpoint_id>/deliveries", "/bulk/jobs/<job_id>"):
+    for rule in (
+        "/api/keys/<int:key_id>",
+        "/webhooks/<int:endpoint_id>/deliveries",
+        "/bulk/jobs/<job_id>",
+        "/monitored-lists/<list_id>",
+    ):
         response = client.get(world.fill(rule), headers=world.live.headers)
         assert response.status_code == 200, (rule, response.get_json())
     assert client.get(world.fill("/batches/<batch_id>/results"), headers=world.live.headers).status_code in {
@@ -153,7 +165,7 @@ def test_a_test_key_reaches_no_live_object(
         assert response.get_json()["error"]["code"] == case.code
     if case.code == REFUSED:
         assert "live mode" in response.get_json()["error"]["message"]
-    assert world.shown_in(response.get_data(as_text=True), asked=path) == []
+    assert world.shown_in(response.get_data(as_text=True), asked=f"{path} {body}") == []
     assert world.snapshot() == before
 
 

@@ -78,6 +78,15 @@ DASHBOARD: dict[tuple[str, str], Page | NotModeData] = {
     ("POST", "/dashboard/lists/<job_id>/cancel"): Page(SENT_BACK, {}, "No job"),
     ("GET", "/dashboard/lists/<job_id>/download"): Page(404),
     ("GET", "/dashboard/lists/<job_id>/progress"): Page(404),
+    ("GET", "/dashboard/monitored-lists"): Page(200),
+    ("POST", "/dashboard/monitored-lists"): Page(
+        SENT_BACK, {"job_id": "<job_id>", "schedule": "weekly"}, "No job"
+    ),
+    ("POST", "/dashboard/monitored-lists/<list_id>"): Page(
+        SENT_BACK, {"paused": "true"}, "No monitored list"
+    ),
+    ("POST", "/dashboard/monitored-lists/<list_id>/delete"): Page(SENT_BACK, {}, "No monitored list"),
+    ("GET", "/dashboard/monitored-lists/<list_id>/runs/<int:number>/diff"): Page(404),
     ("GET", "/dashboard/webhooks"): Page(200),
     ("POST", "/dashboard/webhooks"): Page(
         303, {"url": "https://127.0.0.1:9/sandbox-page-hook", "events": "key.created"}
@@ -182,11 +191,12 @@ def test_the_test_mode_dashboard_reaches_no_live_object(
     if method == "GET":
         response = client.get(path)
     else:
-        response = client.post(path, data={**(page.form or {}), "csrf_token": token})
+        form = {name: world.fill(value) for name, value in (page.form or {}).items()}
+        response = client.post(path, data={**form, "csrf_token": token})
 
     text = response.get_data(as_text=True)
     assert response.status_code == page.status, text
-    assert world.shown_in(text, asked=path) == []
+    assert world.shown_in(text, asked=f"{path} {page.form}") == []
     assert world.snapshot() == before
     if page.status == REFUSED_PAGE:
         assert LIVE_ONLY in text

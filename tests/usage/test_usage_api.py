@@ -66,6 +66,7 @@ def test_every_field_reports_what_the_account_did(client: FlaskClient, at_instan
             "lastErrorAt": None,
         },
         "plan": {"tier": "growth", "name": "Growth", "features": GROWTH_FEATURES},
+        "monitoredLists": {"active": 0, "runsBeforeReset": 0, "validationsBeforeReset": 0},
         "livemode": True,
     }
     assert response.headers["X-RateLimit-Remaining"] == "6"

@@ -13,6 +13,7 @@ MISSING_BATCH = "bat_000000000000000000000000"
 MISSING_SUB_USER = "sub_000000000000000000000000"
 MISSING_DOMAIN = "dom_000000000000000000000000"
 MISSING_LISTENER = "lsn_00000000000000000000000000000000"
+MISSING_LIST = "mon_000000000000000000000000"
 
 ROUTES: tuple[tuple[str, str, str], ...] = (
     ("POST", "/api/keys", "keys:write"),
@@ -34,6 +35,12 @@ ROUTES: tuple[tuple[str, str, str], ...] = (
     ("GET", f"/bulk/jobs/{MISSING_JOB}", "bulk:*"),
     ("POST", f"/bulk/jobs/{MISSING_JOB}/cancel", "bulk:*"),
     ("GET", f"/bulk/jobs/{MISSING_JOB}/download", "bulk:*"),
+    ("POST", "/monitored-lists", "bulk:*"),
+    ("GET", "/monitored-lists", "bulk:*"),
+    ("GET", f"/monitored-lists/{MISSING_LIST}", "bulk:*"),
+    ("PATCH", f"/monitored-lists/{MISSING_LIST}", "bulk:*"),
+    ("DELETE", f"/monitored-lists/{MISSING_LIST}", "bulk:*"),
+    ("GET", f"/monitored-lists/{MISSING_LIST}/runs/1/diff", "bulk:*"),
     ("POST", "/webhooks", "webhooks:write"),
     ("GET", "/webhooks", "webhooks:read"),
     ("GET", f"/webhooks/{MISSING_ID}", "webhooks:read"),
@@ -85,6 +92,12 @@ PERMITTED: dict[tuple[str, str], int] = {
     ("GET", f"/bulk/jobs/{MISSING_JOB}"): 404,
     ("POST", f"/bulk/jobs/{MISSING_JOB}/cancel"): 404,
     ("GET", f"/bulk/jobs/{MISSING_JOB}/download"): 404,
+    ("POST", "/monitored-lists"): 400,  # jobId is required
+    ("GET", "/monitored-lists"): 200,
+    ("GET", f"/monitored-lists/{MISSING_LIST}"): 404,
+    ("PATCH", f"/monitored-lists/{MISSING_LIST}"): 400,  # the body is checked before the id is looked up
+    ("DELETE", f"/monitored-lists/{MISSING_LIST}"): 404,
+    ("GET", f"/monitored-lists/{MISSING_LIST}/runs/1/diff"): 404,
     ("POST", "/webhooks"): 400,  # url is required
     ("GET", "/webhooks"): 200,
     ("GET", f"/webhooks/{MISSING_ID}"): 404,

@@ -46,6 +46,7 @@ def test_the_sweepers_of_every_capability_are_scheduled() -> None:
         "tasks.audit.fold_audit_counts",
         "tasks.probing.sweep_jobs",
         "tasks.keys.sweep_key_rotation",
+        "tasks.monitoring.recheck_due_lists",
         "tasks.resellers.close_commission_months",
         "tasks.resellers.recheck_custom_domains",
         "tasks.retention.purge_expired",
@@ -71,5 +72,5 @@ def test_lanes_go_to_probes_and_webhook_deliveries_to_webhooks_the_rest_to_defau
     expected = {name: {"queue": "webhooks"} for name in webhooks}
     probes = {"tasks.probing.drain_lane": {"queue": "probes"}}
     assert dict(TASK_ROUTES) == probes | expected
-    # plan_job, drain_lane, send_due_mail and four webhook tasks
-    assert len(_sent_task_names()) == 7
+    # plan_job, drain_lane, send_due_mail, compare_runs and four webhook tasks
+    assert len(_sent_task_names()) == 8

@@ -92,6 +92,37 @@ class KeyDisabledData(Out):
     disabled_at: str = Field(description="ISO 8601")
 
 
+class Verdict(Out):
+    severity: str | None = Field(description="valid, warning or invalid")
+    reason: str | None = Field(description="the first recommendation, as the download's reason column")
+
+
+class AddressChangedData(Out):
+    """address.changed: a monitored list's re-check gave an address another severity or reason."""
+
+    list_id: str = Field(description="the monitored list (mon_)")
+    run: int = Field(description="the run's number (1 for the first re-check)")
+    email: str
+    row: int = Field(description="the address's first row in the list, from 0")
+    previous: Verdict
+    current: Verdict
+
+
+class ListRecheckedData(Out):
+    """list.rechecked: a monitored list's re-check finished; sent after its address.changed events."""
+
+    list_id: str
+    run: int
+    job_id: str = Field(description="the run's bulk list (blk_), downloadable as any list")
+    total: int = Field(description="distinct addresses compared")
+    changed: int
+    unchanged: int
+    valid: int
+    warning: int
+    invalid: int
+    diff_url: str = Field(description="the changed rows with both verdicts (CSV)")
+
+
 EVENT_DATA: dict[str, type[BaseModel]] = {
     "validation.completed": ValidationCompletedData,
     "batch.completed": BatchCompletedData,
@@ -100,4 +131,6 @@ EVENT_DATA: dict[str, type[BaseModel]] = {
     "quota.reset": QuotaResetData,
     "key.created": KeyCreatedData,
     "key.disabled": KeyDisabledData,
+    "address.changed": AddressChangedData,
+    "list.rechecked": ListRecheckedData,
 }

@@ -61,12 +61,21 @@ class PlanOut(Out):
     features: list[str] = Field(description="the validation checks this plan runs")
 
 
+class MonitoredListsOut(Out):
+    """The monitored lists' runs still to come before the quota resets, each charged as a bulk list."""
+
+    active: int = Field(description="monitored lists not paused")
+    runs_before_reset: int
+    validations_before_reset: int = Field(description="what those runs will count against the quota")
+
+
 class UsageOut(Out):
     period: PeriodOut
     quota: QuotaOut
     rate_limit: RateLimitOut
     recent_errors: RecentErrorsOut
     plan: PlanOut
+    monitored_lists: MonitoredListsOut
     livemode: bool = Field(description=LIVEMODE)
 
     @classmethod
@@ -105,5 +114,10 @@ class UsageOut(Out):
                 last_error_at=errors.last_error_at,
             ),
             plan=PlanOut(tier=plan.tier.value, name=plan.name, features=[f.value for f in plan.features]),
+            monitored_lists=MonitoredListsOut(
+                active=report.monitoring.lists,
+                runs_before_reset=report.monitoring.runs,
+                validations_before_reset=report.monitoring.validations,
+            ),
             livemode=report.livemode,
         )

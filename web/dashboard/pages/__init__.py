@@ -15,6 +15,7 @@ def load() -> None:
         keys,
         lists,
         mode,
+        monitoring,
         overview,
         sub_users,
         usage,

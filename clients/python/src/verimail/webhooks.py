@@ -51,6 +51,8 @@ EVENT_TYPES: tuple[str, ...] = (
     "quota.reset",
     "key.created",
     "key.disabled",
+    "address.changed",
+    "list.rechecked",
 )
 
 
