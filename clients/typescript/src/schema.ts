@@ -308,6 +308,88 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/listeners": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open an event listener (its signing secret is shown once)
+         * @description A listener receives the events of the key's account and mode (a test key: test-mode events) without a public endpoint: poll its events, forward each, acknowledge them. `python -m verimail_webhooks listen --forward-to URL` does all three, signing each event like a webhook delivery with the listener's secret. At most 10 open at once per account and mode.
+         *
+         *     Requires scope `webhooks:read`.
+         */
+        post: operations["listeners.open_listener"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/listeners/{listener_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The events waiting for a listener, oldest first (a poll keeps the listener open)
+         * @description Requires scope `webhooks:read`.
+         */
+        get: operations["listeners.pending"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/listeners/{listener_id}/acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Acknowledge forwarded events: they are not answered again
+         * @description Requires scope `webhooks:read`.
+         */
+        post: operations["listeners.acknowledge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/listeners/{listener_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Close a listener; the events still waiting for it are dropped
+         * @description Requires scope `webhooks:read`.
+         */
+        delete: operations["listeners.close"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/usage": {
         parameters: {
             query?: never;
@@ -538,6 +620,84 @@ export interface paths {
          * @description Requires scope `bulk:*`.
          */
         post: operations["bulk.cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/monitored-lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's monitored lists with their runs
+         * @description Requires scope `bulk:*`.
+         */
+        get: operations["monitoring.list_all"];
+        put?: never;
+        /**
+         * Keep a completed bulk list as a monitored list, re-checked weekly or monthly
+         * @description The first re-check is one schedule step from now. Each run is charged as a bulk list of the same addresses (one validation per distinct address) and appears among the account's lists. 404 if this account (in this mode) has no such list; 409 if it is not completed, or is monitored already (`listId` names it).
+         *
+         *     Requires scope `bulk:*`.
+         */
+        post: operations["monitoring.keep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/monitored-lists/{list_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one monitored list and its run history
+         * @description Requires scope `bulk:*`.
+         */
+        get: operations["monitoring.read"];
+        put?: never;
+        post?: never;
+        /**
+         * Stop monitoring a list (its runs' bulk lists stay)
+         * @description Requires scope `bulk:*`.
+         */
+        delete: operations["monitoring.delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a monitored list's schedule, or pause and resume it
+         * @description A new schedule counts from the last run. A paused list starts no run; resumed past its date, it runs within a minute.
+         *
+         *     Requires scope `bulk:*`.
+         */
+        patch: operations["monitoring.update"];
+        trace?: never;
+    };
+    "/monitored-lists/{list_id}/runs/{number}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the rows a run changed, with both verdicts (CSV, streamed)
+         * @description 409 while the run has not completed.
+         *
+         *     Requires scope `bulk:*`.
+         */
+        get: operations["monitoring.download_diff"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -880,6 +1040,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "address.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * address.changed delivered to your endpoint
+         * @description Sent to every enabled endpoint subscribed to the type. Verify `X-Service-Signature` (hex HMAC-SHA256 of the `X-Service-Timestamp` value, '.' and the raw body, keyed with the endpoint's secret), compared in constant time. Answer 2xx within 30 s; anything else is retried after 1 min, 5 min, 30 min, 2 h and 24 h. A delivery can arrive more than once: the event `id` identifies duplicates.
+         */
+        post: operations["event.address.changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "list.rechecked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * list.rechecked delivered to your endpoint
+         * @description Sent to every enabled endpoint subscribed to the type. Verify `X-Service-Signature` (hex HMAC-SHA256 of the `X-Service-Timestamp` value, '.' and the raw body, keyed with the endpoint's secret), compared in constant time. Answer 2xx within 30 s; anything else is retried after 1 min, 5 min, 30 min, 2 h and 24 h. A delivery can arrive more than once: the event `id` identifies duplicates.
+         */
+        post: operations["event.list.rechecked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -903,10 +1103,53 @@ export interface components {
              */
             livemode?: boolean;
         };
+        /** AcknowledgeBody */
+        AcknowledgeBody: {
+            /** Eventids */
+            eventIds: string[];
+        };
+        /** AcknowledgedOut */
+        AcknowledgedOut: {
+            /**
+             * Acknowledged
+             * @description how many of the events were waiting (a repeated one counts 0)
+             */
+            acknowledged: number;
+            /**
+             * Livemode
+             * @description false in test mode (a sk_test_/pk_test_ key): the test-mode data, never live data
+             */
+            livemode: boolean;
+        };
         /** AddDomainBody */
         AddDomainBody: {
             /** Hostname */
             hostname: string;
+        };
+        /**
+         * AddressChangedData
+         * @description address.changed: a monitored list's re-check gave an address another severity or reason.
+         */
+        AddressChangedData: {
+            /**
+             * Listid
+             * @description the monitored list (mon_)
+             */
+            listId: string;
+            /**
+             * Run
+             * @description the run's number (1 for the first re-check)
+             */
+            run: number;
+            /** Email */
+            email: string;
+            /**
+             * Row
+             * @description the address's first row in the list, from 0
+             */
+            row: number;
+            previous: components["schemas"]["Verdict"];
+            current: components["schemas"]["Verdict"];
         };
         /** AttemptOut */
         AttemptOut: {
@@ -968,7 +1211,7 @@ export interface components {
          * AuditEvent
          * @enum {string}
          */
-        AuditEvent: "key.created" | "key.updated" | "key.deleted" | "key.rotated" | "key.deactivated" | "key.secret_revealed" | "keys.revoked_all" | "auth.failed" | "auth.scope_denied" | "auth.ip_denied" | "auth.origin_denied" | "rate_limit.exceeded" | "user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_reset_requested" | "user.password_changed" | "user.email_verified" | "sub_user.created" | "sub_user.updated" | "sub_user.deleted" | "white_label.updated" | "custom_domain.added" | "custom_domain.verified" | "custom_domain.deleted" | "custom_domain.lapsed" | "plan.granted";
+        AuditEvent: "key.created" | "key.updated" | "key.deleted" | "key.rotated" | "key.deactivated" | "key.secret_revealed" | "keys.revoked_all" | "auth.failed" | "auth.scope_denied" | "auth.ip_denied" | "auth.origin_denied" | "rate_limit.exceeded" | "user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_reset_requested" | "user.password_changed" | "user.email_verified" | "sub_user.created" | "sub_user.updated" | "sub_user.deleted" | "white_label.updated" | "custom_domain.added" | "custom_domain.verified" | "custom_domain.deleted" | "custom_domain.lapsed" | "plan.granted" | "listener.opened" | "listener.closed";
         /**
          * AuditLogQuery
          * @description ``type`` takes one or more comma-separated event types; ``since``/``until`` are ISO 8601 with zone.
@@ -1292,6 +1535,21 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** ClosedListenerOut */
+        ClosedListenerOut: {
+            /** Id */
+            id: string;
+            /**
+             * Deleted
+             * @default true
+             */
+            deleted?: boolean;
+            /**
+             * Livemode
+             * @description false in test mode (a sk_test_/pk_test_ key): the test-mode data, never live data
+             */
+            livemode: boolean;
+        };
         /**
          * CodedError
          * @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own
@@ -1554,7 +1812,7 @@ export interface components {
             /** Url */
             url: string;
             /** Events */
-            events: ("validation.completed" | "batch.completed" | "quota.warning" | "quota.exceeded" | "quota.reset" | "key.created" | "key.disabled")[];
+            events: ("validation.completed" | "batch.completed" | "quota.warning" | "quota.exceeded" | "quota.reset" | "key.created" | "key.disabled" | "address.changed" | "list.rechecked")[];
         };
         /**
          * CreatedKeyOut
@@ -1688,6 +1946,21 @@ export interface components {
         DeletedKeyOut: {
             /** Id */
             id: number;
+            /**
+             * Deleted
+             * @default true
+             */
+            deleted?: boolean;
+            /**
+             * Livemode
+             * @description false in test mode (a sk_test_/pk_test_ key): the test-mode data, never live data
+             */
+            livemode: boolean;
+        };
+        /** DeletedMonitoredListOut */
+        DeletedMonitoredListOut: {
+            /** Id */
+            id: string;
             /**
              * Deleted
              * @default true
@@ -1882,6 +2155,19 @@ export interface components {
             /** Down */
             down: string[];
         };
+        /** KeepListBody */
+        KeepListBody: {
+            /**
+             * Jobid
+             * @description a completed bulk list (blk_...) of this account and mode
+             */
+            jobId: string;
+            /**
+             * Schedule
+             * @enum {string}
+             */
+            schedule: "weekly" | "monthly";
+        };
         /**
          * KeyCreatedData
          * @description key.created: a key was issued, or got a new secret (never the secret itself).
@@ -1987,6 +2273,41 @@ export interface components {
             updatedAt: string;
         };
         /**
+         * ListRecheckedData
+         * @description list.rechecked: a monitored list's re-check finished; sent after its address.changed events.
+         */
+        ListRecheckedData: {
+            /** Listid */
+            listId: string;
+            /** Run */
+            run: number;
+            /**
+             * Jobid
+             * @description the run's bulk list (blk_), downloadable as any list
+             */
+            jobId: string;
+            /**
+             * Total
+             * @description distinct addresses compared
+             */
+            total: number;
+            /** Changed */
+            changed: number;
+            /** Unchanged */
+            unchanged: number;
+            /** Valid */
+            valid: number;
+            /** Warning */
+            warning: number;
+            /** Invalid */
+            invalid: number;
+            /**
+             * Diffurl
+             * @description the changed rows with both verdicts (CSV)
+             */
+            diffUrl: string;
+        };
+        /**
          * ListResultOut
          * @description A result in a batch or a list: which submitted entry it answers, and whether an earlier one holds
          *     the same address.
@@ -2076,11 +2397,117 @@ export interface components {
             /** Country */
             country: string | null;
         };
+        /** MonitoredListOut */
+        MonitoredListOut: {
+            /** Id */
+            id: string;
+            /** Name */
+            name: string;
+            /**
+             * Jobid
+             * @description the bulk list kept
+             */
+            jobId: string;
+            /** Schedule */
+            schedule: string;
+            /** Paused */
+            paused: boolean;
+            /**
+             * Nextrunat
+             * Format: date-time
+             * @description ISO 8601 in UTC to the millisecond, e.g. 2026-01-31T12:00:00.000Z
+             */
+            nextRunAt: string;
+            /**
+             * Createdat
+             * Format: date-time
+             * @description ISO 8601 in UTC to the millisecond, e.g. 2026-01-31T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Runs
+             * @description newest first
+             */
+            runs: components["schemas"]["RunOut"][];
+            /**
+             * Livemode
+             * @description false in test mode (a sk_test_/pk_test_ key): the test-mode data, never live data
+             */
+            livemode: boolean;
+        };
         /**
          * OpenApiOut
          * @description This document.
          */
         OpenApiOut: Record<string, never>;
+        /** OpenListenerBody */
+        OpenListenerBody: {
+            /**
+             * Events
+             * @description the event types to receive; every type if left out
+             */
+            events?: ("validation.completed" | "batch.completed" | "quota.warning" | "quota.exceeded" | "quota.reset" | "key.created" | "key.disabled" | "address.changed" | "list.rechecked")[];
+        };
+        /**
+         * OpenedListenerOut
+         * @description The new listener with the secret to sign forwarded events with: shown here once, kept nowhere.
+         */
+        OpenedListenerOut: {
+            /** Id */
+            id: string;
+            /** Events */
+            events: string[];
+            /**
+             * Livemode
+             * @description false for a test key's listener: it gets test-mode events only
+             */
+            livemode: boolean;
+            /**
+             * Createdat
+             * Format: date-time
+             * @description ISO 8601 in UTC to the millisecond, e.g. 2026-01-31T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Expiresat
+             * Format: date-time
+             * @description moves to 10 minutes after each poll; past it the listener gets nothing new and answers 404
+             */
+            expiresAt: string;
+            /** Secret */
+            secret: string;
+        };
+        /**
+         * PendingEventsOut
+         * @description Oldest first: each event is the envelope a webhook endpoint receives as its body.
+         */
+        PendingEventsOut: {
+            /** Data */
+            data: {
+                [key: string]: unknown;
+            }[];
+            /** Hasmore */
+            hasMore: boolean;
+            /**
+             * Expiresat
+             * Format: date-time
+             * @description ISO 8601 in UTC to the millisecond, e.g. 2026-01-31T12:00:00.000Z
+             */
+            expiresAt: string;
+            /**
+             * Livemode
+             * @description false in test mode (a sk_test_/pk_test_ key): the test-mode data, never live data
+             */
+            livemode: boolean;
+        };
+        /** PendingQuery */
+        PendingQuery: {
+            /**
+             * Limit
+             * @default 100
+             */
+            limit?: number;
+        };
         /** PeriodOut */
         PeriodOut: {
             /**
@@ -2466,6 +2893,46 @@ export interface components {
              */
             livemode: boolean;
         };
+        /** RunOut */
+        RunOut: {
+            /** Number */
+            number: number;
+            /**
+             * Status
+             * @description starting, running, completed, or skipped (see reason)
+             */
+            status: string;
+            /**
+             * Reason
+             * @description why a run was skipped (the quota refused it)
+             */
+            reason: string | null;
+            /**
+             * Jobid
+             * @description the run's bulk list (blk_); null for a skipped run
+             */
+            jobId: string | null;
+            /**
+             * Total
+             * @description distinct addresses compared (once completed)
+             */
+            total: number;
+            /** Changed */
+            changed: number;
+            /**
+             * Createdat
+             * Format: date-time
+             * @description ISO 8601 in UTC to the millisecond, e.g. 2026-01-31T12:00:00.000Z
+             */
+            createdAt: string;
+            /** Finishedat */
+            finishedAt: string | null;
+            /**
+             * Diffurl
+             * @description the changed rows, once completed
+             */
+            diffUrl: string | null;
+        };
         /** SingleOptions */
         SingleOptions: {
             /**
@@ -2629,7 +3096,7 @@ export interface components {
              * Type
              * @enum {string}
              */
-            type: "validation.completed" | "batch.completed" | "quota.warning" | "quota.exceeded" | "quota.reset" | "key.created" | "key.disabled";
+            type: "validation.completed" | "batch.completed" | "quota.warning" | "quota.exceeded" | "quota.reset" | "key.created" | "key.disabled" | "address.changed" | "list.rechecked";
             /**
              * Endpointid
              * @description required when the account has several
@@ -2675,6 +3142,16 @@ export interface components {
              */
             publishableMonthlyBudget?: number;
         };
+        /** UpdateMonitoredListBody */
+        UpdateMonitoredListBody: {
+            /**
+             * Schedule
+             * @enum {string}
+             */
+            schedule?: "weekly" | "monthly";
+            /** Paused */
+            paused?: boolean;
+        };
         /**
          * UpdateSubUserBody
          * @description Send any of the fields; ``status`` suspends (its keys answer 401) or reactivates the sub-user.
@@ -2698,7 +3175,7 @@ export interface components {
             /** Url */
             url?: string;
             /** Events */
-            events?: ("validation.completed" | "batch.completed" | "quota.warning" | "quota.exceeded" | "quota.reset" | "key.created" | "key.disabled")[];
+            events?: ("validation.completed" | "batch.completed" | "quota.warning" | "quota.exceeded" | "quota.reset" | "key.created" | "key.disabled" | "address.changed" | "list.rechecked")[];
             /**
              * Status
              * @enum {string}
@@ -2744,6 +3221,7 @@ export interface components {
             rateLimit: components["schemas"]["RateLimitOut"];
             recentErrors: components["schemas"]["RecentErrorsOut"];
             plan: components["schemas"]["PlanOut"];
+            monitoredLists: components["schemas"]["web__schemas__usage__MonitoredListsOut"];
             /**
              * Livemode
              * @description false under a test key: `quota.used` counts the period's test-mode validations, which spend none of the quota (`remaining` is the whole of it, `percentage` 0, never in grace: the sandbox never refuses), and `rateLimit` and `recentErrors` are test mode's own
@@ -2828,6 +3306,19 @@ export interface components {
              */
             keyId: number | null;
             metadata: components["schemas"]["BrandOut"];
+        };
+        /** Verdict */
+        Verdict: {
+            /**
+             * Severity
+             * @description valid, warning or invalid
+             */
+            severity: string | null;
+            /**
+             * Reason
+             * @description the first recommendation, as the download's reason column
+             */
+            reason: string | null;
         };
         /** WebhookListOut */
         WebhookListOut: {
@@ -2926,6 +3417,34 @@ export interface components {
             documentation: string | null;
             /** Updatedat */
             updatedAt: string | null;
+        };
+        /** MonitoredListsOut */
+        web__schemas__monitoring__MonitoredListsOut: {
+            /** Data */
+            data: components["schemas"]["MonitoredListOut"][];
+            /**
+             * Livemode
+             * @description false in test mode (a sk_test_/pk_test_ key): the test-mode data, never live data
+             */
+            livemode: boolean;
+        };
+        /**
+         * MonitoredListsOut
+         * @description The monitored lists' runs still to come before the quota resets, each charged as a bulk list.
+         */
+        web__schemas__usage__MonitoredListsOut: {
+            /**
+             * Active
+             * @description monitored lists not paused
+             */
+            active: number;
+            /** Runsbeforereset */
+            runsBeforeReset: number;
+            /**
+             * Validationsbeforereset
+             * @description what those runs will count against the quota
+             */
+            validationsBeforeReset: number;
         };
     };
     responses: never;
@@ -6449,6 +6968,790 @@ export interface operations {
             };
         };
     };
+    "listeners.open_listener": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenListenerBody"];
+            };
+        };
+        responses: {
+            /** @description The new listener with the secret to sign forwarded events with: shown here once, kept nowhere. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenedListenerOut"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description `LISTENER_LIMIT_REACHED` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description The request body is larger than this operation takes (flat, with the limit) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The path and query string are longer than the HTTP server takes (about 4 KB); answered by the server itself, as HTML */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Too many requests refused for their key from this client's address: wait `retryAfter` seconds (flat: retryAfter, limit, remaining, reset) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+        };
+    };
+    "listeners.pending": {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                listener_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Oldest first: each event is the envelope a webhook endpoint receives as its body. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PendingEventsOut"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The request body is larger than this operation takes (flat, with the limit) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The path and query string are longer than the HTTP server takes (about 4 KB); answered by the server itself, as HTML */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests refused for their key from this client's address: wait `retryAfter` seconds (flat: retryAfter, limit, remaining, reset) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+        };
+    };
+    "listeners.acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                listener_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcknowledgeBody"];
+            };
+        };
+        responses: {
+            /** @description AcknowledgedOut */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcknowledgedOut"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The request body is larger than this operation takes (flat, with the limit) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The path and query string are longer than the HTTP server takes (about 4 KB); answered by the server itself, as HTML */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Too many requests refused for their key from this client's address: wait `retryAfter` seconds (flat: retryAfter, limit, remaining, reset) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+        };
+    };
+    "listeners.close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                listener_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ClosedListenerOut */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClosedListenerOut"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The request body is larger than this operation takes (flat, with the limit) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The path and query string are longer than the HTTP server takes (about 4 KB); answered by the server itself, as HTML */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests refused for their key from this client's address: wait `retryAfter` seconds (flat: retryAfter, limit, remaining, reset) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+        };
+    };
     "usage.usage": {
         parameters: {
             query?: never;
@@ -8499,6 +9802,1155 @@ export interface operations {
             };
             /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The request body is larger than this operation takes (flat, with the limit) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The path and query string are longer than the HTTP server takes (about 4 KB); answered by the server itself, as HTML */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests refused for their key from this client's address: wait `retryAfter` seconds (flat: retryAfter, limit, remaining, reset) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+        };
+    };
+    "monitoring.list_all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description MonitoredListsOut */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["web__schemas__monitoring__MonitoredListsOut"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description The request body is larger than this operation takes (flat, with the limit) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The path and query string are longer than the HTTP server takes (about 4 KB); answered by the server itself, as HTML */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests refused for their key from this client's address: wait `retryAfter` seconds (flat: retryAfter, limit, remaining, reset) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+        };
+    };
+    "monitoring.keep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeepListBody"];
+            };
+        };
+        responses: {
+            /** @description MonitoredListOut */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitoredListOut"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description The thing does not exist *for this caller*: another account's ids look exactly like missing ones. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The finished list is kept as a monitored list already (one per list). or Only a completed bulk list can be kept: a cancelled or failed one has no verdicts to compare. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The request body is larger than this operation takes (flat, with the limit) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The path and query string are longer than the HTTP server takes (about 4 KB); answered by the server itself, as HTML */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Too many requests refused for their key from this client's address: wait `retryAfter` seconds (flat: retryAfter, limit, remaining, reset) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+        };
+    };
+    "monitoring.read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                list_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description MonitoredListOut */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitoredListOut"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The request body is larger than this operation takes (flat, with the limit) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The path and query string are longer than the HTTP server takes (about 4 KB); answered by the server itself, as HTML */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests refused for their key from this client's address: wait `retryAfter` seconds (flat: retryAfter, limit, remaining, reset) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+        };
+    };
+    "monitoring.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                list_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description DeletedMonitoredListOut */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedMonitoredListOut"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The request body is larger than this operation takes (flat, with the limit) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The path and query string are longer than the HTTP server takes (about 4 KB); answered by the server itself, as HTML */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests refused for their key from this client's address: wait `retryAfter` seconds (flat: retryAfter, limit, remaining, reset) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+        };
+    };
+    "monitoring.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                list_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMonitoredListBody"];
+            };
+        };
+        responses: {
+            /** @description MonitoredListOut */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitoredListOut"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The request body is larger than this operation takes (flat, with the limit) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The path and query string are longer than the HTTP server takes (about 4 KB); answered by the server itself, as HTML */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Too many requests refused for their key from this client's address: wait `retryAfter` seconds (flat: retryAfter, limit, remaining, reset) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+        };
+    };
+    "monitoring.download_diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                list_id: string;
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The results, streamed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The run has not finished: its changes are not known yet. */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11476,6 +13928,80 @@ export interface operations {
                     /** @description false for an event of test mode (a test key's job or key), sent only to endpoints made with a test key */
                     livemode: boolean;
                     data: components["schemas"]["KeyDisabledData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received; no retry. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event.address.changed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unix seconds of the send; refuse requests far from your clock (replays). */
+                "X-Service-Timestamp": string;
+                /** @description Hex HMAC-SHA256 of timestamp, '.', raw body, keyed with the signing secret. */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description unique; the same on every retry */
+                    id: string;
+                    /** @constant */
+                    type: "address.changed";
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @description false for an event of test mode (a test key's job or key), sent only to endpoints made with a test key */
+                    livemode: boolean;
+                    data: components["schemas"]["AddressChangedData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received; no retry. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event.list.rechecked": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unix seconds of the send; refuse requests far from your clock (replays). */
+                "X-Service-Timestamp": string;
+                /** @description Hex HMAC-SHA256 of timestamp, '.', raw body, keyed with the signing secret. */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description unique; the same on every retry */
+                    id: string;
+                    /** @constant */
+                    type: "list.rechecked";
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @description false for an event of test mode (a test key's job or key), sent only to endpoints made with a test key */
+                    livemode: boolean;
+                    data: components["schemas"]["ListRecheckedData"];
                 };
             };
         };
