@@ -197,8 +197,8 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--api-key", help="the key to listen with (default: $VERIMAIL_API_KEY)")
     parser.add_argument(
         "--api-url",
-        default=os.environ.get("VERIMAIL_API_URL", DEFAULT_API_URL),
-        help=f"the API (default: $VERIMAIL_API_URL or {DEFAULT_API_URL})",
+        default=os.environ.get("VERIMAIL_BASE_URL", DEFAULT_API_URL),
+        help=f"the API (default: $VERIMAIL_BASE_URL or {DEFAULT_API_URL})",
     )
     parser.add_argument("--events", help="comma-separated event types (default: every type)")
     parser.add_argument("--secret-file", help="also write the signing secret to this file (mode 600)")

@@ -69,7 +69,7 @@ def pasted(web: Gunicorn, worker: object) -> tuple[dict[str, str], dict[str, str
     env = {
         **{name: os.environ[name] for name in ("PATH", "HOME", "LANG") if name in os.environ},
         "TEST_KEY": test.secret,
-        "VERIMAIL_API_URL": web.base_url,  # the page's default, http://127.0.0.1:8000, on this test's port
+        "VERIMAIL_BASE_URL": web.base_url,  # the page's default, http://127.0.0.1:8000, on this test's port
         "FOLDER": str(folder),
     }
     return blocks, env

@@ -76,6 +76,7 @@ export const CODES: Record<string, Family> = {
   PLAN_UPGRADE_REQUIRED: PermissionDeniedError,
   KEY_LIMIT_REACHED: LimitReachedError,
   WEBHOOK_ENDPOINT_LIMIT_REACHED: LimitReachedError,
+  LISTENER_LIMIT_REACHED: LimitReachedError,
   SUB_USER_LIMIT_REACHED: LimitReachedError,
   RATE_LIMIT_EXCEEDED: RateLimitError,
   PUBLISHABLE_KEY_BUDGET_EXCEEDED: RateLimitError,
