@@ -46,6 +46,10 @@ class AuditEvent(StrEnum):
     CUSTOM_DOMAIN_DELETED = "custom_domain.deleted"
     CUSTOM_DOMAIN_LAPSED = "custom_domain.lapsed"
     PLAN_GRANTED = "plan.granted"
+    # Bounce feedback (``services.suppression``): sources made and revoked, and every refused notification.
+    INBOUND_SOURCE_CREATED = "inbound_source.created"
+    INBOUND_SOURCE_REVOKED = "inbound_source.revoked"
+    INBOUND_REFUSED = "inbound.refused"
 
 
 class AuditEntry(Base):

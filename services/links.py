@@ -97,3 +97,13 @@ def account_host(session: Session, account_id: int) -> str | None:
         .limit(1)
     )
     return session.scalar(stmt)
+
+
+def inbound_url(public_id: str, secret: str | None = None) -> str:
+    """Where a sending service posts an inbound source's notifications; with ``secret``, the same URL with
+    it as the basic-auth password (what the provider's webhook form takes: shown once)."""
+    url = f"{base_url()}/inbound/{public_id}"
+    if secret is None:
+        return url
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://inbound:{secret}@{rest}"

@@ -77,6 +77,16 @@ API: dict[tuple[str, str], Case] = {
     ("POST", "/webhooks/<int:endpoint_id>/deliveries/<int:delivery_id>/redeliver"): NOT_FOUND,
     ("POST", "/webhooks/<int:endpoint_id>/rotate-secret"): NOT_FOUND,
     ("POST", "/webhooks/test"): Case(404, {"type": "key.created", "endpointId": "<int:endpoint_id>"}),
+    # suppression: test mode keeps its own list and sources; a live entry or source is unknown
+    ("GET", "/suppression"): Case(200),
+    ("POST", "/suppression"): Case(201, {"email": "bounced@example.com"}),
+    ("GET", "/suppression/<email>"): NOT_FOUND,
+    ("DELETE", "/suppression/<email>"): NOT_FOUND,
+    ("POST", "/suppression/import"): Case(415, note="a JSON body: refused before anything is read"),
+    ("GET", "/suppression/export"): Case(200),
+    ("GET", "/suppression/sources"): Case(200),
+    ("POST", "/suppression/sources"): Case(201, {"kind": "postmark", "name": "Sandbox Postmark"}),
+    ("DELETE", "/suppression/sources/<source_id>"): NOT_FOUND,
     # Enterprise Plus: live mode only, whatever the id
     ("POST", "/api/sub-users"): refused(SUB_USER),
     ("GET", "/api/sub-users"): refused(),

@@ -14,6 +14,8 @@ from web.api import (
     keys,
     meta,
     sub_users,
+    suppression,
+    suppression_inbound,
     usage,
     validate,
     webhooks,
@@ -34,6 +36,8 @@ BLUEPRINTS: tuple[Blueprint, ...] = (
     commissions.bp,
     white_label.bp,
     custom_domains.bp,
+    suppression.bp,
+    suppression_inbound.bp,
 )
 
 
