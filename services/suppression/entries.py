@@ -16,9 +16,10 @@ from models.session import transaction
 from models.suppression import BounceEvent, BounceKind, SoftBounce, SuppressedAddress
 from services.auth import Actor
 from services.errors import InvalidField, NotFound
+from services.probing.fleet_engine import shared_engine
 from services.suppression.normalise import suppression_key
 from services.suppression.recording import Notice, Origin, record
-from verifier.syntax import SyntaxFailure, parse_address
+from verifier.syntax import SyntaxFailure
 
 HISTORY_MAX = 100
 
@@ -92,7 +93,7 @@ def remove(actor: Actor, email: str) -> SuppressedAddress:
 
 def checked_email(email: str, field: str = "email") -> None:
     """Only addresses go on the list: the text must parse as one."""
-    if isinstance(failure := parse_address(email), SyntaxFailure):
+    if isinstance(failure := shared_engine().parse(email), SyntaxFailure):
         raise InvalidField(field, f"{email!r} is not an email address: {failure.reason}")
 
 

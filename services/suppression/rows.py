@@ -16,9 +16,10 @@ from typing import Any
 
 from core import clock
 from models.suppression import BounceKind
+from services.probing.fleet_engine import shared_engine
 from services.suppression.errors import BadNotification
 from services.suppression.recording import Notice
-from verifier.syntax import SyntaxFailure, parse_address
+from verifier.syntax import SyntaxFailure
 
 MAX_ROWS = 10_000
 REPORTED_MAX = 100  # refused rows named in an answer
@@ -68,7 +69,7 @@ def _notice(cells: Mapping[str, Any], default: BounceKind) -> Notice:
     email = cells.get("email")
     if not isinstance(email, str):
         raise ValueError("not an email address")
-    if isinstance(failure := parse_address(email), SyntaxFailure):
+    if isinstance(failure := shared_engine().parse(email), SyntaxFailure):
         raise ValueError(failure.reason)
     kind = cells.get("kind") or default.value
     if kind not in {member.value for member in BounceKind}:
