@@ -86,16 +86,26 @@ def list_sources(actor: Actor) -> list[InboundSource]:
         return list(session.scalars(_owned(actor).order_by(InboundSource.id.desc())))
 
 
+def get(actor: Actor, public_id: str) -> InboundSource:
+    with transaction() as session:
+        return _one(session, actor, public_id)
+
+
 def revoke(actor: Actor, public_id: str) -> InboundSource:
     """Stop accepting anything for the source at once (its history stays); revoking twice changes nothing."""
     with transaction() as session:
-        source = session.scalars(_owned(actor).where(InboundSource.public_id == public_id)).one_or_none()
-        if source is None:
-            raise NotFound(f"No inbound source {public_id!r} in this account.")
+        source = _one(session, actor, public_id)
         if source.revoked_at is None:
             source.revoked_at = clock.now()
             _audit(session, actor, AuditEvent.INBOUND_SOURCE_REVOKED, source)
         return source
+
+
+def _one(session: Session, actor: Actor, public_id: str) -> InboundSource:
+    source = session.scalars(_owned(actor).where(InboundSource.public_id == public_id)).one_or_none()
+    if source is None:
+        raise NotFound(f"No inbound source {public_id!r} in this account.")
+    return source
 
 
 def hash_secret(secret: str) -> bytes:
