@@ -54,7 +54,7 @@ def list_page(actor: Actor, *, limit: int, starting_after: int | None, email: st
 
 def read(actor: Actor, email: str) -> Entry:
     """``email``'s entry and history; NotFound when nothing was ever received nor added about it."""
-    key = suppression_key(email)
+    key = _key_of(email)
     with transaction() as session:
         row = session.scalars(_owned(actor).where(SuppressedAddress.address == key)).one_or_none()
         soft = session.get(SoftBounce, (actor.account.id, actor.livemode, key))
@@ -83,12 +83,27 @@ def remove(actor: Actor, email: str) -> SuppressedAddress:
     with transaction() as session:
         row = session.scalars(
             delete(SuppressedAddress)
-            .where(*_mine(actor), SuppressedAddress.address == suppression_key(email))
+            .where(*_mine(actor), SuppressedAddress.address == _key_of(email))
             .returning(SuppressedAddress)
         ).one_or_none()
     if row is None:
         raise NotFound(f"{email!r} is not on this account's suppression list.")
     return row
+
+
+def _key_of(email: str) -> str:
+    """The key of an address named in a path; text no address has (a NUL) is simply not on the list."""
+    if "\x00" in email or not _encodable(email):
+        raise NotFound(f"{email!r} is not on this account's suppression list.")
+    return suppression_key(email)
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:  # a lone surrogate: no stored address has one
+        return False
+    return True
 
 
 def checked_email(email: str, field: str = "email") -> None:

@@ -71,10 +71,12 @@ def receive(delivery: Delivery) -> Received:
 
 
 def _authenticated(delivery: Delivery) -> InboundSource:
-    with transaction() as session:
-        source = session.scalars(
-            select(InboundSource).where(InboundSource.public_id == delivery.public_id)
-        ).one_or_none()
+    source = None
+    if sources.is_source_id(delivery.public_id):
+        with transaction() as session:
+            source = session.scalars(
+                select(InboundSource).where(InboundSource.public_id == delivery.public_id)
+            ).one_or_none()
     if source is None or (reason := _refusal(source, delivery)) is not None:
         refusal = _refused("unknown_source" if source is None else reason or "")
         _audit_refusal(delivery, source, refusal)

@@ -65,7 +65,7 @@ def sendgrid(events: object) -> list[Notice]:
     for event in events:
         kind = _sendgrid_kind(_mapping(event))
         if kind is not None:
-            when = datetime.fromtimestamp(_number(event, "timestamp"), UTC)
+            when = _epoch(_number(event, "timestamp"))
             diagnostic = event.get("reason") or event.get("response") or event.get("status")
             notices.append(Notice(_text(event, "email"), kind, when, diagnostic, event.get("sg_event_id")))
     return notices
@@ -111,7 +111,7 @@ def mailgun(event: Mapping[str, Any]) -> list[Notice]:
     status = event.get("delivery-status")
     status = status if isinstance(status, dict) else {}
     diagnostic = status.get("description") or status.get("message") or status.get("code")
-    when = datetime.fromtimestamp(_number(event, "timestamp"), UTC)
+    when = _epoch(_number(event, "timestamp"))
     return [Notice(_text(event, "recipient"), kind, when, _str(diagnostic), event.get("id"))]
 
 
@@ -147,6 +147,13 @@ def _number(parent: Mapping[str, Any], name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise BadNotification(f"The notification's `{name}` is not a number.", field=name)
     return float(value)
+
+
+def _epoch(seconds: float) -> datetime:
+    try:
+        return datetime.fromtimestamp(seconds, UTC)
+    except (OverflowError, OSError, ValueError):
+        raise BadNotification(f"{seconds!r} is not a time.", field="timestamp") from None
 
 
 def _str(value: object) -> str | None:

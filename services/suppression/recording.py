@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from sqlalchemy import update
@@ -49,9 +49,9 @@ class Origin:
 def record(session: Session, origin: Origin, notices: Iterable[Notice]) -> Counter[str]:
     """Record ``notices`` (see the module docstring); how many were new, by kind, and ``duplicate``."""
     counts: Counter[str] = Counter()
-    for notice in notices:
+    for notice in map(_storable, notices):
         key = suppression_key(notice.email)
-        if "@" not in key:
+        if "@" not in key or "\ufffd" in key:
             counts["ignored"] += 1
         elif _remembered(session, origin, notice, key):
             _apply(session, origin, notice, key)
@@ -143,6 +143,22 @@ def _count_received(session: Session, source_id: int, count: int) -> None:
         .where(InboundSource.id == source_id)
         .values(received=InboundSource.received + count, last_received_at=clock.now())
     )
+
+
+def _storable(notice: Notice) -> Notice:
+    """A notice as Postgres can hold it: provider fields as text (a payload may carry a number where text
+    is documented) and without NUL, which no address contains (one carrying it is then ignored)."""
+    email = str(notice.email).replace("\x00", "\ufffd")
+    return replace(
+        notice,
+        email=email,
+        diagnostic_code=_text(notice.diagnostic_code),
+        message_id=_text(notice.message_id),
+    )
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value).replace("\x00", "")
 
 
 def _clipped(text: str | None) -> str | None:

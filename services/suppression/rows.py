@@ -41,7 +41,10 @@ def read_csv(text: str, default: BounceKind) -> Read:
     reader = csv.DictReader(io.StringIO(text))
     if reader.fieldnames is None or "email" not in [name.strip() for name in reader.fieldnames]:
         raise BadNotification("The CSV needs a header row with an `email` column.", field="body")
-    return _read(((line, row) for line, row in enumerate(reader, start=2)), default)
+    try:
+        return _read(((line, row) for line, row in enumerate(reader, start=2)), default)
+    except csv.Error as error:  # a NUL byte, an unclosed quote at the end
+        raise BadNotification(f"The CSV cannot be read: {error}.", field="body") from None
 
 
 def read_json(data: object, default: BounceKind) -> Read:

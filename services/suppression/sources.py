@@ -13,6 +13,7 @@ import base64
 import binascii
 import hashlib
 import hmac
+import re
 import secrets
 from dataclasses import dataclass, field
 
@@ -34,6 +35,7 @@ from services.suppression.errors import SourceLimitReached
 MAX_SOURCES = 20
 SECRET_PREFIX = "isec_"  # noqa: S105 - the public prefix of every source secret, not a secret
 ID_PREFIX = "src_"
+PUBLIC_ID = re.compile(r"src_[0-9a-f]{24}")
 
 
 @dataclass(frozen=True)
@@ -101,8 +103,15 @@ def revoke(actor: Actor, public_id: str) -> InboundSource:
         return source
 
 
+def is_source_id(text: str) -> bool:
+    """Is ``text`` shaped like a source id? Anything else (a NUL, which Postgres refuses) is unknown."""
+    return PUBLIC_ID.fullmatch(text) is not None
+
+
 def _one(session: Session, actor: Actor, public_id: str) -> InboundSource:
-    source = session.scalars(_owned(actor).where(InboundSource.public_id == public_id)).one_or_none()
+    source = None
+    if is_source_id(public_id):
+        source = session.scalars(_owned(actor).where(InboundSource.public_id == public_id)).one_or_none()
     if source is None:
         raise NotFound(f"No inbound source {public_id!r} in this account.")
     return source
