@@ -80,8 +80,8 @@ API: dict[tuple[str, str], Case] = {
     # suppression: test mode keeps its own list and sources; a live entry or source is unknown
     ("GET", "/suppression"): Case(200),
     ("POST", "/suppression"): Case(201, {"email": "bounced@example.com"}),
-    ("GET", "/suppression/<email>"): NOT_FOUND,
-    ("DELETE", "/suppression/<email>"): NOT_FOUND,
+    ("GET", "/suppression/addresses/<email>"): NOT_FOUND,
+    ("DELETE", "/suppression/addresses/<email>"): NOT_FOUND,
     ("POST", "/suppression/import"): Case(415, note="a JSON body: refused before anything is read"),
     ("GET", "/suppression/export"): Case(200),
     ("GET", "/suppression/sources"): Case(200),

@@ -43,7 +43,7 @@ def refusals(account_id: int | None, source_id: str) -> list[str]:
 
 
 def entry(client: FlaskClient, persona: Persona, email: str) -> dict[str, Any]:
-    response = client.get(f"/suppression/{email}", headers=persona.headers)
+    response = client.get(f"/suppression/addresses/{email}", headers=persona.headers)
     assert response.status_code == 200, response.get_json()
     body: dict[str, Any] = response.get_json()
     return body

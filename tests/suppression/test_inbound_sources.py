@@ -125,7 +125,7 @@ def test_an_sns_message_signed_by_another_key_is_refused_and_audited(
     assert (answer.status_code, answer.get_json()["error"]["code"]) == (401, REFUSED)
     assert "reason" not in answer.get_json()["error"]  # one answer for every reason
     assert refusals(owner.account_id, source["id"]) == ["signature"]
-    assert client.get("/suppression/victim@example.com", headers=owner.headers).status_code == 404
+    assert client.get("/suppression/addresses/victim@example.com", headers=owner.headers).status_code == 404
 
 
 def test_a_tampered_sns_message_is_refused(
@@ -343,5 +343,5 @@ def test_another_accounts_source_id_with_its_own_secret_never_reaches_this_list(
     )
 
     assert crossed.status_code == 401
-    assert client.get("/suppression/x@example.com", headers=owner.headers).status_code == 404
+    assert client.get("/suppression/addresses/x@example.com", headers=owner.headers).status_code == 404
     assert client.delete(f"/suppression/sources/{mine['id']}", headers=outsider.headers).status_code == 404

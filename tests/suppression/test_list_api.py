@@ -39,9 +39,9 @@ def test_adding_twice_keeps_the_first_evidence_and_pages_run_newest_first(
 def test_removing_an_address_keeps_its_history(client: FlaskClient, owner: Persona) -> None:
     add(client, owner, "back@example.com")
 
-    removed = client.delete("/suppression/back@example.com", headers=owner.headers)
-    again = client.delete("/suppression/back@example.com", headers=owner.headers)
-    read = client.get("/suppression/back@example.com", headers=owner.headers).get_json()
+    removed = client.delete("/suppression/addresses/back@example.com", headers=owner.headers)
+    again = client.delete("/suppression/addresses/back@example.com", headers=owner.headers)
+    read = client.get("/suppression/addresses/back@example.com", headers=owner.headers).get_json()
 
     assert removed.get_json() == {"address": "back@example.com", "deleted": True, "livemode": True}
     assert again.status_code == 404
@@ -89,8 +89,13 @@ def test_each_account_sees_only_its_own_list(client: FlaskClient, owner: Persona
     add(client, owner, "private@example.com")
 
     assert client.get("/suppression", headers=outsider.headers).get_json()["data"] == []
-    assert client.get("/suppression/private@example.com", headers=outsider.headers).status_code == 404
-    assert client.delete("/suppression/private@example.com", headers=outsider.headers).status_code == 404
+    assert (
+        client.get("/suppression/addresses/private@example.com", headers=outsider.headers).status_code == 404
+    )
+    assert (
+        client.delete("/suppression/addresses/private@example.com", headers=outsider.headers).status_code
+        == 404
+    )
     assert client.get("/suppression/export", headers=outsider.headers).get_data(as_text=True).count("\n") == 1
 
 
@@ -106,7 +111,7 @@ def test_test_mode_keeps_its_own_list(client: FlaskClient, database_url: str) ->
         ["sandbox@example.com"],
         False,
     )
-    assert client.get("/suppression/sandbox@example.com", headers=live.headers).status_code == 404
+    assert client.get("/suppression/addresses/sandbox@example.com", headers=live.headers).status_code == 404
 
 
 def test_reading_needs_suppression_read_and_changing_suppression_write(

@@ -117,7 +117,7 @@ def test_a_batch_of_only_suppressed_addresses_finishes_at_once_and_counts_each_a
 def test_removed_from_the_list_the_address_is_validated_again(
     live_api: Api, worker: Worker, suppressing: Persona, lab: MailLab
 ) -> None:
-    live_api.call("delete", f"/suppression/{CLOSED}", suppressing)
+    live_api.call("delete", f"/suppression/addresses/{CLOSED}", suppressing)
 
     answer = live_api.call("post", "/validate", suppressing, json={"email": CLOSED})
 

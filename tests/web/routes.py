@@ -60,8 +60,8 @@ ROUTES: tuple[tuple[str, str, str], ...] = (
     ("POST", f"/api/custom-domains/{MISSING_DOMAIN}/verify", "resellers:write"),
     ("GET", "/suppression", "suppression:read"),
     ("POST", "/suppression", "suppression:write"),
-    ("GET", f"/suppression/{MISSING_ADDRESS}", "suppression:read"),
-    ("DELETE", f"/suppression/{MISSING_ADDRESS}", "suppression:write"),
+    ("GET", f"/suppression/addresses/{MISSING_ADDRESS}", "suppression:read"),
+    ("DELETE", f"/suppression/addresses/{MISSING_ADDRESS}", "suppression:write"),
     ("POST", "/suppression/import", "suppression:write"),
     ("GET", "/suppression/export", "suppression:read"),
     ("GET", "/suppression/sources", "suppression:read"),
@@ -116,8 +116,8 @@ PERMITTED: dict[tuple[str, str], int] = {
     ("POST", f"/api/custom-domains/{MISSING_DOMAIN}/verify"): 404,
     ("GET", "/suppression"): 200,
     ("POST", "/suppression"): 400,  # email is required
-    ("GET", f"/suppression/{MISSING_ADDRESS}"): 404,
-    ("DELETE", f"/suppression/{MISSING_ADDRESS}"): 404,
+    ("GET", f"/suppression/addresses/{MISSING_ADDRESS}"): 404,
+    ("DELETE", f"/suppression/addresses/{MISSING_ADDRESS}"): 404,
     ("POST", "/suppression/import"): 415,  # a CSV file, not JSON
     ("GET", "/suppression/export"): 200,
     ("GET", "/suppression/sources"): 200,

@@ -26,9 +26,15 @@ from web.schemas.suppression import (
 
 bp = Blueprint("suppression", __name__, url_prefix="/suppression")
 IMPORT_MAX_BYTES = 10 * 1024 * 1024
+# The plain form: a header row of known columns, ``email`` first, then rows with no NUL nor quote (the reader
+# takes any CSV; a quoted cell left open at the end is a 400 naming ``body``).
+CSV_PATTERN = (
+    r'^[Ee][Mm][Aa][Ii][Ll](?:,(?:kind|diagnosticCode|bouncedAt))*\r?\n(?:[^\x00\r\n"]*\r?\n)*[^\x00\r\n"]*$'
+)
 CSV_BODY = {
     "text/csv": {
         "type": "string",
+        "pattern": CSV_PATTERN,
         "description": "A header row naming `email` and optionally `kind` (hard, soft, complaint, manual; "
         "manual when absent), `diagnosticCode` and `bouncedAt` (ISO 8601); at most 10,000 rows.",
     }
@@ -74,7 +80,7 @@ def add() -> Response:
     return respond(SuppressedOut.of(row), 201 if added else 200)
 
 
-@bp.get("/<email>")
+@bp.get("/addresses/<email>")
 @document("An address's entry: its evidence, soft bounces and history", responses={200: SuppressionEntryOut})
 @require_scope("suppression:read")
 def read(email: str) -> Response:
@@ -82,7 +88,7 @@ def read(email: str) -> Response:
     return respond(SuppressionEntryOut.of(entries.read(auth, email), auth.livemode))
 
 
-@bp.delete("/<email>")
+@bp.delete("/addresses/<email>")
 @document("Take an address off the list (its history stays)", responses={200: RemovedOut})
 @require_scope("suppression:write")
 def remove(email: str) -> Response:

@@ -11,6 +11,7 @@ from flask import Blueprint, Response, request
 from models.suppression import SourceKind
 from services.suppression import inbound, sources
 from services.suppression.errors import BadNotification, InboundRefused, SourceLimitReached
+from web.api.suppression import CSV_PATTERN
 from web.auth import current_auth, origin, public, require_scope
 from web.body_limits import body_limit
 from web.openapi import document
@@ -29,7 +30,11 @@ INBOUND_MAX_BYTES = 10 * 1024 * 1024
 INBOUND_BODY = {
     "application/json": {"description": "The provider's webhook body, exactly as it sends it."},
     "text/plain": {"type": "string", "description": "Amazon SNS's HTTPS delivery (a JSON document)."},
-    "text/csv": {"type": "string", "description": "An upload source's bounces (`email`, `kind`, ...)."},
+    "text/csv": {
+        "type": "string",
+        "pattern": CSV_PATTERN,
+        "description": "An upload source's bounces (`email`, `kind`, `diagnosticCode`, `bouncedAt`).",
+    },
 }
 
 
