@@ -23,6 +23,7 @@ from verifier.syntax import SyntaxFailure
 
 MAX_ROWS = 10_000
 REPORTED_MAX = 100  # refused rows named in an answer
+COLUMNS = {name.lower(): name for name in ("email", "kind", "diagnosticCode", "bouncedAt")}
 
 
 @dataclass
@@ -39,7 +40,9 @@ class Read:
 
 def read_csv(text: str, default: BounceKind) -> Read:
     reader = csv.DictReader(io.StringIO(text))
-    if reader.fieldnames is None or "email" not in [name.strip() for name in reader.fieldnames]:
+    if reader.fieldnames is not None:  # header names in any case, as spreadsheets write them
+        reader.fieldnames = [COLUMNS.get(name.strip().lower(), name.strip()) for name in reader.fieldnames]
+    if reader.fieldnames is None or "email" not in reader.fieldnames:
         raise BadNotification("The CSV needs a header row with an `email` column.", field="body")
     try:
         return _read(((line, row) for line, row in enumerate(reader, start=2)), default)
