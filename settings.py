@@ -47,6 +47,16 @@ def parse_ca_bundle(name: str, raw: str) -> str | None:
     return path
 
 
+def parse_directory(name: str, raw: str) -> str | None:
+    """A readable directory, or None when unset (checked at start-up, like a CA bundle)."""
+    path = raw.strip()
+    if not path:
+        return None
+    if not os.path.isdir(path) or not os.access(path, os.R_OK | os.X_OK):
+        raise ConfigError(f"{name} must be a readable directory, got {path!r}")
+    return path
+
+
 def parse_bind_address(raw: str) -> str:
     """An IP address to listen on (IPv6 bracketed for gunicorn's ``--bind``)."""
     text = raw.strip().strip("[]")
@@ -363,6 +373,10 @@ class Settings:
     # SMTP_EGRESS: where probes leave from (``verifier/egress.py``); read here too so that a malformed entry
     # stops every process at start-up, not its first probe. The engine's config reads the same variable.
     smtp_egress: tuple[Egress, ...] = (DIRECT,)
+    # SNS_CERTIFICATE_DIR: SNS signing certificates read from this directory (by the file name of the
+    # message's SigningCertURL) instead of fetched from it; the URL's host must still be SNS's own
+    # (``services.suppression.sns``). For air-gapped hosts and for tests with their own CA.
+    sns_certificate_dir: str | None = None
 
     @property
     def is_production(self) -> bool:
@@ -422,6 +436,7 @@ class Settings:
             brand=ServiceBrand.from_env(env, base_url),
             browser=BrowserSettings.from_env(env),
             smtp_egress=parse_egress_pool(env.get("SMTP_EGRESS", "")),
+            sns_certificate_dir=parse_directory("SNS_CERTIFICATE_DIR", env.get("SNS_CERTIFICATE_DIR", "")),
         )
 
 

@@ -49,6 +49,10 @@ class AuditEvent(StrEnum):
     # ``python -m verimail_webhooks listen`` opened or closed an event listener (polls are not logged).
     LISTENER_OPENED = "listener.opened"
     LISTENER_CLOSED = "listener.closed"
+    # Bounce feedback (``services.suppression``): sources made and revoked, and every refused notification.
+    INBOUND_SOURCE_CREATED = "inbound_source.created"
+    INBOUND_SOURCE_REVOKED = "inbound_source.revoked"
+    INBOUND_REFUSED = "inbound.refused"
 
 
 class AuditEntry(Base):

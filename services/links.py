@@ -106,3 +106,13 @@ def monitored_list_url(public_id: str, host: str | None = None) -> str:
 def diff_url(public_id: str, run: int, host: str | None = None) -> str:
     """A monitored list's run: only the rows that changed, both verdicts."""
     return f"{monitored_list_url(public_id, host)}/runs/{run}/diff"
+
+
+def inbound_url(public_id: str, secret: str | None = None) -> str:
+    """Where a sending service posts an inbound source's notifications; with ``secret``, the same URL with
+    it as the basic-auth password (what the provider's webhook form takes: shown once)."""
+    url = f"{base_url()}/inbound/{public_id}"
+    if secret is None:
+        return url
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://inbound:{secret}@{rest}"

@@ -33,6 +33,7 @@ from services.resellers.errors import (
     PlanUpgradeRequired,
     SubUserLimitReached,
 )
+from services.suppression.errors import BadNotification, InboundRefused, SourceLimitReached
 from services.usage.errors import QuotaExhausted, RateLimited
 from services.validation.errors import (
     BadUpload,
@@ -81,6 +82,9 @@ STATUS: dict[type[ServiceError], int] = {
     BudgetExhausted: 429,  # coded PUBLISHABLE_KEY_BUDGET_EXCEEDED, like the quota's coded 429
     TokenAlreadyConfirmed: 409,  # a replay: the token is genuine, its one confirmation is spent
     TokenRefused: 422,  # the request was understood; the token confirms nothing (forged, expired, foreign)
+    InboundRefused: 401,  # one answer for every reason (unknown, revoked, secret, signature): audited
+    BadNotification: 400,
+    SourceLimitReached: 403,
 }
 # Spec 7.2 names the flat 429 "Rate Limit Exceeded" rather than the HTTP phrase "Too Many Requests".
 PHRASES: dict[int, str] = {429: "Rate Limit Exceeded"}

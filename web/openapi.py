@@ -51,6 +51,8 @@ class Operation:
     raw_responses: Mapping[int, Mapping[str, Any]] | None = None  # status -> media type -> schema (streams)
     raw_description: str = "The results, streamed"  # what the raw responses hold
     errors: tuple[type[ServiceError], ...] = ()  # each declared with its status and shape (web.errors)
+    # A public view's own authentication (an inbound source's secret), instead of none.
+    security: tuple[str, ...] = ()
 
     def models(self) -> list[tuple[type[BaseModel], Mode]]:
         pairs: list[tuple[type[BaseModel], Mode]] = [
@@ -72,6 +74,7 @@ def document(
     raw_responses: Mapping[int, Mapping[str, Any]] | None = None,
     raw_description: str = Operation.raw_description,
     errors: tuple[type[ServiceError], ...] = (),
+    security: tuple[str, ...] = (),
 ) -> Callable[[F], F]:
     """Describe a view for /openapi.json (put it under the route decorator, above ``@require_scope``).
 
@@ -93,6 +96,7 @@ def document(
             raw_responses,
             raw_description,
             errors,
+            security,
         )
         setattr(view, OPERATION, operation)
         return view
@@ -185,6 +189,12 @@ TEXT_RULE = (
 SECURITY_SCHEMES = {
     "ApiKeyHeader": {"type": "apiKey", "in": "header", "name": "X-API-Key", "description": "Recommended."},
     "BearerAuth": {"type": "http", "scheme": "bearer", "description": "Authorization: Bearer <API_KEY>."},
+    "InboundSecret": {
+        "type": "http",
+        "scheme": "basic",
+        "description": "An inbound source's secret as the password (any user name), as providers send it.",
+    },
+    "InboundBearer": {"type": "http", "scheme": "bearer", "description": "An inbound source's secret."},
     "ApiKeyQuery": {
         "type": "apiKey",
         "in": "query",
@@ -243,7 +253,7 @@ def operation(
         "responses": responses(rule, view, op, refs, authenticated=not is_public),
     }
     if is_public:
-        body["security"] = []
+        body["security"] = [{name: []} for name in op.security]
     if scope:
         body["x-required-scope"] = scope
         body["x-publishable-key-allowed"] = bool(getattr(view, auth.PUBLISHABLE_OK, False))

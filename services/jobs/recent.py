@@ -97,6 +97,10 @@ def reused(result: dict[str, Any]) -> dict[str, Any]:
 
 def verdict_metadata(result: Mapping[str, Any]) -> dict[str, Any]:
     """What an answer's ``metadata`` says of the stored ``result``: ``cached`` and ``checkedAt`` (None for
-    a result never stored, such as a timed-out answer's)."""
+    a result never stored, such as a timed-out answer's), and ``reason`` with its evidence when the
+    suppression list answered (``services.suppression.answers``)."""
     stored = result.get("metadata") or {}
-    return {"cached": bool(stored.get("cached", False)), "checkedAt": stored.get("checkedAt")}
+    shown = {"cached": bool(stored.get("cached", False)), "checkedAt": stored.get("checkedAt")}
+    if stored.get("reason") is not None:  # answered from the suppression list, with its evidence
+        shown |= {"reason": stored["reason"], "suppression": stored.get("suppression")}
+    return shown

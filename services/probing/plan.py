@@ -1,6 +1,6 @@
-"""Planning a job: parse every stored input, settle syntax failures (and, when the job asked for
-``maxAge``, the addresses a recent verdict answers: ``services.jobs.recent``), cut the rest into domain
-groups.
+"""Planning a job: parse every stored input, settle syntax failures, the addresses on the account's
+suppression list (``services.suppression``) and, when the job asked for ``maxAge``, the addresses a recent
+verdict answers (``services.jobs.recent``); cut the rest into domain groups.
 
 Parsing runs in chunks, each its own transaction, taking rows with ``FOR UPDATE SKIP LOCKED``: a worker
 killed in the middle of a million-row list loses one chunk of work, and a second planner (a re-sent
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
@@ -34,9 +34,11 @@ from services.jobs import recent, store
 from services.jobs.options import JobOptions, result_row
 from services.probing import completion, dispatch, routes
 from services.probing.fleet_engine import shared_engine
+from services.suppression import lookup
+from services.suppression.answers import suppressed_result
 from settings import get_settings
 from verifier.engine import syntax_failure_result
-from verifier.syntax import SyntaxFailure
+from verifier.syntax import ParsedAddress, SyntaxFailure
 
 PARSE_CHUNK = 2_000
 
@@ -95,6 +97,8 @@ def parse_rows(session: Session, job_id: int, reuse: Reuse | None, limit: int, *
         .with_for_update(skip_locked=True)
     ).all()
     failures, parsed = _parse([(row.position, row.input) for row in rows])
+    held, parsed = _suppressed(session, job_id, parsed)
+    failures += held
     reused, parsed = _reused(session, reuse, parsed) if reuse else ([], parsed)
     if live:  # only the domains left to probe: a recent verdict answers the others
         routes.warm(row["domain"] for row in parsed)
@@ -122,6 +126,22 @@ def _parse(rows: list[tuple[int, str]]) -> tuple[list[Row], list[Row]]:
         else:
             parsed.append({"position": position, "email": item.email, "domain": item.ascii_domain})
     return failures, parsed
+
+
+def _suppressed(session: Session, job_id: int, parsed: list[Row]) -> tuple[list[Row], list[Row]]:
+    """The rows the account's suppression list holds, settled with its answer (``services.suppression``),
+    and the rest. Their input is parsed again: suppressed rows are few, and a row keeps only its email."""
+    found = lookup.suppressed_in_job(session, job_id, [row["email"] for row in parsed])
+    if not found:
+        return [], parsed
+    engine, now = shared_engine(), clock.now()
+    held = []
+    for row in parsed:
+        if (evidence := found.get(row["email"])) is not None:
+            item = cast(ParsedAddress, engine.parse(row["email"]))
+            result = suppressed_result(row["email"], item, evidence, now)
+            held.append({**row, "result": result, "score": 0, "severity": result["severity"]})
+    return held, [row for row in parsed if row["email"] not in found]
 
 
 def _reused(session: Session, reuse: Reuse, parsed: list[Row]) -> tuple[list[Row], list[Row]]:

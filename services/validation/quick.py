@@ -27,6 +27,8 @@ from services.jobs import list_rows, recent, store
 from services.jobs.options import JobOptions, stamped
 from services.probing import completion
 from services.probing.fleet_engine import shared_engine
+from services.suppression import lookup
+from services.suppression.answers import suppressed_result
 from services.usage import charging
 from services.usage import sandbox as sandbox_usage
 from services.usage.quota import QuotaStatus
@@ -50,13 +52,18 @@ def validate_quick(actor: Actor, email: str, options: JobOptions) -> QuickAnswer
     Its verdict is kept for later requests only when this one names a ``max_age`` (or the service has a
     default): a quick verdict is drawn again in about a millisecond from the shared DNS cache, and every
     quick validation writing one cost its one statement a sixth more Postgres time (docs/benchmarks.md).
-    Test mode: the sandbox judges it (``verifier.sandbox``) and nothing is charged."""
+    Test mode: the sandbox judges it (``verifier.sandbox``) and nothing is charged. An address on the
+    account's suppression list is answered from it (``services.suppression.answers``), charged alike."""
     options = replace(options, livemode=actor.livemode)
     parsed = shared_engine().parse(email)
     normalised = None if isinstance(parsed, SyntaxFailure) or not options.max_age else parsed.email
-    stored = recent_answer(actor, email, normalised, options) or stamped(
-        _judged(email, parsed, options.engine, sandboxed=not actor.livemode).to_dict(), clock.now()
-    )
+    stored = suppressed_answer(actor, email, parsed)
+    if stored is not None:
+        normalised = None  # the list's answer, not a verdict of ours: never remembered (``answers``)
+    else:
+        stored = recent_answer(actor, email, normalised, options) or stamped(
+            _judged(email, parsed, options.engine, sandboxed=not actor.livemode).to_dict(), clock.now()
+        )
     public_id = store.new_public_id(JobKind.SINGLE)
     single = store.FinishedSingle(
         public_id, actor.account.id, actor.key_id, options, email, stored, normalised
@@ -67,6 +74,18 @@ def validate_quick(actor: Actor, email: str, options: JobOptions) -> QuickAnswer
     charge = charging.statement_charge(actor.account, 1, public_id)
     quota = store.charge_and_insert_finished_single(charge, single) or _charge_and_record(actor, single)
     return QuickAnswer(public_id, single.stored, quota)
+
+
+def suppressed_answer(
+    actor: Actor, raw: str, parsed: ParsedAddress | SyntaxFailure
+) -> dict[str, JsonValue] | None:
+    """The suppression list's answer to ``raw`` when the account's list (of this mode) holds it."""
+    if isinstance(parsed, SyntaxFailure):
+        return None
+    with transaction() as session:
+        found = lookup.suppressed(session, actor.account.id, actor.livemode, [parsed.email])
+    evidence = found.get(parsed.email)
+    return None if evidence is None else suppressed_result(raw, parsed, evidence, clock.now())
 
 
 def recent_answer(

@@ -1,7 +1,7 @@
 """A reseller's live world, one of each live object a test key or the test-mode dashboard could reach: keys,
 a webhook endpoint with a delivery, a batch, a bulk list, a verdict token, a sub-user with its own key,
-white-label settings and a custom domain. All are made by the live admin key through the API, as a
-customer makes them.
+white-label settings, a custom domain, a suppressed address and an inbound source. All are made by the live
+admin key through the API, as a customer makes them.
 
 ``snapshot`` reads every live row of the reseller and its sub-user, column by column (keys, jobs, endpoints,
 deliveries, events, audit entries, usage, sub-users, tiers, white-label, domains, the accounts themselves):
@@ -30,6 +30,7 @@ from models.listeners import EventListener
 from models.monitoring import MonitoredList
 from models.resellers import CustomDomain, SubUser, SubUserTier, WhiteLabel
 from models.session import transaction
+from models.suppression import InboundSource, SuppressedAddress
 from models.usage import UsageCharge, UsagePeriod
 from models.webhooks import Event, WebhookDelivery, WebhookEndpoint
 from settings import get_settings
@@ -113,6 +114,8 @@ def build(client: FlaskClient) -> LiveWorld:
     docs = f"https://docs.brand-{tag}.test/api"
     brand = {"provider": f"Brand {tag}", "support": f"help@brand-{tag}.test", "documentation": docs}
     made("PUT", "/api/white-label", {"enabled": True, **brand}, 200)
+    suppressed = made("POST", "/suppression", {"email": f"suppressed-{tag}@example.com"}, 201)
+    source = made("POST", "/suppression/sources", {"kind": "postmark", "name": f"Live source {tag}"}, 201)
     deliveries = made("GET", f"/webhooks/{endpoint['id']}/deliveries", None, 200)["data"]
     form = add_key(live.account_id, "Live form", ("validate:write",), allowed_origins=(PAGE_ORIGIN,))
     verdict = client.post(
@@ -133,6 +136,8 @@ def build(client: FlaskClient) -> LiveWorld:
         "listener_id": listener["id"],
         "list_id": _monitored(live.account_id, bulk["jobId"] if "jobId" in bulk else bulk["id"]),
         "number": "1",
+        "email": suppressed["email"],
+        "source_id": source["id"],
     }
     markers = (
         f"Live marker key {tag}",
@@ -148,6 +153,8 @@ def build(client: FlaskClient) -> LiveWorld:
         f"live-{tag}.test",
         listener["secret"],
         ids["list_id"],
+        suppressed["email"],
+        source["id"],
     )  # not the brand: test-mode answers carry the account's brand as live ones do
     return LiveWorld(live, test, ids, verdict.get_json()["token"], markers)
 
@@ -195,6 +202,12 @@ def snapshot(account_id: int) -> dict[str, list[dict[str, Any]]]:
             ),
             "audit": select(AuditEntry).where(
                 AuditEntry.account_id.in_(accounts), AuditEntry.livemode.is_(True)
+            ),
+            "suppressed": select(SuppressedAddress).where(
+                SuppressedAddress.account_id.in_(accounts), SuppressedAddress.livemode.is_(True)
+            ),
+            "sources": select(InboundSource).where(
+                InboundSource.account_id.in_(accounts), InboundSource.livemode.is_(True)
             ),
             "usage": select(UsagePeriod).where(UsagePeriod.account_id.in_(accounts)),
             "charges": select(UsageCharge).where(UsageCharge.account_id.in_(accounts)),

@@ -89,6 +89,16 @@ API: dict[tuple[str, str], Case] = {
     ("GET", "/webhooks/listeners/<listener_id>/events"): NOT_FOUND,
     ("POST", "/webhooks/listeners/<listener_id>/acknowledge"): Case(404, {"eventIds": ["evt_" + "0" * 32]}),
     ("DELETE", "/webhooks/listeners/<listener_id>"): NOT_FOUND,
+    # suppression: test mode keeps its own list and sources; a live entry or source is unknown
+    ("GET", "/suppression"): Case(200),
+    ("POST", "/suppression"): Case(201, {"email": "bounced@example.com"}),
+    ("GET", "/suppression/addresses/<email>"): NOT_FOUND,
+    ("DELETE", "/suppression/addresses/<email>"): NOT_FOUND,
+    ("POST", "/suppression/import"): Case(415, note="a JSON body: refused before anything is read"),
+    ("GET", "/suppression/export"): Case(200),
+    ("GET", "/suppression/sources"): Case(200),
+    ("POST", "/suppression/sources"): Case(201, {"kind": "postmark", "name": "Sandbox Postmark"}),
+    ("DELETE", "/suppression/sources/<source_id>"): NOT_FOUND,
     # Enterprise Plus: live mode only, whatever the id
     ("POST", "/api/sub-users"): refused(SUB_USER),
     ("GET", "/api/sub-users"): refused(),

@@ -99,6 +99,16 @@ DASHBOARD: dict[tuple[str, str], Page | NotModeData] = {
     ("POST", "/dashboard/webhooks/<int:endpoint_id>/test"): Page(
         SENT_BACK, {"type": "key.created"}, "No webhook"
     ),
+    ("GET", "/dashboard/suppression"): Page(200),
+    ("GET", "/dashboard/suppression/entry"): Page(404),  # no address asked: not on test mode's list
+    ("POST", "/dashboard/suppression"): Page(302, {"email": "sandbox-bounce@example.com"}),
+    ("POST", "/dashboard/suppression/remove"): Page(SENT_BACK, {"email": "<email>"}, "not on this account"),
+    ("POST", "/dashboard/suppression/import"): Page(SENT_BACK, {}, "Choose a CSV file to import."),
+    ("GET", "/dashboard/suppression/export"): Page(200),
+    ("GET", "/dashboard/inbound-sources"): Page(200),
+    ("POST", "/dashboard/inbound-sources"): Page(303, {"kind": "postmark", "name": "Sandbox Postmark"}),
+    ("GET", "/dashboard/inbound-sources/<source_id>/secret"): Page(404),
+    ("POST", "/dashboard/inbound-sources/<source_id>/revoke"): Page(SENT_BACK, {}, "No inbound source"),
     ("GET", "/dashboard/reseller"): live_only(),
     ("GET", "/dashboard/reseller/sub-users"): live_only(),
     ("POST", "/dashboard/reseller/sub-users"): live_only(

@@ -20,6 +20,18 @@ OWN_BRAND = {
     "support": "support@verimail.localhost",
     "documentation": "https://d.test",
 }
+# An answer from the suppression list: its reason and evidence (absent from every other answer).
+SUPPRESSED = {
+    "reason": "suppressed",
+    "suppression": {
+        "email": "Bob@A.test",
+        "kind": "hard",
+        "source": "ses",
+        "diagnosticCode": "smtp; 550 5.1.1 user unknown",
+        "bouncedAt": "2026-02-27T10:00:00.000Z",
+        "suppressedAt": "2026-02-27T10:00:01.000Z",
+    },
+}
 RESELLER = {"provider": "Acme Mail", "support": "help@acme.test", "documentation": "https://acme.test/docs"}
 
 
@@ -58,8 +70,9 @@ def metadata(brand: dict[str, str], at: datetime, country: str | None) -> dict[s
             judged() | {"retrying": True, "resultsUrl": "https://api.test/batches/b_1/results"},
             metadata(OWN_BRAND, datetime(2026, 3, 1, tzinfo=UTC), None),
         ),
+        (judged(), metadata(OWN_BRAND, datetime(2026, 3, 1, tzinfo=UTC), None) | SUPPRESSED),
     ],
-    ids=["judged", "white-label", "syntax-failure", "retrying"],
+    ids=["judged", "white-label", "syntax-failure", "retrying", "suppressed"],
 )
 def test_the_answer_is_byte_for_byte_the_models(
     result: dict[str, Any], request_metadata: dict[str, Any]

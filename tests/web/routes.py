@@ -14,6 +14,8 @@ MISSING_SUB_USER = "sub_000000000000000000000000"
 MISSING_DOMAIN = "dom_000000000000000000000000"
 MISSING_LISTENER = "lsn_00000000000000000000000000000000"
 MISSING_LIST = "mon_000000000000000000000000"
+MISSING_SOURCE = "src_000000000000000000000000"
+MISSING_ADDRESS = "never-suppressed@example.com"
 
 ROUTES: tuple[tuple[str, str, str], ...] = (
     ("POST", "/api/keys", "keys:write"),
@@ -68,6 +70,15 @@ ROUTES: tuple[tuple[str, str, str], ...] = (
     ("GET", f"/api/custom-domains/{MISSING_DOMAIN}", "resellers:read"),
     ("DELETE", f"/api/custom-domains/{MISSING_DOMAIN}", "resellers:write"),
     ("POST", f"/api/custom-domains/{MISSING_DOMAIN}/verify", "resellers:write"),
+    ("GET", "/suppression", "suppression:read"),
+    ("POST", "/suppression", "suppression:write"),
+    ("GET", f"/suppression/addresses/{MISSING_ADDRESS}", "suppression:read"),
+    ("DELETE", f"/suppression/addresses/{MISSING_ADDRESS}", "suppression:write"),
+    ("POST", "/suppression/import", "suppression:write"),
+    ("GET", "/suppression/export", "suppression:read"),
+    ("GET", "/suppression/sources", "suppression:read"),
+    ("POST", "/suppression/sources", "suppression:write"),
+    ("DELETE", f"/suppression/sources/{MISSING_SOURCE}", "suppression:write"),
 )
 # Routes a second scope also opens (the view then checks the exact scope of what it found).
 ALTERNATIVES: dict[str, tuple[str, ...]] = {f"/batches/{MISSING_BATCH}/results": ("bulk:*",)}
@@ -125,6 +136,15 @@ PERMITTED: dict[tuple[str, str], int] = {
     ("GET", f"/api/custom-domains/{MISSING_DOMAIN}"): 404,
     ("DELETE", f"/api/custom-domains/{MISSING_DOMAIN}"): 404,
     ("POST", f"/api/custom-domains/{MISSING_DOMAIN}/verify"): 404,
+    ("GET", "/suppression"): 200,
+    ("POST", "/suppression"): 400,  # email is required
+    ("GET", f"/suppression/addresses/{MISSING_ADDRESS}"): 404,
+    ("DELETE", f"/suppression/addresses/{MISSING_ADDRESS}"): 404,
+    ("POST", "/suppression/import"): 415,  # a CSV file, not JSON
+    ("GET", "/suppression/export"): 200,
+    ("GET", "/suppression/sources"): 200,
+    ("POST", "/suppression/sources"): 400,  # kind and name are required
+    ("DELETE", f"/suppression/sources/{MISSING_SOURCE}"): 404,
 }
 # Routes of the Enterprise Plus tier: every other plan is refused there whatever its scopes.
 RESELLER_PREFIXES = ("/api/sub-users", "/api/commissions", "/api/white-label", "/api/custom-domains")

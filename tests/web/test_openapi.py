@@ -41,6 +41,10 @@ def test_every_authenticated_route_names_its_scope_and_public_ones_need_no_key(a
         for method, operation in item.items():
             if operation.get("security") == []:
                 assert "401" not in operation["responses"], (path, method)
+            elif operation.get("security") == [{"InboundSecret": []}, {"InboundBearer": []}]:
+                # an inbound source: its own secret, never an API key, so no scope
+                assert "x-required-scope" not in operation, (path, method)
+                assert operation["responses"]["401"]["content"]["application/json"]["schema"]
             else:
                 assert operation["x-required-scope"], (path, method)
                 assert operation["responses"]["401"]["content"]["application/json"]["schema"]

@@ -16,6 +16,8 @@ from web.api import (
     meta,
     monitoring,
     sub_users,
+    suppression,
+    suppression_inbound,
     usage,
     validate,
     webhooks,
@@ -38,6 +40,8 @@ BLUEPRINTS: tuple[Blueprint, ...] = (
     commissions.bp,
     white_label.bp,
     custom_domains.bp,
+    suppression.bp,
+    suppression_inbound.bp,
 )
 
 

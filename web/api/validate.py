@@ -87,6 +87,6 @@ def metadata(started: float, result: Mapping[str, Any]) -> dict[str, JsonValue]:
         "ipAddress": ip,
         "country": country_of(ip),
         **brand().metadata(),
-        "cached": verdict["cached"],
+        **verdict,
         "checkedAt": verdict["checkedAt"] or timestamp,
     }

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
@@ -18,6 +18,7 @@ from services.validation.submit import ResultsPage
 from web.schemas.base import LIVEMODE, Out, Query, Timestamp
 from web.schemas.branding import BrandOut
 from web.schemas.inputs import INTEGER_MAX
+from web.schemas.suppression_evidence import EvidenceOut, absent
 
 RESULT_EMAIL = (
     "the address validated, in lowercase: the submitted text without the blanks around it, the domain in "
@@ -53,13 +54,21 @@ CACHED = (
     "traffic; false when checked for this request"
 )
 CHECKED_AT = "when the verdict was made: this request's check, or the recent verdict's when `cached`"
+REASON = (
+    "`suppressed` when the address is on the account's suppression list (of this mode): answered at once "
+    "as invalid, no DNS or SMTP; absent otherwise"
+)
+EVIDENCE = "why the address is suppressed (present only with `reason`)"
 
 
 class ResultMetadataOut(BrandOut):
-    """Who provides the result, and whether it was checked now or answered from a recent verdict."""
+    """Who provides the result, and whether it was checked now or answered from a recent verdict; when
+    the account's suppression list answered, ``reason`` and the evidence (absent otherwise)."""
 
     cached: bool = Field(False, description=CACHED)
     checked_at: Timestamp | None = Field(None, description=CHECKED_AT)
+    reason: Literal["suppressed"] | None = Field(None, description=REASON, exclude_if=absent)
+    suppression: EvidenceOut | None = Field(None, description=EVIDENCE, exclude_if=absent)
 
 
 class ResultOut(Out):

@@ -26,12 +26,14 @@ _REQUIRED = object()
 class _Layout:
     fields: tuple[tuple[str, Any], ...]  # (alias, default or _REQUIRED)
     keeps_extra: bool
+    optional: frozenset[str] = frozenset()  # fields left out when None (``exclude_if``)
 
     def ordered(self, data: Mapping[str, Any]) -> dict[str, Any]:
         """A missing required field raises KeyError, as the model would refuse it (a 500 either way)."""
         body = {
             alias: data[alias] if default is _REQUIRED else data.get(alias, default)
             for alias, default in self.fields
+            if not (alias in self.optional and data.get(alias) is None)
         }
         if self.keeps_extra:
             body.update((name, value) for name, value in data.items() if name not in body)
@@ -46,7 +48,8 @@ def _default(info: FieldInfo) -> Any:
 
 def _layout(model: type[Out]) -> _Layout:
     fields = tuple((info.alias or name, _default(info)) for name, info in model.model_fields.items())
-    return _Layout(fields, model.model_config.get("extra") == "allow")
+    optional = frozenset(info.alias or name for name, info in model.model_fields.items() if info.exclude_if)
+    return _Layout(fields, model.model_config.get("extra") == "allow", optional)
 
 
 _RESULT, _CHECK, _METADATA = _layout(SingleResultOut), _layout(CheckOut), _layout(MetadataOut)
