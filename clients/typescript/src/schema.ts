@@ -898,6 +898,164 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/suppression": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Page through the suppression list, newest first
+         * @description A suppressed address is answered by every validation at once as invalid, with `metadata.reason` `suppressed` and the evidence, without DNS or SMTP, and counts one validation like any other.
+         *
+         *     Requires scope `suppression:read`.
+         */
+        get: operations["suppression.list_all"];
+        put?: never;
+        /**
+         * Suppress an address by hand (201; 200 when it was already suppressed, its evidence unchanged)
+         * @description A suppressed address is answered by every validation at once as invalid, with `metadata.reason` `suppressed` and the evidence, without DNS or SMTP, and counts one validation like any other.
+         *
+         *     Requires scope `suppression:write`.
+         */
+        post: operations["suppression.add"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/suppression/addresses/{email}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An address's entry: its evidence, soft bounces and history
+         * @description Requires scope `suppression:read`.
+         */
+        get: operations["suppression.read"];
+        put?: never;
+        post?: never;
+        /**
+         * Take an address off the list (its history stays)
+         * @description Requires scope `suppression:write`.
+         */
+        delete: operations["suppression.remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/suppression/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import addresses from a CSV file
+         * @description Rows that cannot be read are listed (at most 100) and the others still go in; an address already suppressed keeps its first evidence. Bodies up to 10 MiB.
+         *
+         *     Requires scope `suppression:write`.
+         */
+        post: operations["suppression.import_csv"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/suppression/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the list as CSV (streamed)
+         * @description Requires scope `suppression:read`.
+         */
+        get: operations["suppression.export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/suppression/sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the inbound sources (never their secrets)
+         * @description Requires scope `suppression:read`.
+         */
+        get: operations["suppression_inbound.list_all"];
+        put?: never;
+        /**
+         * Create an inbound source (its secret is shown once)
+         * @description Requires scope `suppression:write`.
+         */
+        post: operations["suppression_inbound.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/suppression/sources/{source_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an inbound source: it accepts nothing from now on
+         * @description Requires scope `suppression:write`.
+         */
+        delete: operations["suppression_inbound.revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbound/{source_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a provider's bounce and complaint notifications (no API key: the source's secret)
+         * @description Authenticated by the source's secret (HTTP basic auth password, or a bearer token) and, where the provider signs, its signature: Amazon SNS (certificate on SNS's own host, SignatureVersion 1 or 2), SendGrid (ECDSA, X-Twilio-Email-Event-Webhook-Signature), Mailgun (HMAC-SHA256 of timestamp and token). Anything else is 401 INBOUND_REQUEST_REFUSED and audited. Hard bounces and complaints suppress, soft bounces are counted; a notification received twice is recorded once.
+         */
+        post: operations["suppression_inbound.receive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "validation.completed": {
@@ -1126,6 +1284,16 @@ export interface components {
             /** Hostname */
             hostname: string;
         };
+        /** AddSuppressionBody */
+        AddSuppressionBody: {
+            /** Email */
+            email: string;
+            /**
+             * Diagnosticcode
+             * @description why you suppress it (kept as its evidence)
+             */
+            diagnosticCode?: string;
+        };
         /**
          * AddressChangedData
          * @description address.changed: a monitored list's re-check gave an address another severity or reason.
@@ -1211,7 +1379,7 @@ export interface components {
          * AuditEvent
          * @enum {string}
          */
-        AuditEvent: "key.created" | "key.updated" | "key.deleted" | "key.rotated" | "key.deactivated" | "key.secret_revealed" | "keys.revoked_all" | "auth.failed" | "auth.scope_denied" | "auth.ip_denied" | "auth.origin_denied" | "rate_limit.exceeded" | "user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_reset_requested" | "user.password_changed" | "user.email_verified" | "sub_user.created" | "sub_user.updated" | "sub_user.deleted" | "white_label.updated" | "custom_domain.added" | "custom_domain.verified" | "custom_domain.deleted" | "custom_domain.lapsed" | "plan.granted" | "listener.opened" | "listener.closed";
+        AuditEvent: "key.created" | "key.updated" | "key.deleted" | "key.rotated" | "key.deactivated" | "key.secret_revealed" | "keys.revoked_all" | "auth.failed" | "auth.scope_denied" | "auth.ip_denied" | "auth.origin_denied" | "rate_limit.exceeded" | "user.signed_up" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_reset_requested" | "user.password_changed" | "user.email_verified" | "sub_user.created" | "sub_user.updated" | "sub_user.deleted" | "white_label.updated" | "custom_domain.added" | "custom_domain.verified" | "custom_domain.deleted" | "custom_domain.lapsed" | "plan.granted" | "listener.opened" | "listener.closed" | "inbound_source.created" | "inbound_source.revoked" | "inbound.refused";
         /**
          * AuditLogQuery
          * @description ``type`` takes one or more comma-separated event types; ``since``/``until`` are ISO 8601 with zone.
@@ -1350,6 +1518,35 @@ export interface components {
              * @default true
              */
             livemode?: boolean;
+        };
+        /**
+         * BounceOut
+         * @description One notification (or import row) received about the address.
+         */
+        BounceOut: {
+            /**
+             * Kind
+             * @description hard, soft, complaint or manual
+             */
+            kind: string;
+            /** Source */
+            source: string;
+            /** Email */
+            email: string;
+            /** Diagnosticcode */
+            diagnosticCode: string | null;
+            /**
+             * Occurredat
+             * Format: date-time
+             * @description ISO 8601 in UTC to the millisecond, e.g. 2026-01-31T12:00:00.000Z
+             */
+            occurredAt: string;
+            /**
+             * Receivedat
+             * Format: date-time
+             * @description ISO 8601 in UTC to the millisecond, e.g. 2026-01-31T12:00:00.000Z
+             */
+            receivedAt: string;
         };
         /**
          * BrandOut
@@ -1766,7 +1963,7 @@ export interface components {
             /** Name */
             name: string;
             /** Scopes */
-            scopes?: ("validate:read" | "validate:write" | "bulk:*" | "webhooks:read" | "webhooks:write" | "analytics:read" | "keys:write" | "resellers:read" | "resellers:write" | "*:*")[];
+            scopes?: ("validate:read" | "validate:write" | "bulk:*" | "webhooks:read" | "webhooks:write" | "analytics:read" | "keys:write" | "suppression:read" | "suppression:write" | "resellers:read" | "resellers:write" | "*:*")[];
             /** Allowedips */
             allowedIps?: string[];
             /**
@@ -1793,6 +1990,26 @@ export interface components {
              * @default 1000
              */
             publishableMonthlyBudget?: number;
+        };
+        /** CreateSourceBody */
+        CreateSourceBody: {
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "ses" | "sendgrid" | "postmark" | "mailgun" | "upload";
+            /** Name */
+            name: string;
+            /**
+             * Verificationkey
+             * @description SendGrid only (required): the Event Webhook's verification key (base64 DER or PEM)
+             */
+            verificationKey?: string;
+            /**
+             * Signingkey
+             * @description Mailgun only (required): the HTTP webhook signing key (kept encrypted)
+             */
+            signingKey?: string;
         };
         /** CreateSubUserBody */
         CreateSubUserBody: {
@@ -2120,6 +2337,44 @@ export interface components {
             livemode: boolean;
         };
         /**
+         * EvidenceOut
+         * @description Why an address is on the suppression list.
+         */
+        EvidenceOut: {
+            /**
+             * Email
+             * @description the address as the evidence named it
+             */
+            email: string;
+            /**
+             * Kind
+             * @description `hard` (a hard bounce), `complaint`, or `manual` (added through the API, an import or the dashboard)
+             */
+            kind: string;
+            /**
+             * Source
+             * @description ses, sendgrid, postmark, mailgun, upload, api, import or dashboard
+             */
+            source: string;
+            /**
+             * Diagnosticcode
+             * @description the receiving server's diagnostic, when given
+             */
+            diagnosticCode: string | null;
+            /**
+             * Bouncedat
+             * Format: date-time
+             * @description when the provider says the bounce or complaint happened
+             */
+            bouncedAt: string;
+            /**
+             * Suppressedat
+             * Format: date-time
+             * @description when the address was put on the list
+             */
+            suppressedAt: string;
+        };
+        /**
          * FlatError
          * @description Protocol errors: ``field`` on 400, ``requestId`` on 500.
          */
@@ -2154,6 +2409,28 @@ export interface components {
             redis: boolean;
             /** Down */
             down: string[];
+        };
+        /** ImportOut */
+        ImportOut: {
+            /** Recorded */
+            recorded: {
+                [key: string]: number;
+            };
+            /**
+             * Refused
+             * @description at most 100 of them
+             */
+            refused?: components["schemas"]["RefusedRowOut"][];
+            /**
+             * Refusedcount
+             * @default 0
+             */
+            refusedCount?: number;
+            /**
+             * Livemode
+             * @description false in test mode (a sk_test_/pk_test_ key): the test-mode data, never live data
+             */
+            livemode: boolean;
         };
         /** KeepListBody */
         KeepListBody: {
@@ -2384,6 +2661,17 @@ export interface components {
              * @default null
              */
             checkedAt?: string | null;
+            /**
+             * Reason
+             * @description `suppressed` when the address is on the account's suppression list (of this mode): answered at once as invalid, no DNS or SMTP; absent otherwise
+             * @default null
+             */
+            reason?: "suppressed" | null;
+            /**
+             * @description why the address is suppressed (present only with `reason`)
+             * @default null
+             */
+            suppression?: components["schemas"]["EvidenceOut"] | null;
             /** Processingtime */
             processingTime: number;
             /**
@@ -2690,6 +2978,34 @@ export interface components {
             dayResetsAt: string;
         };
         /**
+         * ReceivedOut
+         * @description A notification accepted by an inbound source.
+         */
+        ReceivedOut: {
+            /** Recorded */
+            recorded: {
+                [key: string]: number;
+            };
+            /**
+             * Refused
+             * @description at most 100 of them
+             */
+            refused?: components["schemas"]["RefusedRowOut"][];
+            /**
+             * Refusedcount
+             * @default 0
+             */
+            refusedCount?: number;
+            /** Source */
+            source: string;
+            /**
+             * Subscription
+             * @description an SNS subscription confirmation: confirm it from the dashboard (the service never visits URLs a request names)
+             * @default false
+             */
+            subscription?: boolean;
+        };
+        /**
          * RecentErrorsOut
          * @description Error answers of the last 24 hours; ``lastErrorAt`` is null when there were none.
          */
@@ -2747,9 +3063,38 @@ export interface components {
              */
             updatedAt: string;
         };
+        /** RefusedRowOut */
+        RefusedRowOut: {
+            /**
+             * Row
+             * @description the CSV line (the header is line 1) or the JSON array index
+             */
+            row: number;
+            /** Value */
+            value: string;
+            /** Reason */
+            reason: string;
+        };
+        /** RemovedOut */
+        RemovedOut: {
+            /** Address */
+            address: string;
+            /**
+             * Deleted
+             * @default true
+             * @constant
+             */
+            deleted?: true;
+            /**
+             * Livemode
+             * @description false in test mode (a sk_test_/pk_test_ key): the test-mode data, never live data
+             */
+            livemode: boolean;
+        };
         /**
          * ResultMetadataOut
-         * @description Who provides the result, and whether it was checked now or answered from a recent verdict.
+         * @description Who provides the result, and whether it was checked now or answered from a recent verdict; when
+         *     the account's suppression list answered, ``reason`` and the evidence (absent otherwise).
          */
         ResultMetadataOut: {
             /**
@@ -2779,6 +3124,17 @@ export interface components {
              * @default null
              */
             checkedAt?: string | null;
+            /**
+             * Reason
+             * @description `suppressed` when the address is on the account's suppression list (of this mode): answered at once as invalid, no DNS or SMTP; absent otherwise
+             * @default null
+             */
+            reason?: "suppressed" | null;
+            /**
+             * @description why the address is suppressed (present only with `reason`)
+             * @default null
+             */
+            suppression?: components["schemas"]["EvidenceOut"] | null;
         };
         /**
          * ResultsOut
@@ -3014,6 +3370,140 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** SoftBouncesOut */
+        SoftBouncesOut: {
+            /** Count */
+            count: number;
+            /**
+             * Lastat
+             * Format: date-time
+             * @description ISO 8601 in UTC to the millisecond, e.g. 2026-01-31T12:00:00.000Z
+             */
+            lastAt: string;
+            /** Lastdiagnosticcode */
+            lastDiagnosticCode: string | null;
+        };
+        /** SourceListOut */
+        SourceListOut: {
+            /** Data */
+            data: components["schemas"]["SourceOut"][];
+            /**
+             * Livemode
+             * @description false in test mode (a sk_test_/pk_test_ key): the test-mode data, never live data
+             */
+            livemode: boolean;
+        };
+        /**
+         * SourceOut
+         * @description An inbound source (never its secret).
+         */
+        SourceOut: {
+            /** Id */
+            id: string;
+            /** Kind */
+            kind: string;
+            /** Name */
+            name: string;
+            /**
+             * Url
+             * @description where the provider posts; give it the URL with the secret, shown once
+             */
+            url: string;
+            /**
+             * Secrethint
+             * @description the secret's last four characters
+             */
+            secretHint: string;
+            /**
+             * Topicarn
+             * @description SES: the one SNS topic accepted (pinned by its first message)
+             */
+            topicArn: string | null;
+            /**
+             * Confirmurl
+             * @description SES: the SNS subscription to confirm (open it once), until it is confirmed
+             */
+            confirmUrl: string | null;
+            /**
+             * Received
+             * @description notices recorded
+             */
+            received: number;
+            /** Lastreceivedat */
+            lastReceivedAt: string | null;
+            /**
+             * Createdat
+             * Format: date-time
+             * @description ISO 8601 in UTC to the millisecond, e.g. 2026-01-31T12:00:00.000Z
+             */
+            createdAt: string;
+            /** Revokedat */
+            revokedAt: string | null;
+            /**
+             * Livemode
+             * @description false in test mode (a sk_test_/pk_test_ key): the test-mode data, never live data
+             */
+            livemode: boolean;
+        };
+        /**
+         * SourceWithSecretOut
+         * @description A new source with its secret: shown this once, kept only as a hash.
+         */
+        SourceWithSecretOut: {
+            /** Id */
+            id: string;
+            /** Kind */
+            kind: string;
+            /** Name */
+            name: string;
+            /**
+             * Url
+             * @description where the provider posts; give it the URL with the secret, shown once
+             */
+            url: string;
+            /**
+             * Secrethint
+             * @description the secret's last four characters
+             */
+            secretHint: string;
+            /**
+             * Topicarn
+             * @description SES: the one SNS topic accepted (pinned by its first message)
+             */
+            topicArn: string | null;
+            /**
+             * Confirmurl
+             * @description SES: the SNS subscription to confirm (open it once), until it is confirmed
+             */
+            confirmUrl: string | null;
+            /**
+             * Received
+             * @description notices recorded
+             */
+            received: number;
+            /** Lastreceivedat */
+            lastReceivedAt: string | null;
+            /**
+             * Createdat
+             * Format: date-time
+             * @description ISO 8601 in UTC to the millisecond, e.g. 2026-01-31T12:00:00.000Z
+             */
+            createdAt: string;
+            /** Revokedat */
+            revokedAt: string | null;
+            /**
+             * Livemode
+             * @description false in test mode (a sk_test_/pk_test_ key): the test-mode data, never live data
+             */
+            livemode: boolean;
+            /** Secret */
+            secret: string;
+            /**
+             * Urlwithsecret
+             * @description the URL to paste into the provider: the secret as basic auth
+             */
+            urlWithSecret: string;
+        };
         /** SubUserListQuery */
         SubUserListQuery: {
             /**
@@ -3071,6 +3561,106 @@ export interface components {
             nextCursor: string | null;
         };
         /**
+         * SuppressedOut
+         * @description An address on the list with the evidence that put it there.
+         */
+        SuppressedOut: {
+            /** Id */
+            id: number;
+            /**
+             * Email
+             * @description the address as the evidence named it
+             */
+            email: string;
+            /**
+             * Address
+             * @description the suppression key: lowercase, the domain in its A-label form, and for Gmail no dots nor +tag, for Outlook, iCloud, Fastmail, Proton and Yandex no +tag (two spellings of one mailbox are one entry)
+             */
+            address: string;
+            /**
+             * Kind
+             * @description `hard` (a hard bounce), `complaint`, or `manual` (added through the API, an import or the dashboard)
+             */
+            kind: string;
+            /**
+             * Source
+             * @description ses, sendgrid, postmark, mailgun, upload, api, import or dashboard
+             */
+            source: string;
+            /** Diagnosticcode */
+            diagnosticCode: string | null;
+            /**
+             * Bouncedat
+             * Format: date-time
+             * @description ISO 8601 in UTC to the millisecond, e.g. 2026-01-31T12:00:00.000Z
+             */
+            bouncedAt: string;
+            /**
+             * Suppressedat
+             * Format: date-time
+             * @description ISO 8601 in UTC to the millisecond, e.g. 2026-01-31T12:00:00.000Z
+             */
+            suppressedAt: string;
+            /**
+             * Livemode
+             * @description false in test mode (a sk_test_/pk_test_ key): the test-mode data, never live data
+             */
+            livemode: boolean;
+        };
+        /**
+         * SuppressionEntryOut
+         * @description An address's entry: suppressed or not, its soft bounces, and what was received about it (newest
+         *     first, at most 100).
+         */
+        SuppressionEntryOut: {
+            /**
+             * Address
+             * @description the suppression key: lowercase, the domain in its A-label form, and for Gmail no dots nor +tag, for Outlook, iCloud, Fastmail, Proton and Yandex no +tag (two spellings of one mailbox are one entry)
+             */
+            address: string;
+            /** @description null when it is not (or no longer) suppressed */
+            suppressed: components["schemas"]["SuppressedOut"] | null;
+            /** @description counted, never suppressing; null when none */
+            softBounces: components["schemas"]["SoftBouncesOut"] | null;
+            /** History */
+            history: components["schemas"]["BounceOut"][];
+            /**
+             * Livemode
+             * @description false in test mode (a sk_test_/pk_test_ key): the test-mode data, never live data
+             */
+            livemode: boolean;
+        };
+        /** SuppressionPageOut */
+        SuppressionPageOut: {
+            /** Data */
+            data: components["schemas"]["SuppressedOut"][];
+            /** Hasmore */
+            hasMore: boolean;
+            /**
+             * Livemode
+             * @description false in test mode (a sk_test_/pk_test_ key): the test-mode data, never live data
+             */
+            livemode: boolean;
+        };
+        /** SuppressionQuery */
+        SuppressionQuery: {
+            /**
+             * Limit
+             * @default 50
+             */
+            limit?: number;
+            /**
+             * Startingafter
+             * @description `id` of the last entry of the previous page (newest first)
+             */
+            startingAfter?: number;
+            /**
+             * Email
+             * @description only this address (as the list normalises it)
+             */
+            email?: string;
+        };
+        /**
          * TestResultOut
          * @description The outcome of a test send: delivered means the endpoint answered 2xx.
          */
@@ -3124,7 +3714,7 @@ export interface components {
             /** Name */
             name?: string;
             /** Scopes */
-            scopes?: ("validate:read" | "validate:write" | "bulk:*" | "webhooks:read" | "webhooks:write" | "analytics:read" | "keys:write" | "resellers:read" | "resellers:write" | "*:*")[];
+            scopes?: ("validate:read" | "validate:write" | "bulk:*" | "webhooks:read" | "webhooks:write" | "analytics:read" | "keys:write" | "suppression:read" | "suppression:write" | "resellers:read" | "resellers:write" | "*:*")[];
             /** Allowedips */
             allowedIps?: string[];
             /** Autorotate */
@@ -13673,6 +14263,1746 @@ export interface operations {
                     "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
                     "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
                     "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+        };
+    };
+    "suppression.list_all": {
+        parameters: {
+            query?: {
+                limit?: number;
+                startingAfter?: number;
+                email?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SuppressionPageOut */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionPageOut"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description The request body is larger than this operation takes (flat, with the limit) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The path and query string are longer than the HTTP server takes (about 4 KB); answered by the server itself, as HTML */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests refused for their key from this client's address: wait `retryAfter` seconds (flat: retryAfter, limit, remaining, reset) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+        };
+    };
+    "suppression.add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddSuppressionBody"];
+            };
+        };
+        responses: {
+            /** @description An address on the list with the evidence that put it there. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressedOut"];
+                };
+            };
+            /** @description An address on the list with the evidence that put it there. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressedOut"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description The request body is larger than this operation takes (flat, with the limit) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The path and query string are longer than the HTTP server takes (about 4 KB); answered by the server itself, as HTML */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Too many requests refused for their key from this client's address: wait `retryAfter` seconds (flat: retryAfter, limit, remaining, reset) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+        };
+    };
+    "suppression.read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                email: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An address's entry: suppressed or not, its soft bounces, and what was received about it (newest first, at most 100). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionEntryOut"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The request body is larger than this operation takes (flat, with the limit) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The path and query string are longer than the HTTP server takes (about 4 KB); answered by the server itself, as HTML */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests refused for their key from this client's address: wait `retryAfter` seconds (flat: retryAfter, limit, remaining, reset) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+        };
+    };
+    "suppression.remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                email: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description RemovedOut */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemovedOut"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The request body is larger than this operation takes (flat, with the limit) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The path and query string are longer than the HTTP server takes (about 4 KB); answered by the server itself, as HTML */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests refused for their key from this client's address: wait `retryAfter` seconds (flat: retryAfter, limit, remaining, reset) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+        };
+    };
+    "suppression.import_csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description ImportOut */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportOut"];
+                };
+            };
+            /** @description `INBOUND_PAYLOAD_INVALID` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description The request body is larger than this operation takes (flat, with the limit) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The path and query string are longer than the HTTP server takes (about 4 KB); answered by the server itself, as HTML */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Too many requests refused for their key from this client's address: wait `retryAfter` seconds (flat: retryAfter, limit, remaining, reset) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+        };
+    };
+    "suppression.export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The results, streamed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description The request body is larger than this operation takes (flat, with the limit) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The path and query string are longer than the HTTP server takes (about 4 KB); answered by the server itself, as HTML */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests refused for their key from this client's address: wait `retryAfter` seconds (flat: retryAfter, limit, remaining, reset) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+        };
+    };
+    "suppression_inbound.list_all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SourceListOut */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SourceListOut"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description The request body is larger than this operation takes (flat, with the limit) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The path and query string are longer than the HTTP server takes (about 4 KB); answered by the server itself, as HTML */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests refused for their key from this client's address: wait `retryAfter` seconds (flat: retryAfter, limit, remaining, reset) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+        };
+    };
+    "suppression_inbound.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSourceBody"];
+            };
+        };
+        responses: {
+            /** @description A new source with its secret: shown this once, kept only as a hash. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SourceWithSecretOut"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description `INBOUND_SOURCE_LIMIT_REACHED` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description The request body is larger than this operation takes (flat, with the limit) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The path and query string are longer than the HTTP server takes (about 4 KB); answered by the server itself, as HTML */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Too many requests refused for their key from this client's address: wait `retryAfter` seconds (flat: retryAfter, limit, remaining, reset) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+        };
+    };
+    "suppression_inbound.revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An inbound source (never its secret). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SourceOut"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Authentication, permission and plan errors: a stable ``code``, a ``message`` and the code's own fields (``requiredScope``, ``grantedScopes``, ``clientIp``, ``allowedIps``, ``retryAfter``, ``details``). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The request body is larger than this operation takes (flat, with the limit) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The path and query string are longer than the HTTP server takes (about 4 KB); answered by the server itself, as HTML */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests refused for their key from this client's address: wait `retryAfter` seconds (flat: retryAfter, limit, remaining, reset) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Quota-State": components["headers"]["X-Quota-State"];
+                    "X-Quota-Limit": components["headers"]["X-Quota-Limit"];
+                    "X-Quota-Used": components["headers"]["X-Quota-Used"];
+                    "X-Quota-Reset": components["headers"]["X-Quota-Reset"];
+                    "X-Quota-Warning": components["headers"]["X-Quota-Warning"];
+                    "X-API-Key-Expires": components["headers"]["X-API-Key-Expires"];
+                    "X-API-Key-Warning": components["headers"]["X-API-Key-Warning"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+        };
+    };
+    "suppression_inbound.receive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": unknown;
+                "text/plain": string;
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description A notification accepted by an inbound source. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceivedOut"];
+                };
+            };
+            /** @description `INBOUND_PAYLOAD_INVALID` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description `INBOUND_REQUEST_REFUSED` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The request body is larger than this operation takes (flat, with the limit) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description The path and query string are longer than the HTTP server takes (about 4 KB); answered by the server itself, as HTML */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatError"];
+                };
+            };
+            /** @description Protocol errors: ``field`` on 400, ``requestId`` on 500. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
