@@ -68,15 +68,8 @@ def _remembered(session: Session, origin: Origin, notice: Notice, key: str) -> b
     inserted = session.execute(
         insert(BounceEvent)
         .values(
-            account_id=origin.account_id,
-            livemode=origin.livemode,
-            source_id=origin.source_id,
-            source=origin.source,
+            **_evidence(origin, notice, key),
             message_id=notice.message_id,
-            address=key,
-            email=notice.email.strip(),
-            kind=notice.kind.value,
-            diagnostic_code=_clipped(notice.diagnostic_code),
             occurred_at=notice.occurred_at,
             received_at=clock.now(),
         )
@@ -84,6 +77,20 @@ def _remembered(session: Session, origin: Origin, notice: Notice, key: str) -> b
         .returning(BounceEvent.id)
     ).scalar_one_or_none()
     return inserted is not None
+
+
+def _evidence(origin: Origin, notice: Notice, key: str) -> dict[str, object]:
+    """The columns a notice's history row and its suppression share: whose, which address, what said so."""
+    return {
+        "account_id": origin.account_id,
+        "livemode": origin.livemode,
+        "source_id": origin.source_id,
+        "source": origin.source,
+        "address": key,
+        "email": notice.email.strip(),
+        "kind": notice.kind.value,
+        "diagnostic_code": _clipped(notice.diagnostic_code),
+    }
 
 
 def _apply(session: Session, origin: Origin, notice: Notice, key: str) -> None:
@@ -97,18 +104,7 @@ def suppress(session: Session, origin: Origin, notice: Notice, key: str) -> bool
     """Put ``key`` on the list with this notice as its evidence; False when it was already there."""
     inserted = session.execute(
         insert(SuppressedAddress)
-        .values(
-            account_id=origin.account_id,
-            livemode=origin.livemode,
-            address=key,
-            email=notice.email.strip(),
-            kind=notice.kind.value,
-            source=origin.source,
-            source_id=origin.source_id,
-            diagnostic_code=_clipped(notice.diagnostic_code),
-            bounced_at=notice.occurred_at,
-            created_at=clock.now(),
-        )
+        .values(**_evidence(origin, notice, key), bounced_at=notice.occurred_at, created_at=clock.now())
         .on_conflict_do_nothing(constraint="uq_suppressed_addresses_key")
         .returning(SuppressedAddress.id)
     ).scalar_one_or_none()
