@@ -13,7 +13,7 @@ import simpy
 from bench import fleet_costs as cost
 from bench.fleet_parts import Counts, Ledger, MxIp, Server, Session, pipeline
 from bench.fleet_world import Catalog, Policy, World
-from services.probing.policy import FULL, POLL_FIRST, next_look
+from services.probing.fleet.policy import FULL, POLL_FIRST, next_look
 
 Process = Generator[simpy.Event, Any, Any]
 

@@ -14,8 +14,8 @@ import math
 import random
 from dataclasses import dataclass, replace
 
-from services.probing.holds import HOLD_SECONDS
-from services.probing.policy import Politeness
+from services.probing.fleet.policy import Politeness
+from services.probing.upkeep.holds import HOLD_SECONDS
 from settings import Settings
 from verifier.config import EngineConfig
 
@@ -29,7 +29,7 @@ class Policy:
     pipelining: bool  # SMTP_PIPELINING
     idle_seconds: float  # SMTP_SESSION_IDLE_SECONDS
     deadline: float  # SMTP_DEADLINE
-    politeness: Politeness  # the service's own rules per MX address (services/probing/policy.py)
+    politeness: Politeness  # the service's own rules per MX address (services/probing/fleet/policy.py)
     lane_turn: float  # LANE_TURN_SECONDS
     window: int  # JOB_WINDOW
     # One lane per MX address (``services/probing/routes.lane_for``), every domain behind the address in

@@ -52,7 +52,7 @@ POLICY = "554 5.7.1 rejected: policy"
 SHARED_ORDINARY = tuple(f"shared-{i}.test" for i in range(8))
 SHARED_CATCH_ALL = ("shared-catchall-0.test", "shared-catchall-1.test")
 # Behind the "tenants" gateway; their CRC-32 modulo 3 is the same, so the service puts all three in one of
-# the address's lanes (``services/probing/routes.py``) and one drain asks them over one session.
+# the address's lanes (``services/probing/rounds/routes.py``) and one drain asks them over one session.
 TENANT_DOMAINS = ("tenant-a.test", "tenant-e.test", "tenant-f.test")
 # Domains behind the shared "provider" server (a mailbox provider's MX: many customers, no error limit).
 PROVIDER_DOMAINS = tuple(f"provider-{i:02d}.test" for i in range(24))

@@ -25,8 +25,8 @@ from gevent import monkey
 
 from scheduler.schedule import TASK_MODULES, beat_schedule
 from services.broker import message_config
-from services.probing import liveness
-from services.probing.fleet_engine import shared_engine
+from services.probing.fleet.fleet_engine import shared_engine
+from services.probing.upkeep import liveness
 from settings import Settings, get_settings
 from verifier.engine import ready_to_serve
 from web import logs

@@ -1,6 +1,6 @@
 """The configured egress pool as operators see it: per egress its identity, HELO name and sender.
 
-The service's sessions all leave over the first egress for now (``services/probing/fleet_engine.py``):
+The service's sessions all leave over the first egress for now (``services/probing/fleet/fleet_engine.py``):
 its lanes and politeness count per MX address, not per egress. The counters an operator will want per
 egress (sessions, RCPTs, blocks by MX address, backoff, last error) are in the answer already, at zero
 and null, so its shape does not change when they are counted.

@@ -7,9 +7,9 @@ import secrets
 import time
 
 from maillab import MailLab
-from services.probing import politeness
-from services.probing.fleet_engine import RedisSessionLimiter
-from services.probing.policy import Politeness
+from services.probing.fleet import politeness
+from services.probing.fleet.fleet_engine import RedisSessionLimiter
+from services.probing.fleet.policy import Politeness
 from services.redis_client import get_redis, key
 from verifier.dns import MailResolver
 from verifier.smtp import ProbeOutcome, ReplyEvidence, probe_domain_group

@@ -13,7 +13,7 @@ from models.jobs import ValidationJob
 from services import links
 from services.branding import Brand
 from services.jobs.recent import verdict_metadata
-from services.probing.completion import processing_ms
+from services.probing.jobs.completion import processing_ms
 from services.validation.submit import ResultsPage
 from web.schemas.base import LIVEMODE, Out, Query, Timestamp
 from web.schemas.branding import BrandOut

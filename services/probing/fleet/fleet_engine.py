@@ -5,10 +5,10 @@ protocols; these are their fleet-wide implementations.
 Trade-offs accepted:
 
 - The session limiter is a sorted set of leases per MX IP, scored by expiry (Redis ``TIME``, so worker
-  clocks do not matter), with the spacing and backoff rules of ``services.probing.politeness``. A lease is
-  a hold its process renews while the session lives (``services.probing.holds``): a worker killed
+  clocks do not matter), with the spacing and backoff rules of ``services.probing.fleet.politeness``. A lease
+  is a hold its process renews while the session lives (``services.probing.upkeep.holds``): a worker killed
   mid-session never releases it, and the slot frees itself within ``HOLD_SECONDS`` (at once when a live
-  worker notices the death, ``services.probing.liveness``), so a crash costs seconds of a slot. Waiting
+  worker notices the death, ``services.probing.upkeep.liveness``), so a crash costs seconds of a slot. Waiting
   for a full slot set polls (50-250 ms, ``policy.next_look``): no pub/sub to clean up after a dead waiter;
   waiting out spacing or a backoff sleeps as long as Redis said.
 - Catch-all verdicts are cached only when known (True/False); "could not tell" is asked again next time.
@@ -22,10 +22,10 @@ import time
 from collections.abc import Sequence
 
 from services.lease_sets import set_key
-from services.probing import policy, politeness
-from services.probing.dns_memo import DnsMemo
-from services.probing.holds import HOLD_SECONDS, HOLDS
-from services.probing.policy import Politeness
+from services.probing.fleet import policy, politeness
+from services.probing.fleet.dns_memo import DnsMemo
+from services.probing.fleet.policy import Politeness
+from services.probing.upkeep.holds import HOLD_SECONDS, HOLDS
 from services.redis_client import get_redis, key
 from settings import get_settings
 from verifier.config import EngineConfig
@@ -52,7 +52,7 @@ class RedisTtlCache:
 
 
 class RedisSessionLimiter:
-    """``SessionLimiter`` shared by every worker, with the rules of ``services.probing.politeness``:
+    """``SessionLimiter`` shared by every worker, with the rules of ``services.probing.fleet.politeness``:
     sessions at once, spacing between new ones, backoff from a server that complained."""
 
     def __init__(self, rules: Politeness) -> None:

@@ -1,5 +1,5 @@
 """Politeness toward receiving servers, scheduled fleet-wide in Redis, per MX IP address: the rules of
-``services.probing.policy`` carried out by Lua scripts, atomically for every worker.
+``services.probing.fleet.policy`` carried out by Lua scripts, atomically for every worker.
 
 Three rules, all checked in one script when a new SMTP session is wanted (a kept session reused by the
 next group is not a new one and passes freely):
@@ -24,7 +24,7 @@ from __future__ import annotations
 import secrets
 
 from services import lease_sets
-from services.probing.policy import Politeness, backoff_memory
+from services.probing.fleet.policy import Politeness, backoff_memory
 from services.redis_client import get_redis, key, script
 
 SLOTS = "smtp-slots"  # the lease sets of sessions, one per MX IP
