@@ -339,7 +339,7 @@ class Fleet:
     def _provider_sessions(self) -> float:
         ips = range(self.world.providers * self.world.ips_per_provider)
         open_now = [self.ips[ip].open if ip in self.ips else 0 for ip in ips]
-        return sum(open_now) / max(1, len(open_now) * self.policy.per_host)
+        return sum(open_now) / max(1, len(open_now) * self.policy.address_rules.per_host)
 
     def _busy_marks(self) -> dict[str, float]:
         now = self.env.now

@@ -115,9 +115,9 @@ class MxIp:
     def try_open(self, now: float, policy: Policy) -> float:
         """``policy.admission``: 0 when a new session may open now (and it is counted), ``FULL``, else
         seconds to wait."""
-        answer = admission(now, self.open, self.next_open, self.backoff_until, policy.politeness)
+        answer = admission(now, self.open, self.next_open, self.backoff_until, policy.address_rules)
         if answer == 0:
-            self.next_open = now + policy.politeness.interval_seconds
+            self.next_open = now + policy.address_rules.interval_seconds
             self.open += 1
             self.most_open = max(self.most_open, self.open)
         return answer

@@ -1,5 +1,5 @@
 """The SMTP side of the fleet simulation: the engine's group prober with each worker's keeper and the
-fleet-wide limiter (``services/probing/fleet_engine.RedisSessionLimiter``, whose rules and polling are the
+fleet-wide limiter (``services/probing/egress/limiter.RedisSessionLimiter``, whose rules and polling are the
 service's own ``services/probing/policy`` functions), and the providers that answer 421 past their own
 session limit."""
 

@@ -13,6 +13,8 @@ One sub-package per purpose:
 - ``fleet``: the rules and state every process shares: ``policy`` (the rules as pure functions, also run
   by the fleet simulation in ``bench/``), ``politeness`` (those rules applied in Redis),
   ``fleet_engine`` and ``dns_memo`` (the engine's shared caches and limits)
+- ``egress``: the egress pool as the fleet runs it: ``registry`` (every probes process's egresses, with a
+  heartbeat), ``limiter`` (politeness per (egress, MX address); each new session's egress chosen)
 - ``upkeep``: keeping the work alive: ``holds`` (what a live process keeps in Redis: seats, session
   slots), ``liveness`` (a dead worker's holds freed, a stopping one's handed over), ``sweep`` (the beat
   sweeper that re-sends what is owed), ``recovery`` (a sweep the moment the stores answer again)

@@ -4,7 +4,7 @@ session limit counts per MX address, whatever names point there."""
 
 from __future__ import annotations
 
-from services.probing.fleet.fleet_engine import RedisSessionLimiter
+from services.probing.egress.limiter import RedisSessionLimiter
 from services.probing.fleet.policy import Politeness
 from tests.fixtures.db import Persona
 from tests.workers.harness import Api, Worker

@@ -58,10 +58,10 @@ class GuardedLimiter:
         with ours():
             self._limiter.release(mx_ip, lease)
 
-    def session_ended(self, mx_ip: str, transcript: Sequence[ReplyEvidence]) -> None:
+    def session_ended(self, mx_ip: str, transcript: Sequence[ReplyEvidence], lease: str = "") -> None:
         if self._observer is not None:
             with ours():
-                self._observer.session_ended(mx_ip, transcript)
+                self._observer.session_ended(mx_ip, transcript, lease)
 
     def backing_off(self, mx_ip: str) -> float:
         if self._observer is None:

@@ -54,7 +54,7 @@ from verifier.smtp.deadline import Deadline
 from verifier.smtp.evidence import ReplyEvidence
 from verifier.smtp.faults import GuardedLimiter, each
 from verifier.smtp.keeper import KeptSession, SessionKeeper
-from verifier.smtp.limiter import SessionLimiter
+from verifier.smtp.limiter import EgressLease, SessionLimiter
 from verifier.smtp.providers import ProviderRules
 from verifier.smtp.result import AddressProbe, judge
 from verifier.smtp.session import ProbeSession, Target
@@ -274,7 +274,7 @@ class GroupRun:
             current.close()
             if limiter is not None and lease:
                 limiter.release(current.target.ip, lease)
-            _observe(limiter, current)
+            _observe(limiter, current, lease)
 
         opened_for = self._opened_for.pop(id(current), self.domain.domain)
         kept = KeptSession(
@@ -317,7 +317,9 @@ class GroupRun:
 
     def _try_target(self, target: Target) -> tuple[ProbeSession | None, ReplyEvidence]:
         lease = self._acquire(target)
-        session = ProbeSession(target, self.config, self.deadline, starttls=target not in self._plaintext)
+        # a limiter spreading sessions over egresses chose this one's (its HELO name and sender with it)
+        config = self.config.over(lease.egress) if isinstance(lease, EgressLease) else self.config
+        session = ProbeSession(target, config, self.deadline, starttls=target not in self._plaintext)
         if lease is None:
             self.local_evidence.append(self._no_slot(session))
             return None, self.local_evidence[-1]
@@ -410,7 +412,7 @@ class GroupRun:
         lease = self._leases.pop(id(session), None)
         if self._limiter is not None and lease is not None:
             self._limiter.release(session.target.ip, lease)
-            _observe(self._limiter, session)
+            _observe(self._limiter, session, lease)
 
     def close_current(self) -> None:
         current = self._current
@@ -430,6 +432,11 @@ class GroupRun:
         each([functools.partial(self._release, session) for session in self.sessions if session not in kept])
 
     @property
+    def egress_id(self) -> str:
+        """The egress whose session asked last (the limiter's choice), else the config's."""
+        return self.sessions[-1].egress.id if self.sessions else self.config.egress.id
+
+    @property
     def sessions_opened(self) -> int:
         """Connections this group opened (an adopted session was opened by an earlier group)."""
         return sum(1 for session in self.sessions if session.connected and not session.reused)
@@ -441,10 +448,10 @@ class GroupRun:
         return bool(self.sessions) and not replies
 
 
-def _observe(limiter: GuardedLimiter | None, session: ProbeSession) -> None:
+def _observe(limiter: GuardedLimiter | None, session: ProbeSession, lease: str) -> None:
     """Tell a limiter that listens how the session went (its politeness may back off from the server)."""
     if limiter is not None and session.connected:
-        limiter.session_ended(session.target.ip, session.transcript)
+        limiter.session_ended(session.target.ip, session.transcript, lease)
 
 
 def every_target(domain: MailDomain) -> list[Target]:

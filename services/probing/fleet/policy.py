@@ -1,5 +1,12 @@
 """The probing policy as pure functions of numbers: how politely the fleet opens SMTP sessions to one MX
-address, and in what order a lane serves the accounts waiting in it.
+address, over which egress, and in what order a lane serves the accounts waiting in it.
+
+Sharing across egresses: politeness (sessions at once, spacing, backoff) is counted per (egress, MX
+address), its ``place``; an MX address's lane gets ``per_host`` seats per live egress of the fleet
+(``seats``), and a new session tries the process's egresses in ``egress_order``, the pairs in backoff
+last. Any session may carry any domain of its lane, whatever egress it left from: the catch-all verdicts
+and the DNS answers are cached per domain, never per egress, so a verdict never depends on which egress
+asked.
 
 The fleet applies the rules in Redis, where each decision must be atomic across workers, so Lua scripts
 carry them out there: ``politeness`` (sessions at once, spacing, backoff) and ``lanes`` (the turns of a
@@ -14,7 +21,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, MutableMapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from settings import JobSettings
@@ -132,3 +139,36 @@ def take_round(
             taken.append(ref)
             total += size(ref)
     return taken
+
+
+def place(egress_id: str, mx_ip: str) -> str:
+    """What politeness is counted per: one egress's sessions to one MX address."""
+    return f"{mx_ip}/{egress_id}"
+
+
+def seats(per_host: int, live_egresses: int) -> int:
+    """Drains at once of an MX address's lane: the sessions each live egress may have there, so that
+    throughput at a busy address grows with the egresses of the fleet (at least ``per_host``)."""
+    return max(per_host, 1) * max(live_egresses, 1)
+
+
+def pooled(rules: Politeness, egresses: int) -> Politeness:
+    """One MX address's rules over ``egresses`` egresses taken together (the fleet simulation's view of
+    its pairs): the cap ``egresses`` times, new sessions ``egresses`` times as often."""
+    count = max(egresses, 1)
+    return replace(rules, per_host=rules.per_host * count, interval_seconds=rules.interval_seconds / count)
+
+
+def egress_order(egress_ids: Sequence[str], turn: int, waits: Sequence[float] = ()) -> list[str]:
+    """The order a new session tries the egresses of its process: from ``turn`` on (so sessions spread
+    over them), those whose pair is in backoff or blocked (``waits[i] > 0``, seconds left) last."""
+    count = len(egress_ids)
+    rotated = [(turn + step) % count for step in range(count)]
+    rotated.sort(key=lambda index: (waits[index] if index < len(waits) else 0.0) > 0)
+    return [egress_ids[index] for index in rotated]
+
+
+def pool_wait(waits: Sequence[float]) -> float:
+    """After every egress of the process was refused a session: what ``next_look`` is told to wait (0: a
+    pair is full, poll it; else the shortest spacing or backoff left)."""
+    return min(waits) if waits else 0.0
