@@ -63,8 +63,11 @@ def test_a_421_stops_new_sessions_to_that_server_for_the_backoff_which_doubles()
     assert 19 < limiter.backing_off(ip) <= 20
     limiter.session_ended(ip, [_reply(421)])
     assert 39 < limiter.backing_off(ip) <= 40
+    assert limiter.blocked(ip) == 0  # a server asking us to slow down does not block us
     limiter.session_ended(ip, [_reply(421)])
-    assert 59 < limiter.backing_off(ip) <= 60  # capped at SMTP_BACKOFF_MAX_SECONDS
+    # at SMTP_BACKOFF_MAX_SECONDS a 421 still coming refuses this egress: the pair is blocked, longer
+    assert limiter.blocked(ip) > 60
+    assert abs(limiter.backing_off(ip) - limiter.blocked(ip)) < 1
 
 
 def test_slow_replies_count_as_a_complaint_and_quick_ones_do_not() -> None:

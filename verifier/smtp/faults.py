@@ -69,6 +69,15 @@ class GuardedLimiter:
         with ours():
             return self._observer.backing_off(mx_ip)
 
+    def blocked(self, mx_ip: str) -> float:
+        """Seconds until some egress may ask ``mx_ip`` again when the server blocks every one (0: not),
+        for a limiter that routes around blocks (``blocked(mx_ip)``); others never say."""
+        blocked = getattr(self._limiter, "blocked", None)
+        if blocked is None:
+            return 0.0
+        with ours():
+            return float(blocked(mx_ip))
+
 
 @functools.cache
 def _observes(kind: type) -> bool:

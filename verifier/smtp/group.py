@@ -40,7 +40,9 @@ Rules, in the order they bite:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import math
 from collections import deque
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -100,6 +102,7 @@ class GroupRun:
         self._rejected_in_current = 0
         self._leases: dict[int, str] = {}
         self._preferred: Target | None = None
+        self._wait_left = 0.0  # seconds of a backoff or block the limiter said kept us from connecting
         self._plaintext: set[Target] = set()  # hosts whose STARTTLS handshake failed
         self._waiting: list[str] = []  # addresses not settled yet, in order: what a new session pipelines
         self._opened_for: dict[int, str] = {}  # adopted sessions: the domain each was opened for
@@ -159,7 +162,9 @@ class GroupRun:
         self.misrouted = foreign and refuses_domain(evidence)
         self._own_sessions = self._own_sessions or self.misrouted
         found = classify(evidence, self.rules, self.config.smtp_greylist_retry_after, rcpt=True)
-        if not self._current.alive:
+        # a session the server blocks says nothing of the rest (asked again over another egress); ended,
+        # its transcript tells the limiter the pair is blocked
+        if not self._current.alive or found.blocked:
             self.failure = (found, evidence)
             self.close_current()
         return found, evidence
@@ -332,10 +337,14 @@ class GroupRun:
         return session, evidence
 
     def _no_slot(self, session: ProbeSession) -> ReplyEvidence:
-        """Why no session could open: the server asked us to back off (a 421, slow replies), or our own
-        limits (sessions at once, spacing) left no slot before the deadline."""
+        """Why no session could open: the server blocks every egress, or asked us to back off (a 421,
+        slow replies), or our own limits (sessions at once, spacing) left no slot before the deadline."""
         limiter, ip = self._limiter, session.target.ip
-        if limiter is not None and limiter.backing_off(ip) > 0:
+        if limiter is not None and (wait := limiter.blocked(ip)) > 0:
+            self._wait_left = wait  # the answer's retry time: when the first block ends
+            return session.no_reply("BLOCKED", "blocked")
+        if limiter is not None and (wait := limiter.backing_off(ip)) > 0:
+            self._wait_left = wait
             return session.no_reply("BACKOFF", "backing off")
         return session.no_reply("SESSION LIMIT", "session limit")
 
@@ -381,10 +390,10 @@ class GroupRun:
             refused = any(not _may_connect(target, self.config) for target in every_target(self.domain))
             self.failure = (MX_NOT_PUBLIC if refused else NO_MX_ADDRESS), None
             return
-        self.failure = (
-            classify(evidence, self.rules, self.config.smtp_greylist_retry_after, rcpt=rcpt),
-            evidence,
-        )
+        found = classify(evidence, self.rules, self.config.smtp_greylist_retry_after, rcpt=rcpt)
+        if self._wait_left and found.reason in ("backing_off", "blocked"):
+            found = dataclasses.replace(found, retry_after=math.ceil(self._wait_left))  # when it ends
+        self.failure = found, evidence
 
     def _targets(self) -> Iterator[Target]:
         candidates = connectable_targets(self.domain, self.config)
@@ -450,7 +459,7 @@ class GroupRun:
 
 def _observe(limiter: GuardedLimiter | None, session: ProbeSession, lease: str) -> None:
     """Tell a limiter that listens how the session went (its politeness may back off from the server)."""
-    if limiter is not None and session.connected:
+    if limiter is not None:  # a connection refused or a proxy's fault tells it something too
         limiter.session_ended(session.target.ip, session.transcript, lease)
 
 

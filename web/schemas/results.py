@@ -44,7 +44,8 @@ class CheckOut(Out):
     metadata: dict[str, Any] = Field(
         default_factory=dict,
         description="the check's findings; for `smtp`: verdict, reason, smtpResponse, and retryAfter "
-        "(seconds; null unless the failure is temporary: greylisting, 421, timeout)",
+        "(seconds; null unless the failure is temporary: greylisting, 421, timeout, a backoff, or "
+        "`reason` `blocked`: the mail server refuses every egress of the service, asked again after)",
     )
 
 

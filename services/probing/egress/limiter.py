@@ -6,7 +6,8 @@ counter, the pairs in backoff last) and takes the first whose pair admits it (``
 sessions at once, spacing, backoff); the lease it answers (``EgressLease``) names that egress, and the
 engine opens the session over it. When no pair admits one it waits as the rules say (``policy.pool_wait``,
 ``policy.next_look``). So an MX address takes ``per_host`` sessions per egress, and a complaint (a 421,
-slow replies) backs off only the pair that received it.
+slow replies) backs off only the pair that received it, and a block (``policy.block_in``) closes the pair
+for longer (``blocks``): the next sessions to that address leave over the other egresses.
 
 Trade-offs accepted:
 
@@ -27,6 +28,7 @@ import time
 from collections.abc import Sequence
 
 from services.lease_sets import set_key
+from services.probing.egress import blocks
 from services.probing.fleet import policy, politeness
 from services.probing.fleet.policy import Politeness
 from services.probing.upkeep.holds import HOLDS
@@ -61,32 +63,60 @@ class RedisSessionLimiter:
 
     def _try_each(self, mx_host: str) -> tuple[EgressLease | None, float]:
         ids = [egress.id for egress in self.egresses]
-        backoffs = [self._backoff(egress_id, mx_host) for egress_id in ids] if len(ids) > 1 else []
-        waits: list[float] = []
-        for egress_id in policy.egress_order(ids, next(self._turns), backoffs):
+        waits = self._waits(ids, mx_host) if len(ids) > 1 else []
+        tried: list[float] = []
+        for egress_id in policy.egress_order(ids, next(self._turns), waits):
             where = policy.place(egress_id, mx_host)
             token, wait = politeness.try_open(where, self.rules)
             if token is not None:
                 HOLDS.keep_member(set_key(politeness.SLOTS, where), token)
                 return EgressLease(token, self._by_id[egress_id]), 0.0
-            waits.append(wait)
-        return None, policy.pool_wait(waits)
+            tried.append(wait)
+        return None, policy.pool_wait(tried)
+
+    def _waits(self, ids: list[str], mx_host: str) -> list[float]:
+        """Per egress, why it comes last: its pair's backoff (or block), or the egress out of the pool
+        or failed lately (``blocks.unavailable``)."""
+        out = blocks.unavailable(ids)
+        return [
+            max(self._backoff(egress_id, mx_host), left) for egress_id, left in zip(ids, out, strict=True)
+        ]
 
     def release(self, mx_host: str, lease: str) -> None:
         HOLDS.drop_member(lease)
         politeness.close(self._place(mx_host, lease), lease)
 
     def session_ended(self, mx_host: str, transcript: Sequence[ReplyEvidence], lease: str = "") -> None:
-        """Back off the pair from a server that answered 421 or slowly (``policy.complaint``)."""
+        """What a session says of its pair: the egress failed (``policy.fault_in``), the server blocks it
+        (``policy.block_in``, a 421 again past a backoff), asked it to back off (``policy.complaint``),
+        or answered it."""
+        egress_id = self._egress(lease).id
+        if (fault := policy.fault_in(transcript)) is not None:
+            blocks.fault(egress_id, fault)
+            return
+        found = policy.block_in(transcript)
+        if found is not None and found.refused and not blocks.answers_others(egress_id, mx_host):
+            found = None  # refused to every egress: the server is down, not blocking us
         reason = policy.complaint(transcript, self.rules)
         if reason is not None:
-            where = self._place(mx_host, lease)
+            where = policy.place(egress_id, mx_host)
             seconds = politeness.back_off(where, self.rules)
             log.warning("backing off from %s for %.0f s: %s", where, seconds, reason)
+            if found is None and policy.complaint_blocks(reason, seconds, self.rules):
+                found = policy.Block(f"{reason} again past a backoff")
+        if found is not None:
+            blocks.block(egress_id, mx_host, found.reply)
+        elif any(item.code is not None for item in transcript):
+            blocks.answered(egress_id, mx_host)
 
     def backing_off(self, mx_host: str) -> float:
         """Seconds until some egress of the process may open a session to ``mx_host`` again (0: one may)."""
         return min(self._backoff(egress.id, mx_host) for egress in self.egresses)
+
+    def blocked(self, mx_host: str) -> float:
+        """When the server blocks every egress of the process: seconds until the first block ends (0:
+        some egress is not blocked there)."""
+        return min(blocks.blocked_for(egress.id, mx_host) for egress in self.egresses)
 
     def active(self, mx_host: str) -> int:
         """Leases held on ``mx_host`` over this process's egresses (expired ones included until the next
@@ -97,5 +127,7 @@ class RedisSessionLimiter:
         return politeness.backing_off(policy.place(egress_id, mx_host))
 
     def _place(self, mx_host: str, lease: str) -> str:
-        egress = lease.egress if isinstance(lease, EgressLease) else self.egresses[0]
-        return policy.place(egress.id, mx_host)
+        return policy.place(self._egress(lease).id, mx_host)
+
+    def _egress(self, lease: str) -> Egress:
+        return lease.egress if isinstance(lease, EgressLease) else self.egresses[0]

@@ -62,9 +62,10 @@ def shared_engine() -> Engine:
 
     pool = EngineConfig.from_env()
     # The limiter picks each session's egress among the pool's (its lease names it) and counts politeness
-    # per pair; the engine's config is the first egress's, as its own fallback down the list would open
-    # sessions the limiter did not choose.
-    config, egresses = pool.over(pool.egress), pool.smtp_egress
+    # per pair; the engine asks what a block or an egress fault left unsettled again, up to once per
+    # other egress (``probe_over_egresses``), and the limiter then avoids the pair that failed.
+    config = pool
+    egresses = pool.smtp_egress
     jobs = get_settings().jobs
     return Engine(
         config,
