@@ -363,6 +363,9 @@ class Settings:
     # SMTP_EGRESS: where probes leave from (``verifier/egress.py``); read here too so that a malformed entry
     # stops every process at start-up, not its first probe. The engine's config reads the same variable.
     smtp_egress: tuple[Egress, ...] = (DIRECT,)
+    # OPERATOR_TOKEN_SHA256: the SHA-256 (hex) of the token that makes GET /health the operator's answer
+    # (the egress pool with its counters); empty: no operator answer (``services.health.operator``)
+    operator_token_sha256: str = field(default="", repr=False)
 
     @property
     def is_production(self) -> bool:
@@ -422,6 +425,7 @@ class Settings:
             brand=ServiceBrand.from_env(env, base_url),
             browser=BrowserSettings.from_env(env),
             smtp_egress=parse_egress_pool(env.get("SMTP_EGRESS", "")),
+            operator_token_sha256=parse_sha256("OPERATOR_TOKEN_SHA256", env.get("OPERATOR_TOKEN_SHA256", "")),
         )
 
 
@@ -444,3 +448,11 @@ def main() -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def parse_sha256(name: str, raw: str) -> str:
+    """A SHA-256 in hex (64 digits, stored lower-case), or empty."""
+    text = raw.strip().lower()
+    if text and not re.fullmatch(r"[0-9a-f]{64}", text):
+        raise ConfigError(f"{name} must be a SHA-256 in hex (64 digits), e.g. from `sha256sum`")
+    return text

@@ -82,10 +82,12 @@ def test_batches_in_flight_while_one_egress_is_blocked_get_one_right_result_per_
 
 
 def forget_blocks(*sources: str) -> None:
-    """Blocks an earlier test of the run left at the block-list server, per source address."""
+    """Blocks (and counters) an earlier test of the run left at the block-list server, per source."""
     redis = get_redis()
     for source in sources:
-        where = place(f"direct://{source}", "127.0.0.45")
+        egress = f"direct://{source}"
+        where = place(egress, "127.0.0.45")
         redis.delete(
-            key("egress-blocked", where), key("smtp-backoff", where), key("egress-blocked-level", where)
+            *(key(name, where) for name in ("egress-blocked", "egress-blocked-level", "smtp-backoff"))
         )
+        redis.delete(*(key(name, egress) for name in ("egress-stats", "egress-blocks", "egress-blocked-by")))

@@ -156,6 +156,8 @@ class GroupRun:
         assert self._current is not None
         foreign = self._opened_for.get(id(self._current), self.domain.domain) != self.domain.domain
         self._sent_in_current += 1
+        if isinstance(lease := self._leases.get(id(self._current)), EgressLease):
+            lease.rcpts += 1  # the egress's counter, told when the session ends
         evidence = self._current.rcpt(self._recipient(address))
         if evidence.code is not None and evidence.code >= 400:
             self._rejected_in_current += 1  # what the server's error limit counts

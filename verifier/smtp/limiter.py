@@ -27,10 +27,11 @@ class EgressLease(str):
     """A lease (its token, as a ``str``) for a session over ``egress``, the one the limiter chose."""
 
     egress: Egress
+    rcpts: int  # RCPTs sent on the session over its life, whatever groups it served (counted by them)
 
     def __new__(cls, token: str, egress: Egress) -> EgressLease:
         lease = super().__new__(cls, token)
-        lease.egress = egress
+        lease.egress, lease.rcpts = egress, 0
         return lease
 
 

@@ -51,8 +51,9 @@ return {ms, 1, out}
 )
 
 
-def block(egress_id: str, mx_ip: str, reply: str) -> float:
-    """Mark the pair blocked (``reply``: what the server said); seconds until it may be asked again."""
+def block(egress_id: str, mx_ip: str, reply: str) -> tuple[float, bool]:
+    """Mark the pair blocked (``reply``: what the server said); seconds until it may be asked again, and
+    whether it was not blocked already (the block is new: logged and counted once)."""
     where = policy.place(egress_id, mx_ip)
     keys = [
         key("egress-blocked", where),
@@ -73,7 +74,7 @@ def block(egress_id: str, mx_ip: str, reply: str) -> float:
             egress_id,
             policy.OUT_OF_POOL_SECONDS,
         )
-    return ms / 1000
+    return ms / 1000, bool(new)
 
 
 def answered(egress_id: str, mx_ip: str) -> None:

@@ -28,7 +28,7 @@ import time
 from collections.abc import Sequence
 
 from services.lease_sets import set_key
-from services.probing.egress import blocks
+from services.probing.egress import blocks, counters
 from services.probing.fleet import policy, politeness
 from services.probing.fleet.policy import Politeness
 from services.probing.upkeep.holds import HOLDS
@@ -70,6 +70,7 @@ class RedisSessionLimiter:
             token, wait = politeness.try_open(where, self.rules)
             if token is not None:
                 HOLDS.keep_member(set_key(politeness.SLOTS, where), token)
+                counters.opened(egress_id, token, self.rules.lease_seconds)
                 return EgressLease(token, self._by_id[egress_id]), 0.0
             tried.append(wait)
         return None, policy.pool_wait(tried)
@@ -85,6 +86,8 @@ class RedisSessionLimiter:
     def release(self, mx_host: str, lease: str) -> None:
         HOLDS.drop_member(lease)
         politeness.close(self._place(mx_host, lease), lease)
+        if isinstance(lease, EgressLease):
+            counters.closed(lease.egress.id, lease, lease.rcpts)
 
     def session_ended(self, mx_host: str, transcript: Sequence[ReplyEvidence], lease: str = "") -> None:
         """What a session says of its pair: the egress failed (``policy.fault_in``), the server blocks it
@@ -93,6 +96,7 @@ class RedisSessionLimiter:
         egress_id = self._egress(lease).id
         if (fault := policy.fault_in(transcript)) is not None:
             blocks.fault(egress_id, fault)
+            counters.error(egress_id, fault)
             return
         found = policy.block_in(transcript)
         if found is not None and found.refused and not blocks.answers_others(egress_id, mx_host):
@@ -105,7 +109,9 @@ class RedisSessionLimiter:
             if found is None and policy.complaint_blocks(reason, seconds, self.rules):
                 found = policy.Block(f"{reason} again past a backoff")
         if found is not None:
-            blocks.block(egress_id, mx_host, found.reply)
+            _, new = blocks.block(egress_id, mx_host, found.reply)
+            if new:
+                counters.error(egress_id, f"blocked by {mx_host}: {found.reply}", mx_host)
         elif any(item.code is not None for item in transcript):
             blocks.answered(egress_id, mx_host)
 
