@@ -411,8 +411,8 @@ class GroupRun:
             return self._limiter.acquire(target.ip, self.deadline.remaining())
         while True:  # an idle kept session to this IP gives its slot up rather than make us wait
             lease = self._limiter.acquire(target.ip, min(KEEPER_POLL, self.deadline.remaining()))
-            if lease is not None or self.deadline.expired:
-                return lease
+            if lease is not None or self.deadline.expired or self._limiter.backing_off(target.ip) > 0:
+                return lease  # a backoff is not waited out: the group answers with when it ends
             if self._relay is not None:
                 self._relay.let_go(target.ip)  # the round's own, held for a later group
             if self._keeper is not None:

@@ -5,8 +5,10 @@ A new session to an MX address tries the process's egresses in ``policy.egress_o
 counter, the pairs in backoff last) and takes the first whose pair admits it (``politeness.try_open``:
 sessions at once, spacing, backoff); the lease it answers (``EgressLease``) names that egress, and the
 engine opens the session over it. When no pair admits one it waits as the rules say (``policy.pool_wait``,
-``policy.next_look``). So an MX address takes ``per_host`` sessions per egress, and a complaint (a 421,
-slow replies) backs off only the pair that received it, and a block (``policy.block_in``) closes the pair
+``policy.next_look``), except a backoff of every pair, which is never waited out: the group answers at
+once, unknown, with when the backoff ends (a request is not held for it). So an MX address takes
+``per_host`` sessions per egress, a complaint (a 421, slow replies) backs off only the pair that
+received it, and a block (``policy.block_in``) closes the pair
 for longer (``blocks``): the next sessions to that address leave over the other egresses.
 
 Trade-offs accepted:
@@ -15,8 +17,8 @@ Trade-offs accepted:
   (``services.probing.upkeep.holds``): a worker killed mid-session never releases it, and the slot frees
   itself within ``HOLD_SECONDS`` (at once when a live worker notices the death,
   ``services.probing.upkeep.liveness``). Waiting for a full slot set polls (50-250 ms,
-  ``policy.next_look``): no pub/sub to clean up after a dead waiter; waiting out spacing or a backoff
-  sleeps as long as Redis said.
+  ``policy.next_look``): no pub/sub to clean up after a dead waiter; waiting out spacing sleeps as long
+  as Redis said.
 - A lease that is a plain string (not granted here) counts against the first egress.
 """
 
@@ -54,6 +56,8 @@ class RedisSessionLimiter:
             lease, wait = self._try_each(mx_host)
             if lease is not None:
                 return lease
+            if self.backing_off(mx_host) > 0:
+                return None  # every pair asked us to wait: answered at once, with when (never waited out)
             # a spacing or backoff answer says how long; a full slot set is polled, doubling the pause;
             # a wait outlasting the timeout would be in vain
             sleep, pause = policy.next_look(wait, pause, give_up - time.monotonic())
