@@ -75,7 +75,7 @@ def test_a_complaint_backs_off_only_the_pair_that_received_it() -> None:
     limiter.release(ip, other)
 
 
-def test_the_fleet_knows_every_live_egress_and_gives_lanes_seats_for_each(job_env: dict[str, str]) -> None:
+def test_the_fleet_knows_every_live_egress_and_gives_lanes_seats_for_each() -> None:
     before = len(registry.live())
     registry.register((FIRST, SECOND))
     try:
