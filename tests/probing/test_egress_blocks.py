@@ -73,6 +73,8 @@ def test_the_policy_reads_blocks_faults_and_their_lengths() -> None:
     assert policy.block_seconds(20) == policy.BLOCK_MAX_SECONDS
     assert not policy.complaint_blocks("421", 300, RULES)
     assert policy.complaint_blocks("421", 600, RULES)
+    flat = Politeness(3, 30, 0, 60, 60, 60)  # the first backoff already the longest: no 421 blocks
+    assert not policy.complaint_blocks("421", 60, flat)
     assert not policy.out_of_pool(policy.OUT_OF_POOL_MX - 1)
     assert policy.out_of_pool(policy.OUT_OF_POOL_MX)
 

@@ -206,8 +206,9 @@ def block_in(transcript: Sequence[ReplyEvidence]) -> Block | None:
 
 def complaint_blocks(reason: str, backoff: float, rules: Politeness) -> bool:
     """A 421 that still comes once the backoff has doubled to its longest (``backoff`` is the one it
-    starts): the server refuses this egress, it does not merely ask it to slow down."""
-    return reason == "421" and backoff >= rules.backoff_max_seconds
+    starts, past the first level): the server refuses this egress, it does not merely ask it to slow
+    down. With no doubling configured (the first backoff is already the longest) a 421 never blocks."""
+    return reason == "421" and rules.backoff_seconds < backoff >= rules.backoff_max_seconds
 
 
 def fault_in(transcript: Sequence[ReplyEvidence]) -> str | None:
