@@ -377,6 +377,9 @@ class Settings:
     # message's SigningCertURL) instead of fetched from it; the URL's host must still be SNS's own
     # (``services.suppression.sns``). For air-gapped hosts and for tests with their own CA.
     sns_certificate_dir: str | None = None
+    # OPERATOR_TOKEN_SHA256: the SHA-256 (hex) of the token that makes GET /health the operator's answer
+    # (the egress pool with its counters); empty: no operator answer (``services.health.operator``)
+    operator_token_sha256: str = field(default="", repr=False)
 
     @property
     def is_production(self) -> bool:
@@ -437,6 +440,7 @@ class Settings:
             browser=BrowserSettings.from_env(env),
             smtp_egress=parse_egress_pool(env.get("SMTP_EGRESS", "")),
             sns_certificate_dir=parse_directory("SNS_CERTIFICATE_DIR", env.get("SNS_CERTIFICATE_DIR", "")),
+            operator_token_sha256=parse_sha256("OPERATOR_TOKEN_SHA256", env.get("OPERATOR_TOKEN_SHA256", "")),
         )
 
 
@@ -459,3 +463,11 @@ def main() -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def parse_sha256(name: str, raw: str) -> str:
+    """A SHA-256 in hex (64 digits, stored lower-case), or empty."""
+    text = raw.strip().lower()
+    if text and not re.fullmatch(r"[0-9a-f]{64}", text):
+        raise ConfigError(f"{name} must be a SHA-256 in hex (64 digits), e.g. from `sha256sum`")
+    return text

@@ -77,7 +77,7 @@ REDIS_POP_COUNT = 1
 REDIS_POP_COUNT_PER_ACCOUNT = 1
 # lanes._TAKE at a seat's turn's start: GET, SET + EVALSHA. lanes._LET_GO at its end: GET, EXISTS turns,
 # SET or DEL + EVALSHA. The owners' holds are renewed by one script per process every few seconds for all
-# its seats (services/probing/holds.py), not per turn: not charged here.
+# its seats (services/probing/upkeep/holds.py), not per turn: not charged here.
 REDIS_TAKE = 3
 REDIS_LET_GO = 4
 # lanes.wait_for_push: one BLPOP on the lane's wake-up list, answered by a wake-up (one left from before

@@ -11,7 +11,7 @@ the next round starts at once; the turn waits for its saves before it lets go. A
 groups of every round in it, refills the jobs' windows (``dispatch.fill_window``) and pushes the new
 groups to their lanes, sending drain messages to as many free seats as the refs waiting can keep busy
 and one wake-up per owner. Sessions go through the
-service's politeness rules per MX IP (``MxIp``, ``services/probing/policy.py``) and the keeper of their
+service's politeness rules per MX IP (``MxIp``, ``services/probing/fleet/policy.py``) and the keeper of their
 worker; a provider answers 421 to a session past its own limit.
 
 Granularity, to keep 50,000 greenlets affordable: one timeout per phase (claim, probe per session,
@@ -339,7 +339,7 @@ class Fleet:
     def _provider_sessions(self) -> float:
         ips = range(self.world.providers * self.world.ips_per_provider)
         open_now = [self.ips[ip].open if ip in self.ips else 0 for ip in ips]
-        return sum(open_now) / max(1, len(open_now) * self.policy.per_host)
+        return sum(open_now) / max(1, len(open_now) * self.policy.address_rules.per_host)
 
     def _busy_marks(self) -> dict[str, float]:
         now = self.env.now

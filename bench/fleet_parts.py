@@ -1,7 +1,7 @@
 """The pieces of the fleet simulation: shared servers, the per-IP politeness state, lanes, jobs, sessions.
 
 Each stands for one piece of the service; the docstrings name it. The rules they follow are the
-service's own (``services.probing.policy``: admission, backoff, the turns of a lane's round), applied to
+service's own (``services.probing.fleet.policy``: admission, backoff, the turns of a lane's round), applied to
 state kept here in memory where the service keeps it in Redis. None of them schedules events: the
 processes of ``bench/fleet_model.py`` do, with the delays these pieces answer.
 """
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import simpy
 
 from bench.fleet_world import Policy
-from services.probing.policy import admission, backoff_memory, backoff_seconds, join_turns, take_round
+from services.probing.fleet.policy import admission, backoff_memory, backoff_seconds, join_turns, take_round
 
 
 @dataclass
@@ -115,9 +115,9 @@ class MxIp:
     def try_open(self, now: float, policy: Policy) -> float:
         """``policy.admission``: 0 when a new session may open now (and it is counted), ``FULL``, else
         seconds to wait."""
-        answer = admission(now, self.open, self.next_open, self.backoff_until, policy.politeness)
+        answer = admission(now, self.open, self.next_open, self.backoff_until, policy.address_rules)
         if answer == 0:
-            self.next_open = now + policy.politeness.interval_seconds
+            self.next_open = now + policy.address_rules.interval_seconds
             self.open += 1
             self.most_open = max(self.most_open, self.open)
         return answer

@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 
 import simpy
 
-from services.probing.coalescer import run_size
+from services.probing.rounds.coalescer import run_size
 
 Item = TypeVar("Item")
 Process = Generator[simpy.Event, Any, Any]

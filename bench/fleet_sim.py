@@ -62,18 +62,14 @@ def hosted_heavy(world: World) -> World:
 
 
 def prober_ips(count: int, window: int | None = None) -> Callable[[World, Policy], tuple[World, Policy]]:
-    """``count`` prober (egress) IP addresses, the limiter keyed by (egress IP, MX address): each MX
-    address takes ``count`` times the sessions, new ones ``count`` times as often (one ``MxIp`` stands for
-    the address's state over every egress IP), and a provider allows its limit per egress IP; ``window``:
+    """``count`` prober (egress) IP addresses, the limiter keyed by (egress IP, MX address) as built
+    (``Policy.egresses``: each MX address takes the rules of every egress, ``policy.pooled``, and its lane
+    as many more seats, ``policy.seats``), and a provider allows its limit per egress IP; ``window``:
     JOB_WINDOW, if another."""
 
     def change(world: World, policy: Policy) -> tuple[World, Policy]:
-        rules = policy.politeness
-        rules = replace(
-            rules, per_host=rules.per_host * count, interval_seconds=rules.interval_seconds / count
-        )
         limit = world.provider_session_limit * count
-        changed = replace(policy, politeness=rules, window=window or policy.window)
+        changed = replace(policy, egresses=count, window=window or policy.window)
         return replace(hosted_heavy(world), provider_session_limit=limit), changed
 
     return change
@@ -125,10 +121,10 @@ SCENARIOS = (
     Scenario("hosted-heavy-window", "The same list, JOB_WINDOW=1000", prober_ips(1, window=1000)),
     Scenario(
         "hosted-heavy-ips-2-window",
-        "The same list from 2 prober IPs (not built), JOB_WINDOW=1000",
+        "The same list from 2 prober IPs , JOB_WINDOW=1000",
         prober_ips(2, window=1000),
     ),
-    Scenario("hosted-heavy-ips-4", "The same list from 4 prober IPs (not built)", prober_ips(4)),
+    Scenario("hosted-heavy-ips-4", "The same list from 4 prober IPs", prober_ips(4)),
     Scenario(
         "hosted-heavy-ips-4-window",
         "The same list from 4 prober IPs, JOB_WINDOW=1000",

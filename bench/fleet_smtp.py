@@ -1,5 +1,5 @@
 """The SMTP side of the fleet simulation: the engine's group prober with each worker's keeper and the
-fleet-wide limiter (``services/probing/fleet_engine.RedisSessionLimiter``, whose rules and polling are the
+fleet-wide limiter (``services/probing/egress/limiter.RedisSessionLimiter``, whose rules and polling are the
 service's own ``services/probing/policy`` functions), and the providers that answer 421 past their own
 session limit."""
 
@@ -13,7 +13,7 @@ import simpy
 from bench import fleet_costs as cost
 from bench.fleet_parts import Counts, Ledger, MxIp, Server, Session, pipeline
 from bench.fleet_world import Catalog, Policy, World
-from services.probing.policy import FULL, POLL_FIRST, next_look
+from services.probing.fleet.policy import FULL, POLL_FIRST, next_look
 
 Process = Generator[simpy.Event, Any, Any]
 

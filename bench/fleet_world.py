@@ -14,8 +14,9 @@ import math
 import random
 from dataclasses import dataclass, replace
 
-from services.probing.holds import HOLD_SECONDS
-from services.probing.policy import Politeness
+from services.probing.fleet import policy as rules
+from services.probing.fleet.policy import Politeness
+from services.probing.upkeep.holds import HOLD_SECONDS
 from settings import Settings
 from verifier.config import EngineConfig
 
@@ -29,7 +30,7 @@ class Policy:
     pipelining: bool  # SMTP_PIPELINING
     idle_seconds: float  # SMTP_SESSION_IDLE_SECONDS
     deadline: float  # SMTP_DEADLINE
-    politeness: Politeness  # the service's own rules per MX address (services/probing/policy.py)
+    politeness: Politeness  # the service's own rules per MX address (services/probing/fleet/policy.py)
     lane_turn: float  # LANE_TURN_SECONDS
     window: int  # JOB_WINDOW
     # One lane per MX address (``services/probing/routes.lane_for``), every domain behind the address in
@@ -40,6 +41,9 @@ class Policy:
     # domain's groups always in the same one (by the CRC-32 of its name), so a domain is probed on one
     # session at a time
     split_by_domain: bool = False
+    # SMTP_EGRESS entries over the fleet: politeness counts per (egress, MX address), so an address takes
+    # the rules of every egress together (``policy.pooled``) and its lane that many more seats
+    egresses: int = 1
 
     @classmethod
     def read(cls, settings: Settings, engine: EngineConfig) -> Policy:
@@ -62,8 +66,17 @@ class Policy:
 
     @property
     def seats(self) -> int:
-        """Drains at once of one lane: an MX address's sessions (``routes.seats_for``), else one."""
-        return max(self.per_host, 1) if self.lanes_by_mx and not self.split_by_domain else 1
+        """Drains at once of one lane: an MX address's sessions over every egress (``routes.seats_for``,
+        ``policy.seats``), else one."""
+        return (
+            rules.seats(self.per_host, self.egresses) if self.lanes_by_mx and not self.split_by_domain else 1
+        )
+
+    @property
+    def address_rules(self) -> Politeness:
+        """One MX address's politeness over every egress (``policy.pooled``; one ``MxIp`` stands for the
+        address's pairs, so a complaint backs off all of them: the simulation errs slow)."""
+        return rules.pooled(self.politeness, self.egresses)
 
     def with_per_host(self, per_host: int) -> Policy:
         """This policy with another SMTP_SESSIONS_PER_MX_HOST."""

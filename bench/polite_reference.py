@@ -6,8 +6,8 @@ that take its domain groups (cut as the service plans a list: by domain, at most
 engine's ``probe_domain_group``, pipelined, each prober with a keeper of its own: its session goes on from
 one domain's group to the next domain's at the same address, in the open transaction, until the session's
 recipient or refusal budget (``SMTP_MAX_RCPT_PER_SESSION``, ``SMTP_SESSION_MAX_REJECTIONS``) is spent.
-Every new session asks ``PoliteLimiter``, which decides by ``services.probing.policy``: sessions at once per
-MX address, spacing between new sessions to one address, backoff after a complaint. These are the
+Every new session asks ``PoliteLimiter``, which decides by ``services.probing.fleet.policy``: sessions at
+once per MX address, spacing between new sessions to one address, backoff after a complaint. These are the
 functions the service's Redis scripts are held to (``tests/probing/test_policy_in_redis.py``) and the
 state is the fleet simulation's (``bench.fleet_parts.MxIp``), so the reference obeys the service's
 policy, not a copy of it.
@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from bench.fleet_parts import MxIp
 from bench.fleet_world import Policy
-from services.probing.policy import POLL_FIRST, complaint, next_look
+from services.probing.fleet.policy import POLL_FIRST, complaint, next_look
 from verifier.config import EngineConfig
 from verifier.dns import MailDomain
 from verifier.smtp import DomainProbeResult, ReplyEvidence, SessionKeeper, probe_domain_group

@@ -29,6 +29,11 @@ M365_DENIED = (
 )
 LOOKUP_FAILURE = "451 4.3.0 <recipient>: Temporary lookup failure"
 SHUTTING_DOWN = "421 4.3.2 mx.drop-421.test Service shutting down, closing transmission channel"
+# Gmail's rate limit as Workspace-hosted domains answer it at RCPT, before closing the session.
+UNUSUAL_RATE = (
+    "421 4.7.28 Gmail has detected an unusual rate of unsolicited mail originating from your IP address. "
+    "To protect our users from spam, mail sent from your IP address has been temporarily rate limited."
+)
 # Accounts that are gone or switched off, in the wording providers use, often under a 5.7.x "policy" code.
 ACCOUNT_REPLIES = (
     ("suspended", "550 5.7.1 This account has been suspended"),
@@ -52,7 +57,7 @@ POLICY = "554 5.7.1 rejected: policy"
 SHARED_ORDINARY = tuple(f"shared-{i}.test" for i in range(8))
 SHARED_CATCH_ALL = ("shared-catchall-0.test", "shared-catchall-1.test")
 # Behind the "tenants" gateway; their CRC-32 modulo 3 is the same, so the service puts all three in one of
-# the address's lanes (``services/probing/routes.py``) and one drain asks them over one session.
+# the address's lanes (``services/probing/rounds/routes.py``) and one drain asks them over one session.
 TENANT_DOMAINS = ("tenant-a.test", "tenant-e.test", "tenant-f.test")
 # Domains behind the shared "provider" server (a mailbox provider's MX: many customers, no error limit).
 PROVIDER_DOMAINS = tuple(f"provider-{i:02d}.test" for i in range(24))
@@ -127,6 +132,12 @@ SERVERS: tuple[SmtpServerSpec, ...] = (
     SmtpServerSpec("provider", "127.0.0.44", Behaviour(mailboxes=MAILBOXES)),
     SmtpServerSpec(
         "blocklist", "127.0.0.45", Behaviour(mailboxes=MAILBOXES, blocked_clients=frozenset({BLOCKED_SOURCE}))
+    ),
+    # A Workspace-hosted domain rate-limiting the prober: each session ends at its first RCPT with 421-4.7.28.
+    SmtpServerSpec(
+        "ratelimited",
+        "127.0.0.46",
+        Behaviour(mailboxes=MAILBOXES, hang_up_at_rcpt=1, hang_up_reply=UNUSUAL_RATE),
     ),
 )
 

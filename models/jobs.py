@@ -154,8 +154,8 @@ class JobGroup(Base):
     next_attempt_at: Mapped[datetime]
     enqueued_at: Mapped[datetime | None]
     lease_until: Mapped[datetime | None]
-    # The token of the lane hold a running group was claimed under (``services.probing.holds``): while that
-    # hold lives in Redis the claim's worker is alive; once it is gone the sweeper takes the group back.
+    # The token of the lane hold a running group was claimed under (``services.probing.upkeep.holds``): while
+    # that hold lives in Redis the claim's worker is alive; once it is gone the sweeper takes the group back.
     held_by: Mapped[str | None] = mapped_column(Text)
     finished_at: Mapped[datetime | None]
     # Set when probed: True when no MX host said a word. An unreachable group keeps its engine outcome

@@ -9,16 +9,22 @@ down at their deadline without asking it, which is what it is.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as NoAnswer
 
+from redis.exceptions import RedisError
 from sqlalchemy import text
 
 from models.session import transaction
+from services.egress import pool
 from services.redis_client import get_redis
+from settings import Settings
+from verifier.results import JsonValue
 
 CHECK_SECONDS = 3.0
 NAMES = {"database": "Postgres", "redis": "Redis"}  # what each check is called where the body names it
@@ -61,3 +67,21 @@ def _redis() -> None:
 
 
 PROBES: dict[str, Callable[[], None]] = {"database": _database, "redis": _redis}
+
+
+def operator(presented: str | None, settings: Settings) -> bool:
+    """Is ``presented`` the operator's token (``OPERATOR_TOKEN_SHA256``)? Compared in constant time."""
+    expected = settings.operator_token_sha256
+    if not expected or not presented:
+        return False
+    return hmac.compare_digest(hashlib.sha256(presented.encode()).hexdigest(), expected)
+
+
+def egresses() -> list[dict[str, JsonValue]] | None:
+    """The egress pool with its counters, for the operator (None while Redis does not answer: the
+    answer says so already)."""
+    try:
+        return [status.to_dict() for status in pool.pool_status()]
+    except RedisError as error:
+        log.warning("egress counters not read: %s", error)
+        return None

@@ -4,7 +4,7 @@ A lease set is a sorted set of tokens scored by expiry (Redis ``TIME``, so worke
 Acquiring drops expired leases and adds one if fewer than N remain, atomically in one script; releasing
 removes the token. A holder that dies never releases: its slot frees itself when the lease expires, so a
 crash costs one slot for one lease period, never for ever. Used for webhook deliveries in flight per
-account, and for SMTP sessions per MX address, whose script (``services.probing.politeness``) adds its
+account, and for SMTP sessions per MX address, whose script (``services.probing.fleet.politeness``) adds its
 spacing and backoff rules around the same Lua steps (``LUA``).
 """
 

@@ -1,7 +1,7 @@
 """Validation job tasks: planning a bulk list, draining a lane, and the beat-driven sweeper.
 
 Ids (or a lane's name) in, everything else in Postgres, so each is safe to run twice or concurrently:
-the claims in ``services.probing.plan`` and ``services.jobs.store`` decide whether there is anything to
+the claims in ``services.probing.jobs.plan`` and ``services.jobs.store`` decide whether there is anything to
 do. ``drain_lane`` runs on the ``probes`` queue (a gevent pool that enforces no task time limit), so every
 DNS and SMTP call inside has its own timeout (``verifier.config``).
 """
@@ -11,7 +11,9 @@ from __future__ import annotations
 from celery import shared_task
 
 from services.broker import DRAIN_LANE_TASK, PLAN_JOB_TASK
-from services.probing import lane_runs, plan, sweep
+from services.probing.jobs import plan
+from services.probing.rounds import lane_runs
+from services.probing.upkeep import sweep
 from settings import get_settings
 from tasks.beat import Every
 

@@ -162,7 +162,9 @@ egress = AppGroup("egress", help="See the egress pool probes leave from (SMTP_EG
 @egress.command("status")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def egress_status(as_json: bool) -> None:
-    """Every configured egress: id, kind, address or proxy (never its password), HELO name, sender."""
+    """Every configured egress: id, kind, address or proxy (never its password), HELO name, sender, and its
+    counters (sessions open/total, RCPTs, blocks by MX address, out of use until, last error); ``*``
+    marks the egresses new sessions leave over."""
     statuses = pool.pool_status()
     if as_json:
         click.echo(json.dumps({"egresses": [status.to_dict() for status in statuses]}))
@@ -170,6 +172,11 @@ def egress_status(as_json: bool) -> None:
     for status in statuses:
         mark = "*" if status.in_use else " "
         click.echo(f"{mark} {status.egress.id}  helo={status.helo}  mailFrom={status.mail_from}")
+        blocked = ", ".join(f"{mx} x{count}" for mx, count in status.blocks.items()) or "none"
+        counted = f"sessions={status.sessions_open}/{status.sessions_total}  rcpts={status.rcpts}"
+        click.echo(f"    {counted}  blocks={blocked}")
+        if status.backoff_until or status.last_error:
+            click.echo(f"    backoffUntil={status.backoff_until}  lastError={status.last_error}")
 
 
 @click.command("openapi")

@@ -25,9 +25,11 @@ from gevent import monkey
 
 from scheduler.schedule import TASK_MODULES, beat_schedule
 from services.broker import message_config
-from services.probing import liveness
-from services.probing.fleet_engine import shared_engine
+from services.probing.egress import registry
+from services.probing.fleet.fleet_engine import shared_engine
+from services.probing.upkeep import liveness
 from settings import Settings, get_settings
+from verifier.config import EngineConfig
 from verifier.engine import ready_to_serve
 from web import logs
 from workers.reconnect import SweepOnReconnect
@@ -79,6 +81,15 @@ def out_of_the_collectors_sight(**_: object) -> None:
 def alive(sender: object, **_: object) -> None:
     """Registered as alive; the dead of this host buried and their work resumed (``liveness``)."""
     liveness.register(str(getattr(sender, "hostname", "worker")))
+    if _probes(sender):  # the fleet counts this process's egresses while it lives (seats per egress)
+        registry.register(EngineConfig.from_env().smtp_egress)
+
+
+def _probes(sender: object) -> bool:
+    """Does this worker take ``probes`` messages (SMTP sessions leave from it)?"""
+    app = getattr(sender, "app", None)
+    consumed = app.amqp.queues.consume_from if app is not None else None
+    return consumed is not None and "probes" in consumed
 
 
 @worker_shutting_down.connect  # type: ignore[untyped-decorator]
@@ -93,6 +104,7 @@ def hand_over(**_: object) -> None:
     keeper = shared_engine().keeper
     if keeper is not None:
         keeper.close_idle(everything=True)
+    registry.leave()
     liveness.leave()
 
 

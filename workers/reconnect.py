@@ -1,4 +1,4 @@
-"""A worker whose broker connection was made again sweeps at once (``services.probing.recovery``).
+"""A worker whose broker connection was made again sweeps at once (``services.probing.upkeep.recovery``).
 
 Celery's consumer runs its steps' ``start`` each time it connects to the broker. The first time is the
 worker starting; every later one follows a lost connection, after which nothing the broker held can be
@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from celery import bootsteps
 
-from services.probing.recovery import RECOVERY
+from services.probing.upkeep.recovery import RECOVERY
 
 log = logging.getLogger(__name__)
 

@@ -71,7 +71,7 @@ def throttled(email: str) -> Verdict:
 
 
 def checker_degraded(result: Mapping[str, Any]) -> bool:
-    """Whether the result says our checker reached no mail server at all (``services.probing.degraded``):
+    """Whether the result says our checker reached no mail server at all (``services.probing.jobs.degraded``):
     it describes our prober's trouble, not the address."""
     return _metadata(result["checks"], "smtp").get("checkerDegraded") is True
 

@@ -1,15 +1,13 @@
-"""The configured egress pool as operators see it: per egress its identity, HELO name and sender.
-
-The service's sessions all leave over the first egress for now (``services/probing/fleet_engine.py``):
-its lanes and politeness count per MX address, not per egress. The counters an operator will want per
-egress (sessions, RCPTs, blocks by MX address, backoff, last error) are in the answer already, at zero
-and null, so its shape does not change when they are counted.
+"""The configured egress pool as operators see it: per egress its identity, HELO name and sender, and what
+the fleet counted over it (``services.probing.egress.counters``): sessions open and in total, RCPTs,
+blocks by MX address, until when it is out of use, its last error.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from services.probing.egress import counters
 from verifier.config import EngineConfig
 from verifier.egress import Egress
 from verifier.results import JsonValue
@@ -17,7 +15,8 @@ from verifier.results import JsonValue
 
 @dataclass(frozen=True)
 class EgressStatus:
-    """One egress of the pool; ``in_use`` says whether the service's sessions leave over it."""
+    """One egress of the pool; ``in_use``: new sessions leave over it (it is neither out of the pool after
+    blocks nor put last after a fault)."""
 
     egress: Egress
     helo: str
@@ -52,9 +51,22 @@ class EgressStatus:
 
 
 def pool_status(config: EngineConfig | None = None) -> list[EgressStatus]:
-    """Every configured egress in ``SMTP_EGRESS`` order, with the HELO name and sender it probes with."""
+    """Every configured egress in ``SMTP_EGRESS`` order, with the HELO name and sender it probes with and
+    its counters."""
     config = config if config is not None else EngineConfig.from_env()
+    counted = counters.read([egress.id for egress in config.smtp_egress])
     return [
-        EgressStatus(egress, (own := config.over(egress)).helo_host, own.mail_from, in_use=index == 0)
-        for index, egress in enumerate(config.smtp_egress)
+        EgressStatus(
+            egress,
+            (own := config.over(egress)).helo_host,
+            own.mail_from,
+            in_use=count.backoff_until is None,
+            sessions_open=count.sessions_open,
+            sessions_total=count.sessions_total,
+            rcpts=count.rcpts,
+            blocks=count.blocks,
+            backoff_until=count.backoff_until,
+            last_error=count.last_error,
+        )
+        for egress, count in zip(config.smtp_egress, counted, strict=True)
     ]

@@ -24,7 +24,8 @@ class JobOptions:
     skip_catch_all: bool = False
     features: tuple[str, ...] = ()
     # Temporary failures (greylisting, 421, timeouts) are answered unknown at once either way; with this
-    # on they are also retried in the background until the job's deadline (``services.probing.settling``).
+    # on they are also retried in the background until the job's deadline
+    # (``services.probing.jobs.settling``).
     retry_temporary: bool = False
     # Seconds: an address this account validated within them (same switches) is answered from that verdict
     # instead of probing again (``services.jobs.recent``); 0 checks live.

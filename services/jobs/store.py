@@ -3,7 +3,7 @@ lives here once, so a new column or state is added in one place.
 
 Statements that write many rows take them as one JSON parameter read by ``jsonb_to_recordset``: a lane's
 save writes every group of a round in a handful of statements whatever their number
-(``services.probing.saving``).
+(``services.probing.rounds.saving``).
 
 Jobs as clients submit them: a new column of ``validation_jobs`` goes in ``open_job`` (every job a
 client submits) and in ``FinishedSingle`` (a quickMode answer's job, written with its charge by one
@@ -563,7 +563,7 @@ def rewrite_results(session: Session, job_id: int, rows: Sequence[Mapping[str, o
 
 
 def mark_degraded(session: Session, job_id: int) -> None:
-    """The job's answers say the checker was degraded (``services.probing.degraded``)."""
+    """The job's answers say the checker was degraded (``services.probing.jobs.degraded``)."""
     session.execute(update(ValidationJob).where(ValidationJob.id == job_id).values(checker_degraded=True))
 
 

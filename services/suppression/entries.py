@@ -16,7 +16,7 @@ from models.session import transaction
 from models.suppression import BounceEvent, BounceKind, SoftBounce, SuppressedAddress
 from services.auth import Actor
 from services.errors import InvalidField, NotFound
-from services.probing.fleet_engine import shared_engine
+from services.probing.fleet.fleet_engine import shared_engine
 from services.suppression.normalise import suppression_key
 from services.suppression.recording import Notice, Origin, record
 from verifier.syntax import SyntaxFailure

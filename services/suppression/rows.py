@@ -16,7 +16,7 @@ from typing import Any
 
 from core import clock
 from models.suppression import BounceKind
-from services.probing.fleet_engine import shared_engine
+from services.probing.fleet.fleet_engine import shared_engine
 from services.suppression.errors import BadNotification
 from services.suppression.recording import Notice
 from verifier.syntax import SyntaxFailure

@@ -22,7 +22,7 @@ from typing import Generic, TypeVar
 from models.jobs import JobKind, ValidationJob
 from services.auth import Actor
 from services.jobs.options import JobOptions
-from services.probing import settling
+from services.probing.jobs import settling
 from services.usage.quota import QuotaStatus
 from services.validation import budget, quick, submit
 from services.validation.submit import ResultsPage

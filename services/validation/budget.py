@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as Late
 
 from services.jobs.options import JobOptions
-from services.probing.fleet_engine import shared_engine
+from services.probing.fleet.fleet_engine import shared_engine
 from verifier.dns import MailDomain
 from verifier.engine import resolve_domain, syntax_failure_result
 from verifier.results import JsonValue

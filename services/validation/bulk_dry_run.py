@@ -21,7 +21,7 @@ from models.jobs import JobKind
 from models.session import transaction
 from services.auth import Actor
 from services.jobs.options import JobOptions
-from services.probing.fleet_engine import shared_engine
+from services.probing.fleet.fleet_engine import shared_engine
 from services.usage import charging
 from services.usage import sandbox as sandbox_usage
 from services.usage.quota import QuotaStatus

@@ -25,8 +25,8 @@ from models.session import transaction
 from services.auth import Actor
 from services.jobs import list_rows, recent, store
 from services.jobs.options import JobOptions, stamped
-from services.probing import completion
-from services.probing.fleet_engine import shared_engine
+from services.probing.fleet.fleet_engine import shared_engine
+from services.probing.jobs import completion
 from services.suppression import lookup
 from services.suppression.answers import suppressed_result
 from services.usage import charging

@@ -32,7 +32,7 @@ from services.auth import Actor, AuthContext, authorize
 from services.errors import NotFound
 from services.jobs import list_rows, store
 from services.jobs.options import JobOptions
-from services.probing import dispatch, plan, settling
+from services.probing.jobs import dispatch, plan, settling
 from services.usage import charging
 from services.usage import sandbox as sandbox_usage
 from services.usage.quota import QuotaStatus

@@ -9,7 +9,7 @@ message would. Groups go to the module's real worker, which runs them to the end
 from __future__ import annotations
 
 from models.session import transaction
-from services.probing import plan
+from services.probing.jobs import plan
 from tests.fixtures.db import Persona
 from tests.workers.harness import Api, Worker, wait_for
 from tests.workers.rows import queued_list

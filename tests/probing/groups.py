@@ -12,7 +12,8 @@ from models.jobs import JobGroup
 from models.session import transaction
 from services.jobs import store
 from services.jobs.store import Claim
-from services.probing import dispatch, lanes
+from services.probing.jobs import dispatch
+from services.probing.rounds import lanes
 from tests.fixtures.db import Persona
 from tests.workers.rows import running_batch
 

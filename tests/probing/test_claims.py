@@ -15,7 +15,8 @@ from core import clock
 from models.jobs import GroupState, JobGroup
 from models.session import transaction
 from services.jobs import store
-from services.probing import lanes, sweep
+from services.probing.rounds import lanes
+from services.probing.upkeep import sweep
 from tests.fixtures.db import Persona
 from tests.probing.groups import group_state, queued_group
 

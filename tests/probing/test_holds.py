@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from services.probing import lanes
-from services.probing.holds import Holds
-from services.probing.lanes import LaneRef
+from services.probing.rounds import lanes
+from services.probing.rounds.lanes import LaneRef
+from services.probing.upkeep.holds import Holds
 from tests.limits.test_redis_restart import OwnRedis, own_redis
 
 __all__ = ["own_redis"]

@@ -8,7 +8,8 @@ process's hold renewal, the dead one this test letting go.
 from __future__ import annotations
 
 from models.jobs import GroupState
-from services.probing import holds, lanes, sweep
+from services.probing.rounds import lanes
+from services.probing.upkeep import holds, sweep
 from tests.faults.stack import poll
 from tests.fixtures.db import Persona
 from tests.limits.test_redis_restart import OwnRedis, own_redis

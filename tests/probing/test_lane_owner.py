@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import secrets
 
-from services.probing import lanes
-from services.probing.lanes import LaneRef
+from services.probing.rounds import lanes
+from services.probing.rounds.lanes import LaneRef
 from services.redis_client import get_redis, key
 
 

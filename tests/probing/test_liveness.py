@@ -3,8 +3,8 @@ first live worker to see its alive mark run out, or by a worker starting on its 
 since is left to them, and a process of another host is never judged by a PID. A worker told to stop
 runs no new round and hands its seat on.
 
-The sweep that follows a burial (``services.probing.recovery``) is recorded, not run: it would sweep the
-whole run's database under the other tests."""
+The sweep that follows a burial (``services.probing.upkeep.recovery``) is recorded, not run: it would sweep
+the whole run's database under the other tests."""
 
 from __future__ import annotations
 
@@ -15,11 +15,13 @@ import subprocess
 import pytest
 
 from services.lease_sets import set_key
-from services.probing import lane_runs, lanes, liveness, politeness
-from services.probing.holds import HOLDS, Holds
-from services.probing.lanes import LaneRef
-from services.probing.policy import Politeness
-from services.probing.recovery import RECOVERY
+from services.probing.fleet import politeness
+from services.probing.fleet.policy import Politeness
+from services.probing.rounds import lane_runs, lanes
+from services.probing.rounds.lanes import LaneRef
+from services.probing.upkeep import liveness
+from services.probing.upkeep.holds import HOLDS, Holds
+from services.probing.upkeep.recovery import RECOVERY
 from services.redis_client import get_redis, key
 
 RULES = Politeness(per_host=1, lease_seconds=60, interval_seconds=0, backoff_seconds=1,

@@ -1,5 +1,5 @@
-"""The Lua scripts that apply the probing policy fleet-wide decide as ``services.probing.policy`` does: the
-turns of a lane's rounds, a new session's admission and the backoff after complaints, asked of real Redis
+"""The Lua scripts that apply the probing policy fleet-wide decide as ``services.probing.fleet.policy`` does:
+the turns of a lane's rounds, a new session's admission and the backoff after complaints, asked of real Redis
 and of the pure functions in the same states (the fleet simulation in ``bench/`` runs on the latter)."""
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ from collections import deque
 
 import pytest
 
-from services.probing import lanes, policy, politeness
-from services.probing.lanes import LaneRef
-from services.probing.policy import Politeness
+from services.probing.fleet import policy, politeness
+from services.probing.fleet.policy import Politeness
+from services.probing.rounds import lanes
+from services.probing.rounds.lanes import LaneRef
 from services.redis_client import get_redis, key
 
 

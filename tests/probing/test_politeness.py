@@ -7,11 +7,12 @@ import secrets
 import time
 
 from maillab import MailLab
-from services.probing import politeness
-from services.probing.fleet_engine import RedisSessionLimiter
-from services.probing.policy import Politeness
+from services.probing.egress.limiter import RedisSessionLimiter
+from services.probing.fleet import politeness
+from services.probing.fleet.policy import Politeness, place
 from services.redis_client import get_redis, key
 from verifier.dns import MailResolver
+from verifier.egress import DIRECT
 from verifier.smtp import ProbeOutcome, ReplyEvidence, probe_domain_group
 
 
@@ -37,7 +38,7 @@ def test_new_sessions_to_one_ip_are_spaced_by_the_minimum_interval() -> None:
     first = limiter.acquire(ip, timeout=1)
     assert first is not None
 
-    token, wait = politeness.try_open(ip, limiter.rules)
+    token, wait = politeness.try_open(place(DIRECT.id, ip), limiter.rules)
     assert token is None
     assert 0.2 < wait <= 0.4  # Redis says how long is left of the interval
     started = time.monotonic()
@@ -59,19 +60,22 @@ def test_a_421_stops_new_sessions_to_that_server_for_the_backoff_which_doubles()
     limiter.session_ended(ip, [_reply(220), _reply(421)])
 
     assert limiter.acquire(ip, timeout=0.2) is None
-    assert 19 < politeness.backing_off(ip) <= 20
+    assert 19 < limiter.backing_off(ip) <= 20
     limiter.session_ended(ip, [_reply(421)])
-    assert 39 < politeness.backing_off(ip) <= 40
+    assert 39 < limiter.backing_off(ip) <= 40
+    assert limiter.blocked(ip) == 0  # a server asking us to slow down does not block us
     limiter.session_ended(ip, [_reply(421)])
-    assert 59 < politeness.backing_off(ip) <= 60  # capped at SMTP_BACKOFF_MAX_SECONDS
+    # at SMTP_BACKOFF_MAX_SECONDS a 421 still coming refuses this egress: the pair is blocked, longer
+    assert limiter.blocked(ip) > 60
+    assert abs(limiter.backing_off(ip) - limiter.blocked(ip)) < 1
 
 
 def test_slow_replies_count_as_a_complaint_and_quick_ones_do_not() -> None:
     ip, limiter = _ip(), RedisSessionLimiter(_rules(slow_reply_seconds=2))
     limiter.session_ended(ip, [_reply(250, latency_ms=1_900)])
-    assert politeness.backing_off(ip) == 0
+    assert limiter.backing_off(ip) == 0
     limiter.session_ended(ip, [_reply(250, latency_ms=2_500)])
-    assert politeness.backing_off(ip) > 0
+    assert limiter.backing_off(ip) > 0
 
 
 def test_the_prober_backs_off_from_a_server_that_said_421(lab: MailLab) -> None:
@@ -91,10 +95,11 @@ def test_the_prober_backs_off_from_a_server_that_said_421(lab: MailLab) -> None:
     assert first.results[0].outcome is not ProbeOutcome.ACCEPTED
     assert second.sessions_opened == 0
     assert second.results[0].reason == "backing_off"
-    assert politeness.backing_off("127.0.0.18") > 0
+    assert politeness.backing_off(place(DIRECT.id, "127.0.0.18")) > 0  # counted for the pair
     _forget_backoff("127.0.0.18")
 
 
 def _forget_backoff(ip: str) -> None:
     """So later tests of the run may talk to the lab server again."""
-    get_redis().delete(key("smtp-backoff", ip), key("smtp-backoff-level", ip))
+    where = place(DIRECT.id, ip)
+    get_redis().delete(key("smtp-backoff", where), key("smtp-backoff-level", where))

@@ -19,8 +19,9 @@ from models.jobs import GroupState, JobGroup, JobItem, ValidationJob
 from models.session import transaction
 from services.jobs.options import JobOptions
 from services.jobs.store import Claim
-from services.probing import fleet_engine, lane_runs, politeness
-from services.probing.probe import ProbeNotMade
+from services.probing.fleet import fleet_engine, politeness
+from services.probing.rounds import lane_runs
+from services.probing.rounds.probe import ProbeNotMade
 from tests.fixtures.db import Persona
 from tests.workers.rows import running_batch
 from verifier.engine import FEATURES

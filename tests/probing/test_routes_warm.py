@@ -11,7 +11,8 @@ from maillab.model import DomainSpec
 from models.jobs import GroupState, JobGroup
 from models.session import transaction
 from services.jobs.options import JobOptions
-from services.probing import plan, routes
+from services.probing.jobs import plan
+from services.probing.rounds import routes
 from tests.fixtures.db import Persona
 from tests.workers.rows import queued_list
 

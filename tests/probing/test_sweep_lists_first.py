@@ -17,7 +17,7 @@ from models.accounts import Account
 from models.jobs import GroupState, JobGroup, JobKind, JobStatus, ValidationJob
 from models.session import transaction
 from services.jobs.store import new_public_id
-from services.probing import sweep
+from services.probing.upkeep import sweep
 from services.usage import charging
 from tests.faults.stack import poll
 from tests.fixtures.db import Persona

@@ -12,7 +12,8 @@ from datetime import timedelta
 
 from core import clock
 from models.jobs import GroupState
-from services.probing import lanes, sweep
+from services.probing.rounds import lanes
+from services.probing.upkeep import sweep
 from tests.fixtures.db import Persona
 from tests.probing.groups import claimed_group, group_state, queued_group
 

@@ -11,7 +11,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from models.jobs import GroupState
-from services.probing import lanes, sweep
+from services.probing.rounds import lanes
+from services.probing.upkeep import sweep
 from tests.fixtures.db import Persona
 from tests.probing.groups import claimed_group, group_state
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from services.broker import DRAIN_LANE_TASK, publisher
-from services.probing import dispatch
+from services.probing.jobs import dispatch
 from services.redis_client import get_redis
 from settings import get_settings
 

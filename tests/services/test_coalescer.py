@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from services.probing.coalescer import Coalescer
+from services.probing.rounds.coalescer import Coalescer
 
 
 def test_callers_at_the_same_moment_share_a_run_and_each_gets_its_own_answer() -> None:

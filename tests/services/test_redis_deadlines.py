@@ -12,8 +12,8 @@ from collections.abc import Iterator
 import pytest
 
 from services import redis_client
-from services.probing import lane_runs, lanes
-from services.probing.lanes import LaneRef
+from services.probing.rounds import lane_runs, lanes
+from services.probing.rounds.lanes import LaneRef
 from settings import ConfigError, Settings, get_settings
 from verifier.config import EngineConfig
 

@@ -4,8 +4,8 @@ session limit counts per MX address, whatever names point there."""
 
 from __future__ import annotations
 
-from services.probing.fleet_engine import RedisSessionLimiter
-from services.probing.policy import Politeness
+from services.probing.egress.limiter import RedisSessionLimiter
+from services.probing.fleet.policy import Politeness
 from tests.fixtures.db import Persona
 from tests.workers.harness import Api, Worker
 

@@ -12,7 +12,7 @@ from core import clock
 from models.jobs import JobKind, JobStatus, ValidationJob
 from models.session import transaction
 from services.jobs.store import new_public_id
-from services.probing import dispatch
+from services.probing.jobs import dispatch
 from services.validation import submit
 from tests.fixtures.db import Persona
 

@@ -1,4 +1,5 @@
-"""Probing a lane round's groups in turn, as ``services.probing.lane_runs`` does, for the engine's tests."""
+"""Probing a lane round's groups in turn, as ``services.probing.rounds.lane_runs`` does, for the engine's
+tests."""
 
 from __future__ import annotations
 

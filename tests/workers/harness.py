@@ -21,7 +21,7 @@ from werkzeug.serving import BaseWSGIServer, make_server
 
 from maillab import MailLab
 from services import broker
-from services.probing import fleet_engine
+from services.probing.fleet import fleet_engine
 from settings import get_settings
 from tests.fixtures.db import create_test_app
 from tests.processes import Gunicorn, Process, free_port, start_beat, start_gunicorn, start_worker

@@ -15,7 +15,7 @@ from models.accounts import Account
 from models.jobs import GroupState, JobGroup
 from models.session import transaction
 from services.jobs.options import JobOptions
-from services.probing.probe import MAX_CLAIMS
+from services.probing.rounds.probe import MAX_CLAIMS
 from tests.fixtures.db import Persona
 from tests.workers.harness import Api, Worker, wait_for, worker
 from tests.workers.rows import running_batch

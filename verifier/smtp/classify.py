@@ -147,6 +147,7 @@ _NO_REPLY_REASONS = {
     "connection closed by server": "disconnected",
     "session limit": "session_limit",
     "backing off": "backing_off",
+    "blocked": "blocked",  # every egress is blocked at the address (the limiter's ``blocked``): not asked
 }
 # Silences that say "not now" (a server too slow or busy, our own wait for a session slot, a server that
 # asked us to back off) rather than "nothing there": they carry a retry time like a 4xx, so a client (and
@@ -159,6 +160,7 @@ _TEMPORARY_SILENCES = {
     "connection_reset",
     "session_limit",
     "backing_off",
+    "blocked",
 }
 _MAILBOX_OUTCOMES = {ProbeOutcome.REJECTED_MAILBOX, ProbeOutcome.FULL, ProbeOutcome.DISABLED}
 

@@ -9,8 +9,9 @@ an address every egress was refused for stays unknown, never invalid.
 Each egress is given its own ``SMTP_DEADLINE``: a group that every egress failed took at most that times
 the number of egresses.
 
-This is the engine's own runner (``Engine``, the ``python -m verifier`` command). The service gives its
-engine one egress for now, so its lanes, limiter and keeper, which count per MX address, see one way out.
+The service's limiter chooses each session's egress itself (an ``EgressLease``): there each "next egress"
+is one more ask of the unsettled addresses, over whichever egress the limiter finds open, the blocked or
+failed one last.
 """
 
 from __future__ import annotations

@@ -58,16 +58,25 @@ class GuardedLimiter:
         with ours():
             self._limiter.release(mx_ip, lease)
 
-    def session_ended(self, mx_ip: str, transcript: Sequence[ReplyEvidence]) -> None:
+    def session_ended(self, mx_ip: str, transcript: Sequence[ReplyEvidence], lease: str = "") -> None:
         if self._observer is not None:
             with ours():
-                self._observer.session_ended(mx_ip, transcript)
+                self._observer.session_ended(mx_ip, transcript, lease)
 
     def backing_off(self, mx_ip: str) -> float:
         if self._observer is None:
             return 0.0
         with ours():
             return self._observer.backing_off(mx_ip)
+
+    def blocked(self, mx_ip: str) -> float:
+        """Seconds until some egress may ask ``mx_ip`` again when the server blocks every one (0: not),
+        for a limiter that routes around blocks (``blocked(mx_ip)``); others never say."""
+        blocked = getattr(self._limiter, "blocked", None)
+        if blocked is None:
+            return 0.0
+        with ours():
+            return float(blocked(mx_ip))
 
 
 @functools.cache

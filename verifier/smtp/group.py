@@ -40,7 +40,9 @@ Rules, in the order they bite:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import math
 from collections import deque
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -54,7 +56,7 @@ from verifier.smtp.deadline import Deadline
 from verifier.smtp.evidence import ReplyEvidence
 from verifier.smtp.faults import GuardedLimiter, each
 from verifier.smtp.keeper import KeptSession, SessionKeeper
-from verifier.smtp.limiter import SessionLimiter
+from verifier.smtp.limiter import EgressLease, SessionLimiter
 from verifier.smtp.providers import ProviderRules
 from verifier.smtp.result import AddressProbe, judge
 from verifier.smtp.session import ProbeSession, Target
@@ -100,6 +102,7 @@ class GroupRun:
         self._rejected_in_current = 0
         self._leases: dict[int, str] = {}
         self._preferred: Target | None = None
+        self._wait_left = 0.0  # seconds of a backoff or block the limiter said kept us from connecting
         self._plaintext: set[Target] = set()  # hosts whose STARTTLS handshake failed
         self._waiting: list[str] = []  # addresses not settled yet, in order: what a new session pipelines
         self._opened_for: dict[int, str] = {}  # adopted sessions: the domain each was opened for
@@ -153,13 +156,17 @@ class GroupRun:
         assert self._current is not None
         foreign = self._opened_for.get(id(self._current), self.domain.domain) != self.domain.domain
         self._sent_in_current += 1
+        if isinstance(lease := self._leases.get(id(self._current)), EgressLease):
+            lease.rcpts += 1  # the egress's counter, told when the session ends
         evidence = self._current.rcpt(self._recipient(address))
         if evidence.code is not None and evidence.code >= 400:
             self._rejected_in_current += 1  # what the server's error limit counts
         self.misrouted = foreign and refuses_domain(evidence)
         self._own_sessions = self._own_sessions or self.misrouted
         found = classify(evidence, self.rules, self.config.smtp_greylist_retry_after, rcpt=True)
-        if not self._current.alive:
+        # a session the server blocks says nothing of the rest (asked again over another egress); ended,
+        # its transcript tells the limiter the pair is blocked
+        if not self._current.alive or found.blocked:
             self.failure = (found, evidence)
             self.close_current()
         return found, evidence
@@ -274,7 +281,7 @@ class GroupRun:
             current.close()
             if limiter is not None and lease:
                 limiter.release(current.target.ip, lease)
-            _observe(limiter, current)
+            _observe(limiter, current, lease)
 
         opened_for = self._opened_for.pop(id(current), self.domain.domain)
         kept = KeptSession(
@@ -317,7 +324,9 @@ class GroupRun:
 
     def _try_target(self, target: Target) -> tuple[ProbeSession | None, ReplyEvidence]:
         lease = self._acquire(target)
-        session = ProbeSession(target, self.config, self.deadline, starttls=target not in self._plaintext)
+        # a limiter spreading sessions over egresses chose this one's (its HELO name and sender with it)
+        config = self.config.over(lease.egress) if isinstance(lease, EgressLease) else self.config
+        session = ProbeSession(target, config, self.deadline, starttls=target not in self._plaintext)
         if lease is None:
             self.local_evidence.append(self._no_slot(session))
             return None, self.local_evidence[-1]
@@ -330,10 +339,14 @@ class GroupRun:
         return session, evidence
 
     def _no_slot(self, session: ProbeSession) -> ReplyEvidence:
-        """Why no session could open: the server asked us to back off (a 421, slow replies), or our own
-        limits (sessions at once, spacing) left no slot before the deadline."""
+        """Why no session could open: the server blocks every egress, or asked us to back off (a 421,
+        slow replies), or our own limits (sessions at once, spacing) left no slot before the deadline."""
         limiter, ip = self._limiter, session.target.ip
-        if limiter is not None and limiter.backing_off(ip) > 0:
+        if limiter is not None and (wait := limiter.blocked(ip)) > 0:
+            self._wait_left = wait  # the answer's retry time: when the first block ends
+            return session.no_reply("BLOCKED", "blocked")
+        if limiter is not None and (wait := limiter.backing_off(ip)) > 0:
+            self._wait_left = wait
             return session.no_reply("BACKOFF", "backing off")
         return session.no_reply("SESSION LIMIT", "session limit")
 
@@ -379,10 +392,10 @@ class GroupRun:
             refused = any(not _may_connect(target, self.config) for target in every_target(self.domain))
             self.failure = (MX_NOT_PUBLIC if refused else NO_MX_ADDRESS), None
             return
-        self.failure = (
-            classify(evidence, self.rules, self.config.smtp_greylist_retry_after, rcpt=rcpt),
-            evidence,
-        )
+        found = classify(evidence, self.rules, self.config.smtp_greylist_retry_after, rcpt=rcpt)
+        if self._wait_left and found.reason in ("backing_off", "blocked"):
+            found = dataclasses.replace(found, retry_after=math.ceil(self._wait_left))  # when it ends
+        self.failure = found, evidence
 
     def _targets(self) -> Iterator[Target]:
         candidates = connectable_targets(self.domain, self.config)
@@ -398,8 +411,8 @@ class GroupRun:
             return self._limiter.acquire(target.ip, self.deadline.remaining())
         while True:  # an idle kept session to this IP gives its slot up rather than make us wait
             lease = self._limiter.acquire(target.ip, min(KEEPER_POLL, self.deadline.remaining()))
-            if lease is not None or self.deadline.expired:
-                return lease
+            if lease is not None or self.deadline.expired or self._limiter.backing_off(target.ip) > 0:
+                return lease  # a backoff is not waited out: the group answers with when it ends
             if self._relay is not None:
                 self._relay.let_go(target.ip)  # the round's own, held for a later group
             if self._keeper is not None:
@@ -410,7 +423,7 @@ class GroupRun:
         lease = self._leases.pop(id(session), None)
         if self._limiter is not None and lease is not None:
             self._limiter.release(session.target.ip, lease)
-            _observe(self._limiter, session)
+            _observe(self._limiter, session, lease)
 
     def close_current(self) -> None:
         current = self._current
@@ -430,6 +443,11 @@ class GroupRun:
         each([functools.partial(self._release, session) for session in self.sessions if session not in kept])
 
     @property
+    def egress_id(self) -> str:
+        """The egress whose session asked last (the limiter's choice), else the config's."""
+        return self.sessions[-1].egress.id if self.sessions else self.config.egress.id
+
+    @property
     def sessions_opened(self) -> int:
         """Connections this group opened (an adopted session was opened by an earlier group)."""
         return sum(1 for session in self.sessions if session.connected and not session.reused)
@@ -441,10 +459,10 @@ class GroupRun:
         return bool(self.sessions) and not replies
 
 
-def _observe(limiter: GuardedLimiter | None, session: ProbeSession) -> None:
+def _observe(limiter: GuardedLimiter | None, session: ProbeSession, lease: str) -> None:
     """Tell a limiter that listens how the session went (its politeness may back off from the server)."""
-    if limiter is not None and session.connected:
-        limiter.session_ended(session.target.ip, session.transcript)
+    if limiter is not None:  # a connection refused or a proxy's fault tells it something too
+        limiter.session_ended(session.target.ip, session.transcript, lease)
 
 
 def every_target(domain: MailDomain) -> list[Target]:

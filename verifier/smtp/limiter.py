@@ -5,6 +5,10 @@ address* (the server we actually connect to: many MX names, of many customer dom
 machine) across every probe of a process (``LocalSessionLimiter``) or of the whole fleet (the service's
 Redis implementation of the same protocol). Leases carry a token so a shared implementation can release
 exactly the slot it granted, even after a worker restarts.
+
+A limiter that spreads sessions over several egresses (the service's: politeness per (egress, MX address))
+answers an ``EgressLease``: the session opens over the egress it names, and the lease, handed back with the
+session's transcript, tells the limiter which pair the session counted against.
 """
 
 from __future__ import annotations
@@ -15,7 +19,20 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
+from verifier.egress import Egress
 from verifier.smtp.evidence import ReplyEvidence
+
+
+class EgressLease(str):
+    """A lease (its token, as a ``str``) for a session over ``egress``, the one the limiter chose."""
+
+    egress: Egress
+    rcpts: int  # RCPTs sent on the session over its life, whatever groups it served (counted by them)
+
+    def __new__(cls, token: str, egress: Egress) -> EgressLease:
+        lease = super().__new__(cls, token)
+        lease.egress, lease.rcpts = egress, 0
+        return lease
 
 
 class SessionLimiter(Protocol):
@@ -34,8 +51,9 @@ class SessionLimiter(Protocol):
 class SessionObserver(Protocol):
     """A limiter that also wants to hear how each session went (to back off from a server that asked)."""
 
-    def session_ended(self, mx_ip: str, transcript: Sequence[ReplyEvidence], /) -> None:
-        """``transcript``: the replies of one session (or of its part a group used), in order."""
+    def session_ended(self, mx_ip: str, transcript: Sequence[ReplyEvidence], lease: str = "", /) -> None:
+        """``transcript``: the replies of one session (or of its part a group used), in order; ``lease``
+        the one the session was opened under (an ``EgressLease`` names its egress)."""
         ...
 
     def backing_off(self, mx_ip: str, /) -> float:

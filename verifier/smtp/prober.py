@@ -62,7 +62,7 @@ def probe_domain_group(
         unreachable=run.unreachable,
         transcript=tuple(item for session in run.sessions for item in session.transcript)
         + tuple(run.local_evidence),
-        egress=config.egress.id,
+        egress=run.egress_id,
     )
 
 

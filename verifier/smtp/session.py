@@ -100,6 +100,11 @@ class ProbeSession:
         self._early: dict[str, deque[tuple[Reply, float]]] = {}
 
     @property
+    def egress(self) -> Egress:
+        """The egress this session left from (a limiter may have chosen it: ``EgressLease``)."""
+        return self._config.egress
+
+    @property
     def connected(self) -> bool:
         """TCP was established (what a server counts as a session), whatever happened next."""
         return self._client.tcp_connected

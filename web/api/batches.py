@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, request
 
 from core.clock import now
-from services.probing import settling
+from services.probing.jobs import settling
 from services.validation import answers, submit
 from web.auth import current_auth, require_scope
 from web.branding import brand, link_host

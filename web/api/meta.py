@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint, Response, current_app, jsonify, request
+from pydantic import Field
 
 from services import health as health_service
 from services import links
 from web import openapi
 from web.auth import public
 from web.branding import host_brand
+from web.config import app_settings
 from web.errors import UNAVAILABLE_RETRY_SECONDS
-from web.schemas.base import Out, respond
+from web.schemas.base import Out, json_response
 
 bp = Blueprint("meta", __name__)
+OPERATOR_HEADER = "X-Operator-Token"
 
 
 class HealthOut(Out):
@@ -22,6 +27,11 @@ class HealthOut(Out):
     database: bool
     redis: bool
     down: list[str]
+    egresses: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="only for the operator (header `X-Operator-Token`): every egress probes leave from, "
+        "with its counters, as `flask --app web egress status --json` shows them",
+    )
 
 
 class OpenApiOut(Out):
@@ -34,9 +44,13 @@ class OpenApiOut(Out):
 def health() -> Response:
     checks = health_service.check()
     down = health_service.down(checks)
-    response = respond(
-        HealthOut(status="degraded" if down else "ok", down=down, **checks), 503 if down else 200
+    body = HealthOut(
+        status="degraded" if down else "ok", down=down, database=checks["database"], redis=checks["redis"]
     )
+    if health_service.operator(request.headers.get(OPERATOR_HEADER), app_settings()):
+        body.egresses = health_service.egresses()
+    # the public answer has no ``egresses``; a wrong operator token gets the public answer, as no token
+    response = json_response(body.model_dump_json(by_alias=True, exclude_none=True), 503 if down else 200)
     if down:
         response.headers["Retry-After"] = str(UNAVAILABLE_RETRY_SECONDS)
     return response

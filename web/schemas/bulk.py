@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from services import links
-from services.probing.completion import processing_ms
+from services.probing.jobs.completion import processing_ms
 from services.validation.bulk import Progress
 from services.validation.bulk_dry_run import ListSummary
 from web.schemas.base import LIVEMODE, Out, Query, Timestamp

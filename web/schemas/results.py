@@ -13,7 +13,7 @@ from models.jobs import ValidationJob
 from services import links
 from services.branding import Brand
 from services.jobs.recent import verdict_metadata
-from services.probing.completion import processing_ms
+from services.probing.jobs.completion import processing_ms
 from services.validation.submit import ResultsPage
 from web.schemas.base import LIVEMODE, Out, Query, Timestamp
 from web.schemas.branding import BrandOut
@@ -45,7 +45,8 @@ class CheckOut(Out):
     metadata: dict[str, Any] = Field(
         default_factory=dict,
         description="the check's findings; for `smtp`: verdict, reason, smtpResponse, and retryAfter "
-        "(seconds; null unless the failure is temporary: greylisting, 421, timeout)",
+        "(seconds; null unless the failure is temporary: greylisting, 421, timeout, a backoff, or "
+        "`reason` `blocked`: the mail server refuses every egress of the service, asked again after)",
     )
 
 

@@ -1,14 +1,15 @@
 """Messages of validation jobs: groups to the workers (``services.broker``), completion to waiting requests.
 
 A job keeps up to ``JOB_WINDOW`` of its groups in lanes at once (``fill_window``). Groups go to the lanes
-of their domain's MX address (``services.probing.routes``, ``services.probing.lanes``), with one
+of their domain's MX address (``services.probing.rounds.routes``, ``services.probing.rounds.lanes``), with one
 ``drain_lane`` message per seat the lane's refs can keep busy that nobody holds and has none on its way,
 so every group of the domains behind one mail server, whatever job or account it belongs to, is probed by
 the lane's workers over shared sessions.
 
 A waiting request must never be woken for a job whose result would roll back, so its signal is sent
 after commit too. Both are best effort: the record is in Postgres, and the beat sweeper
-(``services.probing.sweep``) re-sends anything whose message was lost; a waiter reads Postgres at its timeout.
+(``services.probing.upkeep.sweep``) re-sends anything whose message was lost; a waiter reads Postgres at its
+timeout.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from models.jobs import GroupState, JobGroup
 from services.broker import DRAIN_LANE_TASK, after_commit, send_tasks
 from services.jobs import store
 from services.jobs.store import QueuedGroup
-from services.probing import lanes, routes
-from services.probing.lanes import LaneRef
+from services.probing.rounds import lanes, routes
+from services.probing.rounds.lanes import LaneRef
 from services.redis_client import get_redis, key
 from settings import BLOCKING_SLICE, get_settings
 

@@ -1,9 +1,9 @@
 """Lanes: the domain groups waiting for one mail server, from every job of every account, in Redis.
 
 A lane holds the groups of every domain behind one MX address (``mx/<ip>``), or of one domain when it has
-none (``services.probing.routes``): addresses of many batches, single validations and bulk lists share
+none (``services.probing.rounds.routes``): addresses of many batches, single validations and bulk lists share
 connections instead of opening one each. Workers drain a lane from its *seats*, one drain per seat, each
-over one warm SMTP session (``services.probing.lane_runs``): an MX address's lane has
+over one warm SMTP session (``services.probing.rounds.lane_runs``): an MX address's lane has
 ``SMTP_SESSIONS_PER_MX_HOST`` seats, the sessions the politeness cap allows it, so its domains share all
 of them, whichever domain has the most addresses; other lanes have one. A seat is named as its lane plus
 ``#<n>`` (the first, ``n`` 0, as the lane itself). Keys, under the service's Redis prefix:
@@ -13,8 +13,8 @@ of them, whichever domain has the most addresses; other lanes have one. A seat i
   in turn, so one account's million-address list never starves another's batch of 10;
 - ``lane:<seat>:owner`` ``sent`` while a drain message is on its way (for ``SENT_SECONDS``: a message
   lost after that is sent again by the sweeper), else the token of the worker draining from the seat, a
-  hold its process renews (``services.probing.holds``): a worker that dies owning a seat frees it within
-  ``HOLD_SECONDS``. A busy lane costs one broker message per seat and turn, not one per group; a push
+  hold its process renews (``services.probing.upkeep.holds``): a worker that dies owning a seat frees it
+  within ``HOLD_SECONDS``. A busy lane costs one broker message per seat and turn, not one per group; a push
   wakes no more seats than rounds of each domain wait (a batch's few addresses at an MX address of one
   domain ride one session, as with a lane per domain; a big domain's list is carried by every seat);
 - ``lane:<lane>:wakeup`` wake-ups pushed by a push while workers own seats: owners wait on it (a blocking
@@ -37,8 +37,8 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from services.probing.fleet_engine import shared_engine
-from services.probing.holds import HOLD_SECONDS
+from services.probing.fleet.fleet_engine import shared_engine
+from services.probing.upkeep.holds import HOLD_SECONDS
 from services.redis_client import get_redis, key, script
 from settings import BLOCKING_SLICE, get_settings
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from core import clock
 from services.jobs.options import JobOptions
-from services.probing.fleet_engine import CatchAllCache, shared_engine
+from services.probing.fleet.fleet_engine import CatchAllCache, shared_engine
 from verifier import sandbox
 from verifier.dns import MailDomain
 from verifier.engine import GroupOutcome, Options, assemble, syntax_failure_result
@@ -49,7 +49,8 @@ class GroupVerdicts:
     # Deferred addresses with their answer for now (shown until the retry settles them).
     interim: dict[str, ValidationResult] = field(default_factory=dict)
     retry_at: datetime | None = None
-    # Set when SMTP was attempted: did no MX host answer? (services.probing.degraded reads it at completion)
+    # Set when SMTP was attempted: did no MX host answer? (services.probing.jobs.degraded reads it at
+    # completion)
     unreachable: bool | None = None
     outcome: dict[str, Any] | None = None  # the engine's outcome of an unreachable group, as JSON
     # False when no check was made (``given_up``): the answers are saved marked as no verdict, so they are

@@ -1,9 +1,10 @@
 """The job sweeper, run by beat every ``JOB_SWEEP_SECONDS`` (and by a worker the moment the stores answer
-again after a fault cut its work short, ``services.probing.recovery``): Postgres says what is owed, this
-re-sends it.
+again after a fault cut its work short, ``services.probing.upkeep.recovery``): Postgres says what is owed,
+this re-sends it.
 
 - A group claimed under a lane hold that is gone (its worker was killed, or its drain ended on an error
-  before letting go: ``services.probing.holds``) goes back to ``pending`` at once, without waiting for its
+  before letting go: ``services.probing.upkeep.holds``) goes back to ``pending`` at once, without waiting for
+  its
   lease; and a ``queued`` group missing from its lane (a Redis restarted empty, refs popped by a worker that
   died), or whose lane nobody owns and no drain message is on its way to, is queued again and its lane
   woken (``revive``). A killed worker therefore delays its groups by at most a hold (``HOLD_SECONDS``):
@@ -48,7 +49,9 @@ from models.session import transaction
 from services.broker import PLAN_JOB_TASK, send_after_commit
 from services.jobs import store
 from services.jobs.store import QueuedGroup
-from services.probing import dispatch, holds, lanes
+from services.probing.jobs import dispatch
+from services.probing.rounds import lanes
+from services.probing.upkeep import holds
 from services.redis_client import get_redis, key
 from settings import get_settings
 

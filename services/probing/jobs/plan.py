@@ -32,8 +32,9 @@ from models.jobs import ItemState, JobItem, ValidationJob
 from models.session import patiently, transaction
 from services.jobs import recent, store
 from services.jobs.options import JobOptions, result_row
-from services.probing import completion, dispatch, routes
-from services.probing.fleet_engine import shared_engine
+from services.probing.fleet.fleet_engine import shared_engine
+from services.probing.jobs import completion, dispatch
+from services.probing.rounds import routes
 from services.suppression import lookup
 from services.suppression.answers import suppressed_result
 from settings import get_settings

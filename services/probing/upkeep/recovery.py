@@ -5,10 +5,10 @@ claims it could not let go of, a lane it could not hand on, refs a Redis restart
 that restarted empty took the messages it held, plan messages of jobs nobody has planned yet among them.
 The beat sweeper finds all of it too, but on its own clock. The worker that saw the failure (a drain
 that failed, its broker connection made again: ``workers.reconnect``; a worker found dead, or this one
-starting: ``services.probing.liveness``) instead tries every ``PAUSE``
+starting: ``services.probing.upkeep.liveness``) instead tries every ``PAUSE``
 seconds: it lets go of the lanes it still holds in Redis (deleted, or handed to a new drain message),
-then sweeps once (``services.probing.sweep`` after a fault: claims whose hold is gone taken back, groups
-missing from their lane queued again, unplanned jobs planned, windows refilled). The first try that
+then sweeps once (``services.probing.upkeep.sweep`` after a fault: claims whose hold is gone taken back,
+groups missing from their lane queued again, unplanned jobs planned, windows refilled). The first try that
 reaches both stores ends it.
 """
 
@@ -21,8 +21,9 @@ import time
 from redis.exceptions import RedisError
 from sqlalchemy.exc import DBAPIError
 
-from services.probing import holds, lanes, sweep
-from services.probing.dispatch import wake
+from services.probing.jobs.dispatch import wake
+from services.probing.rounds import lanes
+from services.probing.upkeep import holds, sweep
 
 log = logging.getLogger(__name__)
 PAUSE = 1.0

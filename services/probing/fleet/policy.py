@@ -1,5 +1,12 @@
 """The probing policy as pure functions of numbers: how politely the fleet opens SMTP sessions to one MX
-address, and in what order a lane serves the accounts waiting in it.
+address, over which egress, and in what order a lane serves the accounts waiting in it.
+
+Sharing across egresses: politeness (sessions at once, spacing, backoff) is counted per (egress, MX
+address), its ``place``; an MX address's lane gets ``per_host`` seats per live egress of the fleet
+(``seats``), and a new session tries the process's egresses in ``egress_order``, the pairs in backoff
+last. Any session may carry any domain of its lane, whatever egress it left from: the catch-all verdicts
+and the DNS answers are cached per domain, never per egress, so a verdict never depends on which egress
+asked.
 
 The fleet applies the rules in Redis, where each decision must be atomic across workers, so Lua scripts
 carry them out there: ``politeness`` (sessions at once, spacing, backoff) and ``lanes`` (the turns of a
@@ -14,15 +21,22 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, MutableMapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from settings import JobSettings
-from verifier.smtp import ReplyEvidence
+from verifier.smtp import ReplyEvidence, classify, rules_for
+from verifier.smtp.evidence import EGRESS_FAULT
 
 Account = TypeVar("Account")
 Ref = TypeVar("Ref")
 
+# Blocks (a server refusing the egress, not a mailbox): the pair is left alone for BLOCK_SECONDS, doubling
+# at each further block up to BLOCK_MAX_SECONDS; an egress blocked by OUT_OF_POOL_MX addresses at once is
+# out of its process's pool for OUT_OF_POOL_SECONDS; one whose way out failed is tried last for FAULT_SECONDS.
+BLOCK_SECONDS, BLOCK_MAX_SECONDS = 300.0, 6 * 3600.0
+OUT_OF_POOL_MX, OUT_OF_POOL_SECONDS = 5, 1800.0
+FAULT_SECONDS = 30.0
 FULL = -1.0  # ``admission``'s answer when every session slot of the address is taken
 POLL_FIRST, POLL_MAX = 0.05, 0.25  # looking again at a full slot set: the first pause, doubling to this
 BACKOFF_MEMORY = 2  # a backoff level is forgotten after this many longest backoffs of quiet
@@ -132,3 +146,82 @@ def take_round(
             taken.append(ref)
             total += size(ref)
     return taken
+
+
+def place(egress_id: str, mx_ip: str) -> str:
+    """What politeness is counted per: one egress's sessions to one MX address."""
+    return f"{mx_ip}/{egress_id}"
+
+
+def seats(per_host: int, live_egresses: int) -> int:
+    """Drains at once of an MX address's lane: the sessions each live egress may have there, so that
+    throughput at a busy address grows with the egresses of the fleet (at least ``per_host``)."""
+    return max(per_host, 1) * max(live_egresses, 1)
+
+
+def pooled(rules: Politeness, egresses: int) -> Politeness:
+    """One MX address's rules over ``egresses`` egresses taken together (the fleet simulation's view of
+    its pairs): the cap ``egresses`` times, new sessions ``egresses`` times as often."""
+    count = max(egresses, 1)
+    return replace(rules, per_host=rules.per_host * count, interval_seconds=rules.interval_seconds / count)
+
+
+def egress_order(egress_ids: Sequence[str], turn: int, waits: Sequence[float] = ()) -> list[str]:
+    """The order a new session tries the egresses of its process: from ``turn`` on (so sessions spread
+    over them), those whose pair is in backoff or blocked (``waits[i] > 0``, seconds left) last."""
+    count = len(egress_ids)
+    rotated = [(turn + step) % count for step in range(count)]
+    rotated.sort(key=lambda index: (waits[index] if index < len(waits) else 0.0) > 0)
+    return [egress_ids[index] for index in rotated]
+
+
+def pool_wait(waits: Sequence[float]) -> float:
+    """After every egress of the process was refused a session: what ``next_look`` is told to wait (0: a
+    pair is full, poll it; else the shortest spacing or backoff left)."""
+    return min(waits) if waits else 0.0
+
+
+@dataclass(frozen=True)
+class Block:
+    """A session's reply that blocks its (egress, MX address) pair; ``refused``: a connection refused or
+    reset, a block only if the server answers other egresses (else it is down)."""
+
+    reply: str
+    refused: bool = False
+
+
+def block_in(transcript: Sequence[ReplyEvidence]) -> Block | None:
+    """The first reply of a session that is about the client, not a mailbox (``classify.blocks``: 5.7.x
+    policy or block-list wording at connect, greeting, HELO, MAIL or RCPT, a 554 greeting, a refused
+    connection)."""
+    for item in transcript:
+        if item.code is not None and item.code < 400:
+            continue  # a greeting or an acceptance (the classification reads refusals only)
+        rcpt = item.command.startswith("RCPT")
+        if classify(item, rules_for([item.mx_host]), 0, rcpt=rcpt).blocked:
+            line = f"{item.code} {item.text}" if item.code is not None else item.text
+            return Block(line, refused=item.code is None)
+    return None
+
+
+def complaint_blocks(reason: str, backoff: float, rules: Politeness) -> bool:
+    """A 421 that still comes once the backoff has doubled to its longest (``backoff`` is the one it
+    starts, past the first level): the server refuses this egress, it does not merely ask it to slow
+    down. With no doubling configured (the first backoff is already the longest) a 421 never blocks."""
+    return reason == "421" and rules.backoff_seconds < backoff >= rules.backoff_max_seconds
+
+
+def fault_in(transcript: Sequence[ReplyEvidence]) -> str | None:
+    """The egress's own failure in a session (proxy refused, died mid-session, bad credentials, too
+    slow: ``verifier/smtp/connect.py``), if any: not a word from the MX."""
+    return next((item.text for item in transcript if item.text.startswith(EGRESS_FAULT)), None)
+
+
+def block_seconds(level: int) -> float:
+    """How long the ``level``-th block in a row keeps a pair closed: doubling, capped."""
+    return float(min(BLOCK_SECONDS * 2 ** (level - 1), BLOCK_MAX_SECONDS))
+
+
+def out_of_pool(blocked_mx: int) -> bool:
+    """Is an egress blocked by ``blocked_mx`` MX addresses at once taken out of the pool for a while?"""
+    return blocked_mx >= OUT_OF_POOL_MX

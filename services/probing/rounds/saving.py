@@ -27,8 +27,8 @@ from models.jobs import GroupState, JobGroup, ValidationJob
 from services.jobs import store
 from services.jobs.options import result_row
 from services.jobs.store import Claim
-from services.probing import completion, dispatch
-from services.probing.probe import GroupVerdicts
+from services.probing.jobs import completion, dispatch
+from services.probing.rounds.probe import GroupVerdicts
 
 
 def save_round(session: Session, saved: Sequence[tuple[Claim, GroupVerdicts]]) -> None:

@@ -1,12 +1,12 @@
 """Worker liveness: a dead worker process noticed in seconds, what it held freed at once, its work resumed.
 
 Every Celery worker process registers as it becomes ready (``register``): an entry in the ``workers`` hash
-and an ``alive`` key that is one of its holds (``services.probing.holds``), renewed with them, so it
+and an ``alive`` key that is one of its holds (``services.probing.upkeep.holds``), renewed with them, so it
 lasts ``HOLD_SECONDS`` past the process. After each renewal every worker looks at the others' keys; one
 gone (SIGKILL, the OOM killer, a host that disappeared) is *buried* by the first to see it: the holds its
 record names (lane seats, SMTP session slots) are deleted, so its claims are taken back and its seats and
 the mail servers it was talking to are free at once, and a sweep runs as after a fault
-(``services.probing.recovery``): claims taken back, lanes woken, unplanned lists planned again (a plan
+(``services.probing.upkeep.recovery``): claims taken back, lanes woken, unplanned lists planned again (a plan
 message the dead process had taken waits in the broker's unacknowledged set for its visibility timeout,
 an hour: ``services.broker``). A worker starting (after a crash, or in a rolling deploy) buries the
 entries of its own host whose process is gone without waiting for their keys to run out, and sweeps:
@@ -32,9 +32,9 @@ from pathlib import Path
 
 from redis.exceptions import RedisError
 
-from services.probing import holds
-from services.probing.holds import HOLD_SECONDS, HOLDS
-from services.probing.recovery import RECOVERY
+from services.probing.upkeep import holds
+from services.probing.upkeep.holds import HOLD_SECONDS, HOLDS
+from services.probing.upkeep.recovery import RECOVERY
 from services.redis_client import get_redis, key, script
 
 log = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
 """Which lane a group waits in: its mail server's, so every domain behind one MX address shares sessions.
 
 Thousands of domains name the same few MX addresses (Google Workspace, Microsoft 365, hosting providers,
-mail-security gateways), and the fleet's politeness is per address (``services.probing.politeness``). A
+mail-security gateways), and the fleet's politeness is per address (``services.probing.fleet.politeness``). A
 lane per domain made the domains of one address take turns on its few session slots, each opening
 sessions of its own; a lane per address carries them all over the same warm sessions
 (``verifier/smtp/keeper.py``: RCPTs of several domains in one transaction).
@@ -10,8 +10,9 @@ At dispatch a group's domain is resolved through the engine's own resolver (its 
 Redis and memoized in the process, so this is mostly a memory read, and a miss warms the cache the probe
 reads next). The lane is named for the address the prober would connect to first (MX preference, IPv4
 first, public addresses only unless the lab's loopback is allowed). The lane has ``sessions_per_mx_host``
-seats (``services.probing.lanes``): one drain per seat holds one session at a time, so the address's
-sessions are the politeness cap's, no more, and every domain behind it is carried by all of them: a
+seats per live egress of the fleet (``services.probing.egress.registry``; seats: ``lanes``): one drain
+per seat holds one session at a time, so the address's sessions are the politeness cap's over
+every egress, no more, and every domain behind it is carried by all of them: a
 provider's biggest domain is not left to one session while the others sit idle. A domain may so be probed
 on two sessions at once, within its address's cap; its catch-all verdict is shared through the fleet's
 cache, so it is asked again only when two sessions ask at the same moment. A domain with no MX address,
@@ -30,8 +31,10 @@ import threading
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 
-from services.probing.dns_memo import MEMO_ENTRIES, MEMO_SECONDS
-from services.probing.fleet_engine import shared_engine
+from services.probing.egress import registry
+from services.probing.fleet import policy
+from services.probing.fleet.dns_memo import MEMO_ENTRIES, MEMO_SECONDS
+from services.probing.fleet.fleet_engine import shared_engine
 from settings import get_settings
 from verifier.dns.cache import MemoryCache
 from verifier.public_ip import text_refusal_reason
@@ -90,8 +93,11 @@ def lane_for(domain: str, address: str | None) -> str:
 
 
 def seats_for(lane: str) -> int:
-    """Drains at once of ``lane``: the sessions its MX address may have, or one for a domain's own."""
-    return max(get_settings().jobs.sessions_per_mx_host, 1) if lane.startswith(MX_LANE) else 1
+    """Drains at once of ``lane``: the sessions its MX address may have over every live egress of the
+    fleet (``policy.seats``), or one for a domain's own."""
+    if not lane.startswith(MX_LANE):
+        return 1
+    return policy.seats(get_settings().jobs.sessions_per_mx_host, registry.live_count())
 
 
 def test_lane(domain: str) -> str:

@@ -1,5 +1,5 @@
 """A per-process memo in front of the shared Redis DNS cache
-(``services.probing.fleet_engine.RedisTtlCache``), and of the catch-all verdicts (``CatchAllCache``),
+(``services.probing.fleet.fleet_engine.RedisTtlCache``), and of the catch-all verdicts (``CatchAllCache``),
 which follow the same rules.
 
 Every quickMode validation asked Redis for its domain's answer: one round trip of three per request, for

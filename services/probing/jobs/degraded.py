@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from models.jobs import JobGroup, ValidationJob
 from services.jobs import store
 from services.jobs.options import JobOptions
-from services.probing.probe import degraded_results
+from services.probing.rounds.probe import degraded_results
 from verifier.engine import DEGRADED_MIN_GROUPS
 
 

@@ -18,8 +18,8 @@ from models.jobs import JobItem, JobKind, ValidationJob
 from services import branding, links
 from services.broker import COMPARE_RUNS_TASK, after_commit, send_task
 from services.jobs import list_rows, store
-from services.probing import degraded
-from services.probing.dispatch import signal_done
+from services.probing.jobs import degraded
+from services.probing.jobs.dispatch import signal_done
 from services.webhooks import events, payloads
 
 

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from models.jobs import ItemState, JobItem, JobKind, JobStatus, ValidationJob
 from models.session import transaction
-from services.probing.dispatch import signal_done
+from services.probing.jobs.dispatch import signal_done
 
 UNANSWERED = (ItemState.NEW.value, ItemState.PENDING.value)
 

@@ -7,12 +7,12 @@ may wait on a slow mail server far longer than a hold lasts). Two kinds: a key s
 (a seat), and a member of a lease set (``services.lease_sets``: a session slot of an MX address), scored
 by its expiry. So a hold outlives its work by at most ``HOLD_SECONDS``: a worker killed with SIGKILL, or
 a drain that ended on an error before it could let go, stops renewing, and the sweeper sends the work
-again (``services.probing.sweep``) instead of waiting out the job lease (``JOB_LEASE_SECONDS``, the last
-resort). A session slot is held the same way rather than for a whole SMTP deadline: the slots a killed
+again (``services.probing.upkeep.sweep``) instead of waiting out the job lease (``JOB_LEASE_SECONDS``, the
+last resort). A session slot is held the same way rather than for a whole SMTP deadline: the slots a killed
 worker had at a busy mail server kept every other worker away from it for a minute and a half, long
 enough for their groups to run out of time and be deferred by the greylist retry (five minutes).
 
-Each process also writes down what it holds (``record``, read by ``services.probing.liveness``), so a
+Each process also writes down what it holds (``record``, read by ``services.probing.upkeep.liveness``), so a
 process found dead has its holds deleted at once by whoever notices, rather than left to run out.
 
 A hold found missing (Redis restarted empty) is taken again if nobody else took it meanwhile; one that

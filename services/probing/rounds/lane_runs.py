@@ -13,7 +13,7 @@ round of one-address groups costs a round trip per write, not per domain (``veri
 and hands each domain's verdicts to the process's saver as soon as it is probed, which
 writes the rounds of every lane that finished at about the same time in one transaction
 (``saving.save_round``), answering each job as soon as its own addresses are done. Claims go the same
-way (``services.probing.coalescer``): a worker draining 200 lanes of one-address groups spends a few
+way (``services.probing.rounds.coalescer``): a worker draining 200 lanes of one-address groups spends a few
 statements per batch of rounds, not two transactions per address.
 
 Between rounds an empty lane waits for a push (a blocking pop on its wake-up list) as long as its kept
@@ -30,13 +30,13 @@ Trade-offs accepted:
 - Rounds of many lanes share a save: one failing save lets go of every claim in it (the sweeper sends
   them again), as a failing round did alone.
 
-Faults: the process keeps the lane's hold alive while the turn runs (``services.probing.holds``), and each
-claim records it, so a turn that dies (its worker killed) is noticed within a hold's life, at once when
-another worker buries the dead one (``services.probing.liveness``); a worker told to stop ends its turns
-after the round in hand and hands their seats on.
+Faults: the process keeps the lane's hold alive while the turn runs (``services.probing.upkeep.holds``), and
+each claim records it, so a turn that dies (its worker killed) is noticed within a hold's life, at once when
+another worker buries the dead one (``services.probing.upkeep.liveness``); a worker told to stop ends its
+turns after the round in hand and hands their seats on.
 A claim or a save meeting an unreachable Postgres waits for it (``models.session.patiently``, up to half a
 lease) and goes on the moment it answers; refs whose claim failed go back to their lane; a turn that
-failed has its worker sweep as soon as both stores answer (``services.probing.recovery``).
+failed has its worker sweep as soon as both stores answer (``services.probing.upkeep.recovery``).
 """
 
 from __future__ import annotations
@@ -55,14 +55,15 @@ from models.session import patiently, transaction
 from services.jobs import store
 from services.jobs.options import JobOptions
 from services.jobs.store import Claim
-from services.probing import lanes, routes, saving, settling
-from services.probing.coalescer import Coalescer
-from services.probing.dispatch import wake
-from services.probing.fleet_engine import shared_engine
-from services.probing.holds import HOLDS
-from services.probing.liveness import STOPPING
-from services.probing.probe import MAX_CLAIMS, Group, GroupVerdicts, given_up, probe_group, relay_for
-from services.probing.recovery import RECOVERY
+from services.probing.fleet.fleet_engine import shared_engine
+from services.probing.jobs import settling
+from services.probing.jobs.dispatch import wake
+from services.probing.rounds import lanes, routes, saving
+from services.probing.rounds.coalescer import Coalescer
+from services.probing.rounds.probe import MAX_CLAIMS, Group, GroupVerdicts, given_up, probe_group, relay_for
+from services.probing.upkeep.holds import HOLDS
+from services.probing.upkeep.liveness import STOPPING
+from services.probing.upkeep.recovery import RECOVERY
 from settings import get_settings
 from verifier.config import EngineConfig
 from verifier.smtp import ProberFault, Relay

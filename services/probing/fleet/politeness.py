@@ -1,5 +1,5 @@
 """Politeness toward receiving servers, scheduled fleet-wide in Redis, per MX IP address: the rules of
-``services.probing.policy`` carried out by Lua scripts, atomically for every worker.
+``services.probing.fleet.policy`` carried out by Lua scripts, atomically for every worker.
 
 Three rules, all checked in one script when a new SMTP session is wanted (a kept session reused by the
 next group is not a new one and passes freely):
@@ -14,8 +14,9 @@ next group is not a new one and passes freely):
    session for ``SMTP_BACKOFF_SECONDS``, doubling at each further complaint within the backoff memory up to
    ``SMTP_BACKOFF_MAX_SECONDS``; the level is forgotten after twice that time of quiet.
 
-Times are Redis ``TIME``, so worker clocks do not matter. Trade-off: a group waiting out a backoff longer
-than its ``SMTP_DEADLINE`` ends with the "session limit" outcome (unknown, asked again by a later job),
+Times are Redis ``TIME``, so worker clocks do not matter. Trade-off: a group whose MX addresses are all in
+backoff is not held for it (``services.probing.egress.limiter``): it ends at once unknown, reason
+``backing_off``, ``retryAfter`` the backoff's end (asked again by ``retryTemporary`` or a later job),
 which is what a prober that respects a server's request must accept.
 """
 
@@ -24,7 +25,7 @@ from __future__ import annotations
 import secrets
 
 from services import lease_sets
-from services.probing.policy import Politeness, backoff_memory
+from services.probing.fleet.policy import Politeness, backoff_memory
 from services.redis_client import get_redis, key, script
 
 SLOTS = "smtp-slots"  # the lease sets of sessions, one per MX IP

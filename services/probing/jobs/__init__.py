@@ -1,0 +1,1 @@
+"""A job's course through probing: planned into domain groups, dispatched to lanes, settled, completed."""
