@@ -1724,7 +1724,7 @@ export interface components {
             message: string;
             /**
              * Metadata
-             * @description the check's findings; for `smtp`: verdict, reason, smtpResponse, and retryAfter (seconds; null unless the failure is temporary: greylisting, 421, timeout)
+             * @description the check's findings; for `smtp`: verdict, reason, smtpResponse, and retryAfter (seconds; null unless the failure is temporary: greylisting, 421, timeout, a backoff, or `reason` `blocked`: the mail server refuses every egress of the service, asked again after)
              */
             metadata?: {
                 [key: string]: unknown;
@@ -2409,6 +2409,14 @@ export interface components {
             redis: boolean;
             /** Down */
             down: string[];
+            /**
+             * Egresses
+             * @description only for the operator (header `X-Operator-Token`): every egress probes leave from, with its counters, as `flask --app web egress status --json` shows them
+             * @default null
+             */
+            egresses?: {
+                [key: string]: unknown;
+            }[] | null;
         };
         /** ImportOut */
         ImportOut: {
