@@ -71,10 +71,15 @@ def test_the_policy_reads_blocks_faults_and_their_lengths() -> None:
     assert policy.fault_in([_reply("CONNECT", None, "egress fault: proxy failed")]) is not None
     assert [policy.block_seconds(level) for level in (1, 2, 3)] == [300, 600, 1200]
     assert policy.block_seconds(20) == policy.BLOCK_MAX_SECONDS
-    assert not policy.complaint_blocks("421", 300, RULES)
-    assert policy.complaint_blocks("421", 600, RULES)
+    crowded = policy.complaint([_reply("CONNECT", 421, "4.7.0 Too many connections from your IP")], RULES)
+    assert crowded == policy.TOO_MANY
+    assert not policy.complaint_blocks(crowded, 300, RULES)
+    assert policy.complaint_blocks(crowded, 600, RULES)
+    busy = policy.complaint([_reply("CONNECT", 421, "4.3.2 Service not available")], RULES)
+    assert busy == "421"
+    assert not policy.complaint_blocks(busy, 600, RULES)  # a busy server asks for patience, not another way
     flat = Politeness(3, 30, 0, 60, 60, 60)  # the first backoff already the longest: no 421 blocks
-    assert not policy.complaint_blocks("421", 60, flat)
+    assert not policy.complaint_blocks(crowded, 60, flat)
     assert not policy.out_of_pool(policy.OUT_OF_POOL_MX - 1)
     assert policy.out_of_pool(policy.OUT_OF_POOL_MX)
 

@@ -19,6 +19,7 @@ nothing of Redis (an import-linter contract says so).
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass, replace
@@ -37,6 +38,9 @@ Ref = TypeVar("Ref")
 BLOCK_SECONDS, BLOCK_MAX_SECONDS = 300.0, 6 * 3600.0
 OUT_OF_POOL_MX, OUT_OF_POOL_SECONDS = 5, 1800.0
 FAULT_SECONDS = 30.0
+# A 421 naming our connections is about this egress; a plain 421 (busy, shutting down) is about the server.
+TOO_MANY_CONNECTIONS = re.compile(r"too many (concurrent )?(connections|sessions)", re.IGNORECASE)
+TOO_MANY = "421 too many connections"
 FULL = -1.0  # ``admission``'s answer when every session slot of the address is taken
 POLL_FIRST, POLL_MAX = 0.05, 0.25  # looking again at a full slot set: the first pause, doubling to this
 BACKOFF_MEMORY = 2  # a backoff level is forgotten after this many longest backoffs of quiet
@@ -93,6 +97,8 @@ def complaint(transcript: Sequence[ReplyEvidence], rules: Politeness) -> str | N
     """Why a finished session asks us to back off from its server, if it does: a 421 (RFC 5321: closing
     the channel, how MTAs say "too many connections" or "slow down"), or a reply slower than
     ``slow_reply_seconds``."""
+    if any(item.code == 421 and TOO_MANY_CONNECTIONS.search(item.text) for item in transcript):
+        return TOO_MANY
     if any(item.code == 421 for item in transcript):
         return "421"
     slow_ms = rules.slow_reply_seconds * 1000
@@ -205,10 +211,11 @@ def block_in(transcript: Sequence[ReplyEvidence]) -> Block | None:
 
 
 def complaint_blocks(reason: str, backoff: float, rules: Politeness) -> bool:
-    """A 421 that still comes once the backoff has doubled to its longest (``backoff`` is the one it
-    starts, past the first level): the server refuses this egress, it does not merely ask it to slow
-    down. With no doubling configured (the first backoff is already the longest) a 421 never blocks."""
-    return reason == "421" and rules.backoff_seconds < backoff >= rules.backoff_max_seconds
+    """A 421 "too many connections" (not a busy server's plain 421) that still comes once the backoff has
+    doubled to its longest (``backoff`` is the one it starts, past the first level): the server refuses this
+    egress, it does not merely ask it to slow down. With no doubling configured (the first backoff is
+    already the longest) a 421 never blocks."""
+    return reason == TOO_MANY and rules.backoff_seconds < backoff >= rules.backoff_max_seconds
 
 
 def fault_in(transcript: Sequence[ReplyEvidence]) -> str | None:
