@@ -444,6 +444,14 @@ class Settings:
         )
 
 
+def parse_sha256(name: str, raw: str) -> str:
+    """A SHA-256 in hex (64 digits, stored lower-case), or empty."""
+    text = raw.strip().lower()
+    if text and not re.fullmatch(r"[0-9a-f]{64}", text):
+        raise ConfigError(f"{name} must be a SHA-256 in hex (64 digits), e.g. from `sha256sum`")
+    return text
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     """The process-wide settings; tests that change the environment call ``get_settings.cache_clear()``."""
@@ -463,11 +471,3 @@ def main() -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-
-
-def parse_sha256(name: str, raw: str) -> str:
-    """A SHA-256 in hex (64 digits, stored lower-case), or empty."""
-    text = raw.strip().lower()
-    if text and not re.fullmatch(r"[0-9a-f]{64}", text):
-        raise ConfigError(f"{name} must be a SHA-256 in hex (64 digits), e.g. from `sha256sum`")
-    return text

@@ -125,7 +125,7 @@ def _live_listener(session: Session, actor: Actor, listener_id: str) -> EventLis
     if listener is None:
         raise NotFound(
             f"No event listener {listener_id}: it was closed, or it expired after {IDLE.seconds // 60} "
-            "minutes without a poll. Start `python -m verimail_webhooks listen` again."
+            "minutes without a poll. Start the listen command again."
         )
     return listener
 

@@ -38,9 +38,9 @@ def gunicorn_bind(**env: str) -> str:
     return next(line.split("=", 1)[1].strip() for line in printed.splitlines() if line.startswith("bind "))
 
 
-def test_gunicorn_listens_on_loopback_by_default_as_the_readme_says_a_proxied_deployment_should() -> None:
+def test_gunicorn_listens_on_loopback_by_default_as_the_guide_says_a_proxied_deployment_should() -> None:
     assert gunicorn_bind(PORT="8123") == "['127.0.0.1:8123']"
-    assert "127.0.0.1:$PORT" in (ROOT / "README.md").read_text()
+    assert "127.0.0.1:$PORT" in (ROOT / "docs" / "guide.md").read_text()
 
 
 def test_gunicorn_listens_where_bind_address_says() -> None:

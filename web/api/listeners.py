@@ -22,10 +22,12 @@ from web.schemas.listeners import (
 )
 
 bp = Blueprint("listeners", __name__, url_prefix="/webhooks/listeners")
+# Names no package: a reseller's branded API description must not show the product behind it.
 ABOUT = (
     "A listener receives the events of the key's account and mode (a test key: test-mode events) without a "
-    "public endpoint: poll its events, forward each, acknowledge them. `python -m verimail_webhooks listen "
-    "--forward-to URL` does all three, signing each event like a webhook delivery with the listener's secret."
+    "public endpoint: poll its events, forward each, acknowledge them. The webhook helper's "
+    "`listen --forward-to URL` command does all three, signing each event like a webhook delivery with the "
+    "listener's secret."
 )
 
 

@@ -319,7 +319,7 @@ export interface paths {
         put?: never;
         /**
          * Open an event listener (its signing secret is shown once)
-         * @description A listener receives the events of the key's account and mode (a test key: test-mode events) without a public endpoint: poll its events, forward each, acknowledge them. `python -m verimail_webhooks listen --forward-to URL` does all three, signing each event like a webhook delivery with the listener's secret. At most 10 open at once per account and mode.
+         * @description A listener receives the events of the key's account and mode (a test key: test-mode events) without a public endpoint: poll its events, forward each, acknowledge them. The webhook helper's `listen --forward-to URL` command does all three, signing each event like a webhook delivery with the listener's secret. At most 10 open at once per account and mode.
          *
          *     Requires scope `webhooks:read`.
          */
