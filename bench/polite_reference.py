@@ -66,7 +66,7 @@ class PoliteLimiter:
         with self._lock:
             self.addresses[mx_ip].open -= 1
 
-    def session_ended(self, mx_ip: str, transcript: Sequence[ReplyEvidence]) -> None:
+    def session_ended(self, mx_ip: str, transcript: Sequence[ReplyEvidence], _lease: str = "") -> None:
         if complaint(transcript, self.policy.politeness) is None:
             return
         with self._lock:

@@ -27,9 +27,9 @@ def _rules(**changes: float) -> Politeness:
     return Politeness(**values)  # type: ignore[arg-type]
 
 
-def _reply(code: int, latency_ms: float = 5.0) -> ReplyEvidence:
+def _reply(code: int, latency_ms: float = 5.0, text: str = "") -> ReplyEvidence:
     return ReplyEvidence(
-        "mx.example.test", "192.0.2.1", "RCPT TO:<a@example.test>", code, None, "", False, latency_ms
+        "mx.example.test", "192.0.2.1", "RCPT TO:<a@example.test>", code, None, text, False, latency_ms
     )
 
 
@@ -57,15 +57,16 @@ def test_spacing_is_per_ip() -> None:
 def test_a_421_stops_new_sessions_to_that_server_for_the_backoff_which_doubles() -> None:
     ip, limiter = _ip(), RedisSessionLimiter(_rules(backoff_seconds=20, backoff_max_seconds=60))
 
-    limiter.session_ended(ip, [_reply(220), _reply(421)])
+    crowded = _reply(421, text="4.7.0 Too many connections from your IP")
+    limiter.session_ended(ip, [_reply(220), crowded])
 
     assert limiter.acquire(ip, timeout=0.2) is None
     assert 19 < limiter.backing_off(ip) <= 20
-    limiter.session_ended(ip, [_reply(421)])
+    limiter.session_ended(ip, [crowded])
     assert 39 < limiter.backing_off(ip) <= 40
     assert limiter.blocked(ip) == 0  # a server asking us to slow down does not block us
-    limiter.session_ended(ip, [_reply(421)])
-    # at SMTP_BACKOFF_MAX_SECONDS a 421 still coming refuses this egress: the pair is blocked, longer
+    limiter.session_ended(ip, [crowded])
+    # at SMTP_BACKOFF_MAX_SECONDS "too many connections" still coming refuses this egress: blocked, longer
     assert limiter.blocked(ip) > 60
     assert abs(limiter.backing_off(ip) - limiter.blocked(ip)) < 1
 
