@@ -1,4 +1,4 @@
-"""Two figures of the suppression list (issue 41), on the real stack: gunicorn as the Procfile runs it (one
+"""Two figures of the suppression list on the real stack: gunicorn as the Procfile runs it (one
 worker, its threads), Postgres, Redis, the mail lab's DNS.
 
 1. A suppressed address answers as fast as a quickMode call: ``--pairs`` pairs of ``POST /validate`` with

@@ -17,7 +17,7 @@ SCOPES: tuple[str, ...] = (
     "webhooks:write",
     "analytics:read",
     "keys:write",
-    # The suppression list and its inbound sources (issue 41); not in spec 5.3.
+    # The suppression list and its inbound sources; not in spec 5.3.
     "suppression:read",
     "suppression:write",
     # Enterprise Plus reseller routes (sub-users, commissions, white-label, custom domains); not in spec 5.3.

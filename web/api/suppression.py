@@ -1,4 +1,4 @@
-"""The suppression list (issue 41): page through it, read an address's evidence and history, add, remove,
+"""The suppression list: page through it, read an address's evidence and history, add, remove,
 import and export as CSV. Each mode keeps its own list: a test key sees and changes test mode's only."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Bounce feedback in (issue 41): the account's inbound sources, and the one endpoint each provider posts to.
+"""Bounce feedback in: the account's inbound sources, and the one endpoint each provider posts to.
 
 ``POST /inbound/<id>`` takes no API key: the source's secret (basic auth or bearer) and, where the provider
 signs, its signature authenticate it (``services.suppression.inbound``); every refusal is a 401 with one
