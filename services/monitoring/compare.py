@@ -72,14 +72,8 @@ def compare(run_id: int) -> bool:
         params = {"run": run.id, "job": run.job_id, "baseline": run.baseline_job_id}
         changes = session.execute(_CHANGES, params).mappings().all()
         run.changed, run.total = len(changes), int(session.scalar(_COMPARED, params) or 0)
-        for change in changes:
-            events.emit(
-                session,
-                kept.account_id,
-                "address.changed",
-                _changed(kept, run, change),
-                livemode=kept.livemode,
-            )
+        payloads = [_changed(kept, run, change) for change in changes]
+        events.emit_many(session, kept.account_id, "address.changed", payloads, livemode=kept.livemode)
         _emit_rechecked(session, kept, run)
     return True
 

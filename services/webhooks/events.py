@@ -17,7 +17,7 @@ anyone), so an endpoint created later does not receive events from before it exi
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import Select, select
@@ -49,20 +49,32 @@ def emit(
     otherwise. A test-mode event (``livemode`` False) goes to the account's test-mode endpoints and
     listeners only, and a live one to its live ones only.
     """
+    events = emit_many(session, account_id, event_type, [data], livemode=livemode)
+    return events[0] if events else None
+
+
+def emit_many(
+    session: Session, account_id: int, event_type: str, many: Sequence[Data], *, livemode: bool = True
+) -> list[Event]:
+    """``emit`` for several events of one type and account: the subscribers are looked up once, not per
+    event (a re-checked list may report thousands of changes in one transaction)."""
     if event_type not in EVENT_TYPES:
         raise UnknownEventType(f"unknown event type {event_type!r}; spec 6.1 lists {EVENT_TYPES}")
     endpoint_ids = list(session.scalars(_subscribers(account_id, event_type, livemode)))
     listener_ids = listener_queue.live_listeners(session, account_id, event_type, livemode)
     if not endpoint_ids and not listener_ids:
-        return None
-    payload = data() if callable(data) else data
-    event = new_event(session, account_id, event_type, payload, livemode=livemode)
-    for endpoint_id in endpoint_ids:
-        schedule_delivery(session, event, endpoint_id, MAX_ATTEMPTS)
-    listener_queue.enqueue(session, event, listener_ids)
-    if endpoint_ids:
-        dispatch.nudge_after_commit(session, event.id)
-    return event
+        return []
+    stored = []
+    for data in many:
+        payload = data() if callable(data) else data
+        event = new_event(session, account_id, event_type, payload, livemode=livemode)
+        for endpoint_id in endpoint_ids:
+            schedule_delivery(session, event, endpoint_id, MAX_ATTEMPTS)
+        listener_queue.enqueue(session, event, listener_ids)
+        if endpoint_ids:
+            dispatch.nudge_after_commit(session, event.id)
+        stored.append(event)
+    return stored
 
 
 def new_event(
